@@ -1,0 +1,12 @@
+# Settings linked privately by all product and test code (never by third-party code).
+add_library(memprof_warnings INTERFACE)
+target_compile_options(memprof_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
+  -Wnull-dereference -Wformat=2)
+if(MEMPROF_WERROR)
+  target_compile_options(memprof_warnings INTERFACE -Werror)
+endif()
+if(MEMPROF_SANITIZE)
+  target_compile_options(memprof_warnings INTERFACE -fsanitize=${MEMPROF_SANITIZE} -fno-omit-frame-pointer)
+  target_link_options(memprof_warnings INTERFACE -fsanitize=${MEMPROF_SANITIZE})
+endif()

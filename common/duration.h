@@ -1,0 +1,29 @@
+#ifndef MEMPROF_COMMON_DURATION_H_
+#define MEMPROF_COMMON_DURATION_H_
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace memprof {
+
+// Bounds of a profiling window (the Mesos lineage: 1 s to 24 h).
+inline constexpr std::chrono::milliseconds kMinWindow = std::chrono::seconds(1);
+inline constexpr std::chrono::milliseconds kMaxWindow = std::chrono::hours(24);
+
+// Parses a duration that always carries a unit: "500ms", "30s", "5m", "1h",
+// or a sum such as "1h30m". A bare number is rejected (which unit would it
+// be?), as are negative values and values outside [min, max]. Errors are
+// kInvalidArgument with a message that shows valid examples.
+[[nodiscard]] Result<std::chrono::milliseconds> ParseDuration(
+    std::string_view text, std::chrono::milliseconds min = kMinWindow,
+    std::chrono::milliseconds max = kMaxWindow);
+
+// Formats a duration the way ParseDuration reads it, e.g. "1h30m", "45s", "250ms".
+std::string FormatDuration(std::chrono::milliseconds d);
+
+}  // namespace memprof
+
+#endif  // MEMPROF_COMMON_DURATION_H_

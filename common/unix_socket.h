@@ -1,0 +1,32 @@
+#ifndef MEMPROF_COMMON_UNIX_SOCKET_H_
+#define MEMPROF_COMMON_UNIX_SOCKET_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+
+#include "common/fd.h"
+#include "common/result.h"
+
+namespace memprof {
+
+// Credentials of the process at the other end of a Unix socket (SO_PEERCRED),
+// as seen from the caller's pid namespace.
+struct PeerCredentials {
+  pid_t pid = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+// Connects a SOCK_STREAM|SOCK_CLOEXEC socket to `path`, waiting at most
+// `timeout`. Errors: kNotFound (no such file), kUnavailable (nobody listening:
+// a stale socket), kPermissionDenied (EACCES/EPERM), kInternal otherwise.
+[[nodiscard]] Result<Fd> ConnectUnixSocket(const std::string& path,
+                                           std::chrono::milliseconds timeout);
+
+[[nodiscard]] Result<PeerCredentials> GetPeerCredentials(int fd);
+
+}  // namespace memprof
+
+#endif  // MEMPROF_COMMON_UNIX_SOCKET_H_
