@@ -12,6 +12,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kPartialFailure: return "partial_failure";
     case ErrorCode::kUnavailable: return "unavailable";
     case ErrorCode::kDataLoss: return "data_loss";
+    case ErrorCode::kResourceExhausted: return "resource_exhausted";
     case ErrorCode::kCancelled: return "cancelled";
   }
   return "internal";

@@ -17,6 +17,7 @@ enum class ErrorCode {
   kPartialFailure,      // some targets of a multi-target run failed (exit 6)
   kUnavailable,         // agent not answering, stale socket (exit 3)
   kDataLoss,            // checksum or size mismatch (exit 1)
+  kResourceExhausted,   // too much at once, e.g. concurrent dumps (exit 1)
   kCancelled,           // interrupted by the user
 };
 

@@ -1,5 +1,6 @@
 #include "common/unix_socket.h"
 
+#include <fcntl.h>
 #include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -60,6 +61,12 @@ Result<Fd> ConnectUnixSocket(const std::string& path, std::chrono::milliseconds 
     return Fail(ConnectError(path, err));
   }
   SetSendTimeout(fd.get(), std::chrono::milliseconds(0));
+  // The descriptor is meant for gRPC (CreateInsecureChannelFromFd), which
+  // adopts it as is and needs it non-blocking.
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
+    return Fail(ErrorCode::kInternal, std::string("fcntl(O_NONBLOCK): ") + std::strerror(errno));
+  }
   return fd;
 }
 

@@ -20,7 +20,7 @@ struct PeerCredentials {
 };
 
 // Connects a SOCK_STREAM|SOCK_CLOEXEC socket to `path`, waiting at most
-// `timeout`. Errors: kNotFound (no such file), kUnavailable (nobody listening:
+// `timeout`, and returns it non-blocking (ready for gRPC's fd adoption). Errors: kNotFound (no such file), kUnavailable (nobody listening:
 // a stale socket), kPermissionDenied (EACCES/EPERM), kInternal otherwise.
 [[nodiscard]] Result<Fd> ConnectUnixSocket(const std::string& path,
                                            std::chrono::milliseconds timeout);

@@ -1,0 +1,124 @@
+#include "agent/agent.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "agent/agent_logger.h"
+#include "agent/allocator.h"
+#include "agent/connection_acceptor.h"
+#include "agent/dump_streamer.h"
+#include "agent/memory_profile_service.h"
+#include "agent/on_demand_server.h"
+#include "agent/process_identity.h"
+#include "agent/profiling_controller.h"
+#include "agent/socket_registry.h"
+
+namespace memprof::agent {
+namespace {
+
+constexpr int kMaxConcurrentDumps = 2;
+
+}  // namespace
+
+Agent& Agent::Instance() {
+  static Agent* agent = [] {
+    auto* a = new Agent();
+    pthread_atfork([] { Instance().OnForkPrepare(); }, [] { Instance().OnForkParent(); },
+                   [] { Instance().OnForkChild(); });
+    return a;
+  }();
+  return *agent;
+}
+
+Result<void> Agent::Start(const AgentConfig& config) {
+  std::lock_guard lock(mu_);
+  if (owner_pid_ == ::getpid()) return {};  // already running
+  auto r = StartLocked(config);
+  if (!r) StopLocked();
+  return r;
+}
+
+Result<void> Agent::StartLocked(const AgentConfig& config) {
+  SetLogLevel(config.log_level);
+  for (const auto& warning : config.warnings) Logger().warn("{}", warning);
+  identity_ = std::make_unique<ProcessIdentity>(CurrentProcessIdentity(config.malloc_conf));
+  allocator_ = DetectAllocator();
+  profiling_ = std::make_unique<ProfilingController>(*allocator_);
+  dumps_ = std::make_unique<DumpStreamer>(*allocator_, kMaxConcurrentDumps);
+  service_ = std::make_unique<MemoryProfileService>(*identity_, *allocator_, *profiling_, *dumps_);
+  server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(), config.idle_timeout);
+  auto socket = SocketRegistry::Listen(config.socket_dir, identity_->pid);
+  if (!socket) return Fail(socket.error());
+  socket_ = std::move(*socket);
+  OnDemandServer* server = server_.get();
+  acceptor_ = std::make_unique<ConnectionAcceptor>(
+      socket_->listen_fd(),
+      [server](Fd fd) {
+        if (auto r = server->Adopt(std::move(fd)); !r) Logger().error("{}", r.error().message);
+      },
+      [server] { return server->Tick(); });
+  if (auto r = acceptor_->Start(); !r) return r;
+  owner_pid_ = identity_->pid;
+  Logger().info("agent {} listening on {} (allocator: {})", identity_->pid, socket_->path(),
+                AllocatorKindName(allocator_->Info().kind));
+  return {};
+}
+
+void Agent::Stop() {
+  std::lock_guard lock(mu_);
+  if (owner_pid_ != ::getpid()) return;
+  StopLocked();
+}
+
+void Agent::StopAtExit() { Stop(); }
+
+void Agent::StopLocked() {
+  if (acceptor_) acceptor_->Stop();  // no new connections
+  socket_.reset();                   // unlinks the socket path
+  if (server_) server_->Shutdown();
+  server_.reset();
+  acceptor_.reset();
+  service_.reset();
+  dumps_.reset();
+  profiling_.reset();
+  allocator_.reset();
+  identity_.reset();
+  owner_pid_ = 0;
+}
+
+bool Agent::running() const {
+  std::lock_guard lock(mu_);
+  return owner_pid_ != 0 && owner_pid_ == ::getpid();
+}
+
+std::string Agent::socket_path() const {
+  std::lock_guard lock(mu_);
+  return socket_ ? socket_->path() : std::string();
+}
+
+// fork() must not happen while Start/Stop rearrange the state; hold the lock
+// across it so the child sees a consistent (if inherited) state.
+void Agent::OnForkPrepare() { mu_.lock(); }
+void Agent::OnForkParent() { mu_.unlock(); }
+
+void Agent::OnForkChild() {
+  // Only the forking thread exists in the child: every object that owns a
+  // thread or gRPC state is abandoned, never destroyed (that would join
+  // threads that do not exist). The parent's socket stays the parent's.
+  if (socket_) socket_->AbandonAfterFork();
+  if (acceptor_) acceptor_->AbandonAfterFork();
+  if (profiling_) profiling_->AbandonAfterFork();
+  if (server_) server_->AbandonAfterFork();
+  for (void* leaked : {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
+                       static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
+                       static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
+                       static_cast<void*>(socket_.release()), static_cast<void*>(identity_.release())}) {
+    (void)leaked;
+  }
+  owner_pid_ = 0;
+  mu_.unlock();
+}
+
+}  // namespace memprof::agent

@@ -1,0 +1,70 @@
+#ifndef MEMPROF_AGENT_AGENT_H_
+#define MEMPROF_AGENT_AGENT_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "agent/agent_config.h"
+#include "common/result.h"
+
+namespace memprof::agent {
+
+class Allocator;
+class ConnectionAcceptor;
+class DumpStreamer;
+class MemoryProfileService;
+class OnDemandServer;
+class ProfilingController;
+class SocketRegistry;
+struct ProcessIdentity;
+
+// The agent inside the target process: one per process, reached through
+// Instance(). Start is idempotent; Stop undoes it, and Start may follow again.
+//
+// Fork: a forked child never serves or removes its parent's socket. The
+// child's copy is abandoned (its threads do not exist after fork) and the
+// child runs without an agent unless it calls Start() itself or exec()s a
+// program that preloads the agent, which then starts fresh for the new pid.
+//
+// Implementation warning: the instance is never destroyed (it is leaked on
+// purpose) so no static destructor can race the threads it owns at exit;
+// StopAtExit() does the orderly part from the library destructor.
+class Agent {
+ public:
+  static Agent& Instance();
+
+  [[nodiscard]] Result<void> Start(const AgentConfig& config);
+  void Stop();
+  // Called from the library destructor: stops only in the process that started.
+  void StopAtExit();
+  bool running() const;
+  std::string socket_path() const;
+
+ private:
+  Agent() = default;
+  ~Agent() = default;
+
+  Result<void> StartLocked(const AgentConfig& config);
+  void StopLocked();
+  void OnForkPrepare();
+  void OnForkParent();
+  void OnForkChild();
+
+  mutable std::mutex mu_;
+  pid_t owner_pid_ = 0;  // 0 while stopped
+  std::unique_ptr<ProcessIdentity> identity_;
+  std::unique_ptr<Allocator> allocator_;
+  std::unique_ptr<ProfilingController> profiling_;
+  std::unique_ptr<DumpStreamer> dumps_;
+  std::unique_ptr<MemoryProfileService> service_;
+  std::unique_ptr<OnDemandServer> server_;
+  std::unique_ptr<SocketRegistry> socket_;
+  std::unique_ptr<ConnectionAcceptor> acceptor_;
+};
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_AGENT_H_

@@ -1,0 +1,140 @@
+#include "agent/allocator.h"
+
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <malloc.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace memprof::agent {
+namespace {
+
+class JemallocAllocator final : public Allocator {
+ public:
+  explicit JemallocAllocator(JemallocControl control) : control_(control) {}
+
+  AllocatorInfo Info() const override {
+    AllocatorInfo info;
+    info.kind = AllocatorKind::kJemalloc;
+    info.version = control_.Version();
+    info.profiling_supported = control_.ProfilingSupported();
+    info.profiling_enabled = info.profiling_supported && control_.ProfilingEnabled();
+    info.profiling_active = info.profiling_enabled && control_.ProfilingActive();
+    info.sample_interval_bytes = info.profiling_enabled ? control_.SampleInterval() : 0;
+    return info;
+  }
+  Result<HeapSummary> Summary() const override { return control_.ReadSummary(); }
+  Result<AllocatorReport> Report(ReportFormat wanted) const override {
+    const bool json = wanted == ReportFormat::kJson;
+    auto text = control_.StatsReport(json);
+    if (!text) return Fail(text.error());
+    return AllocatorReport{json ? ReportFormat::kJson : ReportFormat::kText, std::move(*text)};
+  }
+  const JemallocControl* Jemalloc() const override { return &control_; }
+
+ private:
+  JemallocControl control_;
+};
+
+// glibc's malloc: mallinfo2() for the summary, malloc_info() for the report.
+class GlibcAllocator final : public Allocator {
+ public:
+  AllocatorInfo Info() const override {
+    AllocatorInfo info;
+    info.kind = AllocatorKind::kGlibc;
+    info.version = std::string("glibc ") + gnu_get_libc_version();
+    return info;
+  }
+
+  // Maps mallinfo2 onto the jemalloc-shaped summary where the meaning matches:
+  // allocated/active = bytes in use (arena + mmapped chunks), mapped = bytes
+  // obtained from the system, retained = free bytes malloc keeps.
+  Result<HeapSummary> Summary() const override {
+    struct mallinfo2 mi = mallinfo2();
+    HeapSummary s;
+    s.allocated = mi.uordblks + mi.hblkhd;
+    s.active = s.allocated;
+    s.mapped = mi.arena + mi.hblkhd;
+    s.resident = s.mapped;
+    s.retained = mi.fordblks;
+    return s;
+  }
+
+  Result<AllocatorReport> Report(ReportFormat) const override {
+    char* buf = nullptr;
+    size_t len = 0;
+    FILE* f = open_memstream(&buf, &len);
+    if (f == nullptr) return Fail(ErrorCode::kInternal, "open_memstream failed");
+    int rc = malloc_info(0, f);
+    std::fclose(f);
+    std::string out(buf != nullptr ? buf : "", len);
+    std::free(buf);
+    if (rc != 0) return Fail(ErrorCode::kInternal, "malloc_info failed");
+    return AllocatorReport{ReportFormat::kXml, std::move(out)};
+  }
+};
+
+class OtherAllocator final : public Allocator {
+ public:
+  AllocatorInfo Info() const override { return AllocatorInfo{}; }
+  Result<HeapSummary> Summary() const override {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "the process allocator is neither jemalloc nor glibc malloc; no statistics");
+  }
+  Result<AllocatorReport> Report(ReportFormat) const override { return Fail(Summary().error()); }
+};
+
+bool MallocIsFromLibc() {
+  Dl_info malloc_info{}, libc_info{};
+  void* malloc_fn = dlsym(RTLD_DEFAULT, "malloc");
+  void* libc_fn = dlsym(RTLD_DEFAULT, "gnu_get_libc_version");
+  if (malloc_fn == nullptr || libc_fn == nullptr) return false;
+  if (dladdr(malloc_fn, &malloc_info) == 0 || dladdr(libc_fn, &libc_info) == 0) return false;
+  return malloc_info.dli_fbase == libc_info.dli_fbase;
+}
+
+}  // namespace
+
+std::unique_ptr<Allocator> DetectAllocator() {
+  if (auto control = JemallocControl::Detect()) {
+    return std::make_unique<JemallocAllocator>(*control);
+  }
+  if (MallocIsFromLibc()) return std::make_unique<GlibcAllocator>();
+  return std::make_unique<OtherAllocator>();
+}
+
+Result<const JemallocControl*> RequireHeapProfiling(const Allocator& allocator) {
+  const JemallocControl* jemalloc = allocator.Jemalloc();
+  if (jemalloc == nullptr) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                std::string("this process does not use jemalloc (its allocator is ") +
+                    AllocatorKindName(allocator.Info().kind) +
+                    "), so its heap cannot be profiled; restart it under "
+                    "`memprofctl run -- <command>`, which preloads jemalloc ready for profiling");
+  }
+  if (!jemalloc->ProfilingSupported()) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "this process's jemalloc (" + jemalloc->Version() +
+                    ") was built without heap profiling support (config.prof=false); restart "
+                    "it with a jemalloc built with --enable-prof, e.g. under `memprofctl run`");
+  }
+  if (!jemalloc->ProfilingEnabled()) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "heap profiling was not enabled when the process started; restart it with "
+                "MALLOC_CONF=prof:true,prof_active:false (or use `memprofctl run`)");
+  }
+  return jemalloc;
+}
+
+const char* AllocatorKindName(AllocatorKind kind) {
+  switch (kind) {
+    case AllocatorKind::kJemalloc: return "jemalloc";
+    case AllocatorKind::kGlibc: return "glibc";
+    case AllocatorKind::kOther: return "other";
+  }
+  return "other";
+}
+
+}  // namespace memprof::agent

@@ -1,0 +1,61 @@
+#ifndef MEMPROF_AGENT_ALLOCATOR_H_
+#define MEMPROF_AGENT_ALLOCATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "agent/jemalloc_control.h"
+#include "common/result.h"
+
+namespace memprof::agent {
+
+enum class AllocatorKind { kJemalloc, kGlibc, kOther };
+
+// What the process allocator is and what it can do, read at one moment.
+struct AllocatorInfo {
+  AllocatorKind kind = AllocatorKind::kOther;
+  std::string version;
+  bool profiling_supported = false;  // jemalloc config.prof
+  bool profiling_enabled = false;    // jemalloc opt.prof
+  bool profiling_active = false;     // jemalloc prof.active
+  uint64_t sample_interval_bytes = 0;
+};
+
+enum class ReportFormat { kJson, kText, kXml };
+
+// An allocator's own report, and the format it is actually in.
+struct AllocatorReport {
+  ReportFormat format = ReportFormat::kText;
+  std::string text;
+};
+
+// The process allocator, whichever it is. Status and Stats work for every
+// kind; heap profiling needs jemalloc (Jemalloc() is non-null only then).
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+
+  virtual AllocatorInfo Info() const = 0;
+  [[nodiscard]] virtual Result<HeapSummary> Summary() const = 0;
+  // The allocator's own full report (malloc_stats_print, malloc_info), in
+  // `wanted` format when the allocator has it, else in the one it has.
+  [[nodiscard]] virtual Result<AllocatorReport> Report(ReportFormat wanted) const = 0;
+  virtual const JemallocControl* Jemalloc() const { return nullptr; }
+};
+
+// Detects the allocator serving malloc() in this process: jemalloc when
+// JemallocControl::Detect() finds it, glibc when malloc comes from libc,
+// otherwise kOther (summary and report unavailable).
+std::unique_ptr<Allocator> DetectAllocator();
+
+const char* AllocatorKindName(AllocatorKind kind);
+
+// The jemalloc control of an allocator that can take heap profiles now, or a
+// kFailedPrecondition Error that says why not and what to do: not jemalloc,
+// jemalloc without profiling support, or profiling not enabled at start-up.
+[[nodiscard]] Result<const JemallocControl*> RequireHeapProfiling(const Allocator& allocator);
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_ALLOCATOR_H_

@@ -1,0 +1,77 @@
+#ifndef MEMPROF_AGENT_JEMALLOC_CONTROL_H_
+#define MEMPROF_AGENT_JEMALLOC_CONTROL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+
+namespace memprof::agent {
+
+// Allocator statistics summary, in bytes (for jemalloc: stats.* after an epoch refresh).
+struct HeapSummary {
+  uint64_t allocated = 0;
+  uint64_t active = 0;
+  uint64_t metadata = 0;
+  uint64_t resident = 0;
+  uint64_t mapped = 0;
+  uint64_t retained = 0;
+};
+
+// Typed facade over jemalloc's stringly `mallctl` interface. This is the only
+// file in memprof that names mallctl. The functions are resolved at run time
+// with dlsym(RTLD_DEFAULT), so the agent works whether jemalloc is linked,
+// preloaded or absent, and never links jemalloc itself.
+//
+// Thread-safety: all methods may be called concurrently (mallctl is).
+// Errors: mallctl's errno values are mapped to Errors with messages that say
+// what they mean for jemalloc (ENOENT from prof.* means profiling is off),
+// never strerror() text.
+class JemallocControl {
+ public:
+  // Finds jemalloc in the process. nullopt when mallctl cannot be resolved or
+  // when malloc() is served by a different library than mallctl (jemalloc
+  // loaded but not the process allocator).
+  static std::optional<JemallocControl> Detect();
+
+  std::string Version() const;
+  // config.prof: profiling support compiled in.
+  bool ProfilingSupported() const;
+  // opt.prof: profiling enabled when the process started.
+  bool ProfilingEnabled() const;
+  // prof.active; false when profiling is unavailable.
+  bool ProfilingActive() const;
+  // Sets prof.active and returns the previous value.
+  [[nodiscard]] Result<bool> SetActive(bool active) const;
+  // Average bytes between samples (2^prof.lg_sample); 0 when unavailable.
+  uint64_t SampleInterval() const;
+  // Writes a heap_v2 profile to `path` (prof.dump). jemalloc opens the path itself.
+  [[nodiscard]] Result<void> DumpTo(const std::string& path) const;
+  // Refreshes the statistics epoch, then reads the summary.
+  [[nodiscard]] Result<HeapSummary> ReadSummary() const;
+  // malloc_stats_print output: JSON (opts "J") or the human-readable text.
+  [[nodiscard]] Result<std::string> StatsReport(bool json) const;
+
+ private:
+  using MallctlFn = int (*)(const char*, void*, size_t*, void*, size_t);
+  using WriteCb = void (*)(void*, const char*);
+  using StatsPrintFn = void (*)(WriteCb, void*, const char*);
+
+  JemallocControl(MallctlFn mallctl, StatsPrintFn stats_print)
+      : mallctl_(mallctl), stats_print_(stats_print) {}
+
+  template <typename T>
+  [[nodiscard]] Result<T> Read(const char* name) const;
+  template <typename T>
+  [[nodiscard]] Result<T> Exchange(const char* name, T value) const;
+  [[nodiscard]] Result<void> Write(const char* name, const void* value, size_t size) const;
+
+  MallctlFn mallctl_;
+  StatsPrintFn stats_print_;
+};
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_JEMALLOC_CONTROL_H_

@@ -1,0 +1,175 @@
+#include "agent/memory_profile_service.h"
+
+#include <chrono>
+#include <exception>
+#include <functional>
+
+#include "agent/agent_logger.h"
+#include "agent/dump_reactor.h"
+#include "agent/status_mapping.h"
+#include "common/version.h"
+
+namespace memprof::agent {
+namespace {
+
+// Runs `body`, turning an Error or a stray exception into a gRPC status.
+grpc::Status RunGuarded(const std::function<Result<void>()>& body) {
+  grpc::Status status;
+  try {
+    auto r = body();
+    if (!r) status = ToGrpcStatus(r.error());
+  } catch (const std::exception& e) {
+    Logger().error("request failed: {}", e.what());
+    status = grpc::Status(grpc::StatusCode::INTERNAL, std::string("agent error: ") + e.what());
+  } catch (...) {
+    status = grpc::Status(grpc::StatusCode::INTERNAL, "agent error");
+  }
+  return status;
+}
+
+v1::AllocatorKind ToProto(AllocatorKind kind) {
+  switch (kind) {
+    case AllocatorKind::kJemalloc: return v1::ALLOCATOR_KIND_JEMALLOC;
+    case AllocatorKind::kGlibc: return v1::ALLOCATOR_KIND_GLIBC;
+    case AllocatorKind::kOther: return v1::ALLOCATOR_KIND_OTHER;
+  }
+  return v1::ALLOCATOR_KIND_UNSPECIFIED;
+}
+
+v1::RawStatsFormat ToProto(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kJson: return v1::RAW_STATS_FORMAT_JSON;
+    case ReportFormat::kText: return v1::RAW_STATS_FORMAT_TEXT;
+    case ReportFormat::kXml: return v1::RAW_STATS_FORMAT_XML;
+  }
+  return v1::RAW_STATS_FORMAT_NONE;
+}
+
+void ToProto(const ProfilingState& state, v1::ProfilingState& out) {
+  out.set_active(state.active);
+  out.set_window_end_unix_ms(state.window_end_unix_ms);
+}
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* MemoryProfileService::Answer(grpc::CallbackServerContext* context,
+                                                       const std::function<Result<void>()>& body) {
+  calls_.Begin();
+  grpc::Status status = RunGuarded(body);
+  auto* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  calls_.End();
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* MemoryProfileService::Status(grpc::CallbackServerContext* context,
+                                                       const v1::StatusRequest*,
+                                                       v1::StatusResponse* response) {
+  return Answer(context, [&] { return FillStatus(*response); });
+}
+
+grpc::ServerUnaryReactor* MemoryProfileService::Activate(grpc::CallbackServerContext* context,
+                                                         const v1::ActivateRequest* request,
+                                                         v1::ActivateResponse* response) {
+  return Answer(context, [&] { return DoActivate(*request, *response); });
+}
+
+grpc::ServerUnaryReactor* MemoryProfileService::Deactivate(grpc::CallbackServerContext* context,
+                                                           const v1::DeactivateRequest*,
+                                                           v1::DeactivateResponse* response) {
+  return Answer(context, [&] { return DoDeactivate(*response); });
+}
+
+grpc::ServerUnaryReactor* MemoryProfileService::Stats(grpc::CallbackServerContext* context,
+                                                      const v1::StatsRequest* request,
+                                                      v1::StatsResponse* response) {
+  return Answer(context, [&] { return FillStats(*request, *response); });
+}
+
+grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
+    grpc::CallbackServerContext*, const v1::DumpRequest* request) {
+  try {
+    auto dump = dumps_.Dump();
+    if (!dump) return new DumpReactor(calls_, ToGrpcStatus(dump.error()));
+    DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
+    return new DumpReactor(calls_, std::move(*dump), header, request->chunk_size_bytes());
+  } catch (const std::exception& e) {
+    Logger().error("dump failed: {}", e.what());
+    return new DumpReactor(calls_, grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+  }
+}
+
+Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
+  r.set_pid(identity_.pid);
+  r.set_executable(identity_.executable);
+  for (const auto& arg : identity_.command_line) r.add_command_line(arg);
+  r.set_uid(identity_.uid);
+  r.set_agent_version(kVersion);
+  const AllocatorInfo info = allocator_.Info();
+  r.set_allocator(ToProto(info.kind));
+  r.set_allocator_version(info.version);
+  r.set_profiling_supported(info.profiling_supported);
+  r.set_profiling_enabled(info.profiling_enabled);
+  r.set_profiling_active(info.profiling_active);
+  r.set_sample_interval_bytes(info.sample_interval_bytes);
+  r.set_malloc_conf(identity_.malloc_conf);
+  r.set_window_end_unix_ms(profiling_.WindowEndUnixMs());
+  r.set_dumps_served(dumps_.DumpsServed());
+  r.set_rss_bytes(CurrentRssBytes());
+  r.set_agent_started_unix_ms(identity_.started_unix_ms);
+  return {};
+}
+
+Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request,
+                                              v1::ActivateResponse& response) {
+  std::optional<std::chrono::milliseconds> window;
+  if (request.duration_ms() > 0) {
+    window = std::chrono::milliseconds(static_cast<int64_t>(
+        std::min<uint64_t>(request.duration_ms(), static_cast<uint64_t>(INT64_MAX))));
+  }
+  auto change = profiling_.Activate(window);
+  if (!change) return Fail(change.error());
+  ToProto(change->previous, *response.mutable_previous());
+  ToProto(change->current, *response.mutable_current());
+  response.set_window_replaced(change->window_replaced);
+  return {};
+}
+
+Result<void> MemoryProfileService::DoDeactivate(v1::DeactivateResponse& response) {
+  auto change = profiling_.Deactivate();
+  if (!change) return Fail(change.error());
+  ToProto(change->previous, *response.mutable_previous());
+  ToProto(change->current, *response.mutable_current());
+  return {};
+}
+
+Result<void> MemoryProfileService::FillStats(const v1::StatsRequest& request,
+                                             v1::StatsResponse& response) const {
+  response.set_allocator(ToProto(allocator_.Info().kind));
+  auto summary = allocator_.Summary();
+  if (!summary) return Fail(summary.error());
+  auto* s = response.mutable_summary();
+  s->set_allocated(summary->allocated);
+  s->set_active(summary->active);
+  s->set_metadata(summary->metadata);
+  s->set_resident(summary->resident);
+  s->set_mapped(summary->mapped);
+  s->set_retained(summary->retained);
+  response.set_rss_bytes(CurrentRssBytes());
+  response.set_collected_unix_ms(NowUnixMs());
+  if (request.raw_format() == v1::RAW_STATS_FORMAT_NONE) return {};
+  const bool json = request.raw_format() == v1::RAW_STATS_FORMAT_JSON;
+  auto report = allocator_.Report(json ? ReportFormat::kJson : ReportFormat::kText);
+  if (!report) return Fail(report.error());
+  response.set_raw_format(ToProto(report->format));
+  response.set_raw(std::move(report->text));
+  return {};
+}
+
+}  // namespace memprof::agent

@@ -1,0 +1,59 @@
+#ifndef MEMPROF_AGENT_MEMORY_PROFILE_SERVICE_H_
+#define MEMPROF_AGENT_MEMORY_PROFILE_SERVICE_H_
+
+#include <functional>
+
+#include "agent/allocator.h"
+#include "agent/call_tracker.h"
+#include "agent/dump_streamer.h"
+#include "agent/process_identity.h"
+#include "agent/profiling_controller.h"
+#include "memprof/v1/memory_profile.grpc.pb.h"
+
+namespace memprof::agent {
+
+// The gRPC adapter: each method translates the request into one domain call
+// and the result back into the response. No exception leaves a method; any
+// that escapes a domain call becomes an INTERNAL status.
+class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackService {
+ public:
+  MemoryProfileService(const ProcessIdentity& identity, const Allocator& allocator,
+                       ProfilingController& profiling, DumpStreamer& dumps)
+      : identity_(identity), allocator_(allocator), profiling_(profiling), dumps_(dumps) {}
+
+  // Every call is counted from its start until it has finished.
+  CallTracker& calls() { return calls_; }
+
+  grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
+                                   const v1::StatusRequest* request,
+                                   v1::StatusResponse* response) override;
+  grpc::ServerUnaryReactor* Activate(grpc::CallbackServerContext* context,
+                                     const v1::ActivateRequest* request,
+                                     v1::ActivateResponse* response) override;
+  grpc::ServerUnaryReactor* Deactivate(grpc::CallbackServerContext* context,
+                                       const v1::DeactivateRequest* request,
+                                       v1::DeactivateResponse* response) override;
+  grpc::ServerWriteReactor<v1::DumpChunk>* Dump(grpc::CallbackServerContext* context,
+                                                const v1::DumpRequest* request) override;
+  grpc::ServerUnaryReactor* Stats(grpc::CallbackServerContext* context,
+                                  const v1::StatsRequest* request,
+                                  v1::StatsResponse* response) override;
+
+ private:
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context,
+                                   const std::function<Result<void>()>& body);
+  Result<void> FillStatus(v1::StatusResponse& response) const;
+  Result<void> DoActivate(const v1::ActivateRequest& request, v1::ActivateResponse& response);
+  Result<void> DoDeactivate(v1::DeactivateResponse& response);
+  Result<void> FillStats(const v1::StatsRequest& request, v1::StatsResponse& response) const;
+
+  const ProcessIdentity& identity_;
+  const Allocator& allocator_;
+  ProfilingController& profiling_;
+  DumpStreamer& dumps_;
+  CallTracker calls_;
+};
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_MEMORY_PROFILE_SERVICE_H_

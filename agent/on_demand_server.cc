@@ -1,0 +1,61 @@
+#include "agent/on_demand_server.h"
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/server_posix.h>
+
+#include <algorithm>
+
+#include "agent/agent_logger.h"
+
+namespace memprof::agent {
+namespace {
+
+constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
+constexpr auto kShutdownGrace = std::chrono::milliseconds(500);
+
+}  // namespace
+
+OnDemandServer::OnDemandServer(grpc::Service& service, CallTracker& calls,
+                               std::chrono::milliseconds idle_timeout)
+    : service_(service), calls_(calls), idle_timeout_(idle_timeout) {}
+
+OnDemandServer::~OnDemandServer() { Shutdown(); }
+
+Result<void> OnDemandServer::Adopt(Fd connection) {
+  if (!server_) {
+    grpc::ServerBuilder builder;
+    builder.RegisterService(&service_);
+    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    builder.SetMaxSendMessageSize(kMaxMessageBytes);
+    // No listening port: connections arrive through Adopt().
+    server_ = builder.BuildAndStart();
+    if (!server_) return Fail(ErrorCode::kInternal, "could not start the gRPC server");
+    Logger().debug("gRPC server started");
+  }
+  calls_.Touch();  // a fresh connection counts as activity
+  grpc::AddInsecureChannelFromFd(server_.get(), connection.Release());
+  return {};
+}
+
+std::optional<std::chrono::milliseconds> OnDemandServer::Tick() {
+  if (!server_) return std::nullopt;
+  auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(
+      CallTracker::Clock::now() - calls_.last_activity());
+  if (calls_.in_flight() > 0) return idle_timeout_;
+  if (idle >= idle_timeout_) {
+    Shutdown();
+    return std::nullopt;
+  }
+  return std::max(idle_timeout_ - idle, std::chrono::milliseconds(1));
+}
+
+void OnDemandServer::Shutdown() {
+  if (!server_) return;
+  server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+  server_.reset();
+  Logger().debug("gRPC server stopped (idle)");
+}
+
+void OnDemandServer::AbandonAfterFork() { (void)server_.release(); }
+
+}  // namespace memprof::agent

@@ -1,0 +1,111 @@
+#include "agent/profiling_controller.h"
+
+#include "agent/agent_logger.h"
+#include "common/duration.h"
+
+namespace memprof::agent {
+namespace {
+
+int64_t UnixMillisAfter(std::chrono::milliseconds d) {
+  auto end = std::chrono::system_clock::now() + d;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(end.time_since_epoch()).count();
+}
+
+}  // namespace
+
+ProfilingController::~ProfilingController() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (timer_.joinable()) timer_.join();
+}
+
+void ProfilingController::AbandonAfterFork() {
+  if (timer_.joinable()) timer_.detach();
+}
+
+Result<ActivationChange> ProfilingController::Activate(
+    std::optional<std::chrono::milliseconds> window) {
+  auto jemalloc = RequireHeapProfiling(allocator_);
+  if (!jemalloc) return Fail(jemalloc.error());
+  if (window && (*window < kMinWindow || *window > kMaxWindow)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "profiling window " + FormatDuration(*window) + " is outside " +
+                    FormatDuration(kMinWindow) + ".." + FormatDuration(kMaxWindow));
+  }
+  std::lock_guard lock(mu_);
+  ActivationChange change;
+  change.previous = StateLocked(**jemalloc);
+  if (auto r = (*jemalloc)->SetActive(true); !r) return Fail(r.error());
+  change.window_replaced = deadline_.has_value();
+  if (window) {
+    ArmLocked(*window);
+  } else {
+    DisarmLocked();
+  }
+  change.current = StateLocked(**jemalloc);
+  Logger().info("profiling activated{}", window ? " for " + FormatDuration(*window) : "");
+  return change;
+}
+
+Result<ActivationChange> ProfilingController::Deactivate() {
+  auto jemalloc = RequireHeapProfiling(allocator_);
+  if (!jemalloc) return Fail(jemalloc.error());
+  std::lock_guard lock(mu_);
+  ActivationChange change;
+  change.previous = StateLocked(**jemalloc);
+  if (auto r = (*jemalloc)->SetActive(false); !r) return Fail(r.error());
+  change.window_replaced = deadline_.has_value();
+  DisarmLocked();
+  change.current = StateLocked(**jemalloc);
+  Logger().info("profiling deactivated");
+  return change;
+}
+
+int64_t ProfilingController::WindowEndUnixMs() const {
+  std::lock_guard lock(mu_);
+  return window_end_unix_ms_;
+}
+
+ProfilingState ProfilingController::StateLocked(const JemallocControl& jemalloc) const {
+  return ProfilingState{jemalloc.ProfilingActive(), window_end_unix_ms_};
+}
+
+void ProfilingController::ArmLocked(std::chrono::milliseconds window) {
+  deadline_ = std::chrono::steady_clock::now() + window;
+  window_end_unix_ms_ = UnixMillisAfter(window);
+  if (!timer_.joinable()) timer_ = std::thread([this] { TimerLoop(); });
+  cv_.notify_all();
+}
+
+void ProfilingController::DisarmLocked() {
+  deadline_.reset();
+  window_end_unix_ms_ = 0;
+  cv_.notify_all();
+}
+
+void ProfilingController::TimerLoop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    if (!deadline_) {
+      cv_.wait(lock);  // no timeout: an idle agent does not wake up
+      continue;
+    }
+    const auto deadline = *deadline_;
+    cv_.wait_until(lock, deadline);
+    if (stopping_ || !deadline_ || *deadline_ != deadline) continue;
+    if (std::chrono::steady_clock::now() < deadline) continue;
+    DisarmLocked();
+    if (const JemallocControl* jemalloc = allocator_.Jemalloc()) {
+      if (auto r = jemalloc->SetActive(false); !r) {
+        Logger().warn("could not end the profiling window: {}", r.error().message);
+      } else {
+        Logger().info("profiling window ended; profiling deactivated");
+      }
+    }
+  }
+}
+
+}  // namespace memprof::agent

@@ -1,0 +1,70 @@
+#ifndef MEMPROF_AGENT_PROFILING_CONTROLLER_H_
+#define MEMPROF_AGENT_PROFILING_CONTROLLER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "agent/allocator.h"
+#include "common/result.h"
+
+namespace memprof::agent {
+
+// Activation as seen at one moment.
+struct ProfilingState {
+  bool active = false;
+  int64_t window_end_unix_ms = 0;  // 0: no timed window
+};
+
+struct ActivationChange {
+  ProfilingState previous;
+  ProfilingState current;
+  bool window_replaced = false;  // a timed window in progress was replaced or cancelled
+};
+
+// Owns prof.active and the timed profiling window. A window is closed by the
+// agent itself when it ends, so it ends even if the CLI that opened it died.
+//
+// Threading: one timer thread, started on the first timed activation and
+// blocked on a condition variable with no timeout while no window is open
+// (no wake-ups when idle). All public methods are thread-safe.
+class ProfilingController {
+ public:
+  explicit ProfilingController(const Allocator& allocator) : allocator_(allocator) {}
+  ~ProfilingController();
+  ProfilingController(const ProfilingController&) = delete;
+  ProfilingController& operator=(const ProfilingController&) = delete;
+
+  // Sets prof.active=true. With a window, deactivates when it ends; a new
+  // window replaces the old one, and activating without a window cancels a
+  // window in progress (profiling then runs until deactivated). Idempotent.
+  [[nodiscard]] Result<ActivationChange> Activate(std::optional<std::chrono::milliseconds> window);
+  // Sets prof.active=false and cancels any window. Samples are kept.
+  [[nodiscard]] Result<ActivationChange> Deactivate();
+  int64_t WindowEndUnixMs() const;
+
+  // After fork() in the child: the timer thread does not exist there; forget
+  // it without joining so the destructor does not wait for it.
+  void AbandonAfterFork();
+
+ private:
+  ProfilingState StateLocked(const JemallocControl& jemalloc) const;
+  void ArmLocked(std::chrono::milliseconds window);
+  void DisarmLocked();
+  void TimerLoop();
+
+  const Allocator& allocator_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  int64_t window_end_unix_ms_ = 0;
+  bool stopping_ = false;
+  std::thread timer_;
+};
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_PROFILING_CONTROLLER_H_
