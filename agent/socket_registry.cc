@@ -103,7 +103,7 @@ Result<std::unique_ptr<SocketRegistry>> SocketRegistry::Listen(const std::string
     return Fail(SysError(ErrorCode::kInternal, "socket vanished after publishing: " + *path));
   }
   return std::unique_ptr<SocketRegistry>(
-      new SocketRegistry(std::move(*fd), std::move(*path), pid, st.st_ino));
+      new SocketRegistry(std::move(*fd), std::move(*path), ::getpid(), st.st_ino));
 }
 
 SocketRegistry::~SocketRegistry() {

@@ -40,7 +40,7 @@ class SocketRegistry {
 
   Fd fd_;
   std::string path_;
-  pid_t owner_;
+  pid_t owner_;  // the process that created the socket (not the pid in its name)
   ino_t inode_;
 };
 

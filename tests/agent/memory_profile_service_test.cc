@@ -1,0 +1,148 @@
+// The service and the on-demand server, exercised through a real gRPC
+// connection over a socketpair.
+#include "agent/memory_profile_service.h"
+
+#include <grpcpp/create_channel_posix.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "agent/on_demand_server.h"
+#include "common/sha256.h"
+#include "tests/agent/test_allocations.h"
+#include "tests/agent/wait_for.h"
+
+namespace memprof::agent {
+namespace {
+
+class MemoryProfileServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    allocator_ = DetectAllocator();
+    identity_ = CurrentProcessIdentity("prof:true");
+    profiling_ = std::make_unique<ProfilingController>(*allocator_);
+    dumps_ = std::make_unique<DumpStreamer>(*allocator_, 2);
+    service_ = std::make_unique<MemoryProfileService>(identity_, *allocator_, *profiling_, *dumps_);
+    server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(),
+                                               std::chrono::milliseconds(200));
+    Connect();
+  }
+  void TearDown() override {
+    stub_.reset();
+    server_.reset();
+    (void)profiling_->Deactivate();
+  }
+
+  void Connect() {
+    int sv[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+    ASSERT_TRUE(server_->Adopt(Fd(sv[0])));
+    stub_ = v1::MemoryProfile::NewStub(grpc::CreateInsecureChannelFromFd("test", sv[1]));
+  }
+
+  std::unique_ptr<Allocator> allocator_;
+  ProcessIdentity identity_;
+  std::unique_ptr<ProfilingController> profiling_;
+  std::unique_ptr<DumpStreamer> dumps_;
+  std::unique_ptr<MemoryProfileService> service_;
+  std::unique_ptr<OnDemandServer> server_;
+  std::unique_ptr<v1::MemoryProfile::Stub> stub_;
+};
+
+TEST_F(MemoryProfileServiceTest, StatusDescribesProcessAndAllocator) {
+  grpc::ClientContext ctx;
+  v1::StatusResponse r;
+  ASSERT_TRUE(stub_->Status(&ctx, {}, &r).ok());
+  EXPECT_EQ(r.pid(), ::getpid());
+  EXPECT_EQ(r.allocator(), v1::ALLOCATOR_KIND_JEMALLOC);
+  EXPECT_TRUE(r.profiling_supported());
+  EXPECT_TRUE(r.profiling_enabled());
+  EXPECT_FALSE(r.profiling_active());
+  EXPECT_EQ(r.sample_interval_bytes(), 1024u);
+  EXPECT_EQ(r.malloc_conf(), "prof:true");
+  EXPECT_GT(r.rss_bytes(), 0u);
+  EXPECT_FALSE(r.executable().empty());
+}
+
+TEST_F(MemoryProfileServiceTest, ActivateRejectsOutOfBoundsWindow) {
+  grpc::ClientContext ctx;
+  v1::ActivateRequest req;
+  req.set_duration_ms(10);
+  v1::ActivateResponse r;
+  grpc::Status s = stub_->Activate(&ctx, req, &r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("outside"), std::string::npos) << s.error_message();
+}
+
+TEST_F(MemoryProfileServiceTest, ActivateThenDeactivateReportStates) {
+  grpc::ClientContext c1, c2;
+  v1::ActivateRequest req;
+  req.set_duration_ms(60000);
+  v1::ActivateResponse a;
+  ASSERT_TRUE(stub_->Activate(&c1, req, &a).ok());
+  EXPECT_TRUE(a.current().active());
+  EXPECT_GT(a.current().window_end_unix_ms(), 0);
+  v1::DeactivateResponse d;
+  ASSERT_TRUE(stub_->Deactivate(&c2, {}, &d).ok());
+  EXPECT_TRUE(d.previous().active());
+  EXPECT_FALSE(d.current().active());
+}
+
+TEST_F(MemoryProfileServiceTest, DumpStreamsMetadataDataAndVerifiableTrailer) {
+  ASSERT_TRUE(profiling_->Activate(std::nullopt));
+  auto blocks = AllocateForProfile(256, 4096);
+  grpc::ClientContext ctx;
+  v1::DumpRequest req;
+  req.set_chunk_size_bytes(1);  // clamped up to the minimum chunk
+  auto reader = stub_->Dump(&ctx, req);
+  v1::DumpChunk chunk;
+  ASSERT_TRUE(reader->Read(&chunk));
+  ASSERT_TRUE(chunk.has_metadata());
+  const uint64_t size = chunk.metadata().size_bytes();
+  EXPECT_EQ(chunk.metadata().format(), "jemalloc_heap_v2");
+  EXPECT_EQ(chunk.metadata().pid(), ::getpid());
+  std::string data;
+  v1::DumpTrailer trailer;
+  while (reader->Read(&chunk)) {
+    if (chunk.has_data()) {
+      EXPECT_LE(chunk.data().size(), 4096u);
+      data += chunk.data();
+    }
+    if (chunk.has_trailer()) trailer = chunk.trailer();
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  FreeAll(blocks);
+  EXPECT_EQ(data.size(), size);
+  EXPECT_EQ(trailer.size_bytes(), size);
+  Sha256 sha;
+  sha.Update(data);
+  EXPECT_EQ(trailer.sha256_hex(), sha.FinalHex());
+}
+
+TEST_F(MemoryProfileServiceTest, StatsSummaryAndRawJson) {
+  grpc::ClientContext ctx;
+  v1::StatsRequest req;
+  req.set_raw_format(v1::RAW_STATS_FORMAT_JSON);
+  v1::StatsResponse r;
+  ASSERT_TRUE(stub_->Stats(&ctx, req, &r).ok());
+  EXPECT_EQ(r.allocator(), v1::ALLOCATOR_KIND_JEMALLOC);
+  EXPECT_GT(r.summary().allocated(), 0u);
+  EXPECT_EQ(r.raw_format(), v1::RAW_STATS_FORMAT_JSON);
+  EXPECT_EQ(r.raw().front(), '{');
+}
+
+TEST_F(MemoryProfileServiceTest, ServerStopsWhenIdleAndRestartsOnDemand) {
+  grpc::ClientContext c1;
+  v1::StatusResponse r;
+  ASSERT_TRUE(stub_->Status(&c1, {}, &r).ok());
+  ASSERT_TRUE(server_->serving());
+  EXPECT_TRUE(WaitFor([&] { server_->Tick(); return !server_->serving(); },
+                      std::chrono::seconds(5)));
+  Connect();
+  grpc::ClientContext c2;
+  EXPECT_TRUE(stub_->Status(&c2, {}, &r).ok());
+}
+
+}  // namespace
+}  // namespace memprof::agent

@@ -1,0 +1,46 @@
+// Runs on jemalloc whose heap profiling was not enabled at start-up
+// (opt.prof=false, the jemalloc default).
+#include <gtest/gtest.h>
+
+#include "agent/allocator.h"
+#include "agent/dump_streamer.h"
+#include "agent/profiling_controller.h"
+
+namespace memprof::agent {
+namespace {
+
+TEST(ProfilingOffTest, InfoShowsSupportedButNotEnabled) {
+  auto allocator = DetectAllocator();
+  AllocatorInfo info = allocator->Info();
+  EXPECT_EQ(info.kind, AllocatorKind::kJemalloc);
+  EXPECT_TRUE(info.profiling_supported);
+  EXPECT_FALSE(info.profiling_enabled);
+  EXPECT_FALSE(info.profiling_active);
+  EXPECT_EQ(info.sample_interval_bytes, 0u);
+}
+
+TEST(ProfilingOffTest, ActivateAndDumpExplainHowToRestart) {
+  auto allocator = DetectAllocator();
+  ProfilingController controller(*allocator);
+  DumpStreamer dumps(*allocator, 1);
+  auto activate = controller.Activate(std::nullopt);
+  auto dump = dumps.Dump();
+  for (const Error& e : {activate.error(), dump.error()}) {
+    EXPECT_EQ(e.code, ErrorCode::kFailedPrecondition);
+    EXPECT_NE(e.message.find("not enabled when the process started"), std::string::npos);
+    EXPECT_NE(e.message.find("MALLOC_CONF=prof:true,prof_active:false"), std::string::npos);
+    EXPECT_NE(e.message.find("memprofctl run"), std::string::npos);
+  }
+  EXPECT_FALSE(controller.Deactivate());
+  EXPECT_EQ(dumps.DumpsServed(), 0u);
+}
+
+TEST(ProfilingOffTest, StatisticsStillWork) {
+  auto allocator = DetectAllocator();
+  auto summary = allocator->Summary();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_GT(summary->allocated, 0u);
+}
+
+}  // namespace
+}  // namespace memprof::agent
