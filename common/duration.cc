@@ -24,6 +24,10 @@ Error Invalid(std::string_view text, std::string_view why) {
 
 // Reads one "<digits><unit>" term from the front of `rest`, advancing it.
 Result<int64_t> ParseTerm(std::string_view text, std::string_view& rest) {
+  // from_chars would accept a sign; a duration never has one.
+  if (rest.front() == '-' || rest.front() == '+') {
+    return Fail(Invalid(text, "a duration cannot be negative or signed; " + std::string(kExamples)));
+  }
   int64_t value = 0;
   auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
   if (ec == std::errc::result_out_of_range) return Fail(Invalid(text, "number too large"));

@@ -47,6 +47,14 @@ TEST(DurationTest, RejectsGarbage) {
   }
 }
 
+TEST(DurationTest, RejectsSignsWithoutOverflow) {
+  for (const char* text : {"-5s", "+5s", "1h-5m", "-9223372036854775807ms"}) {
+    auto r = ParseDuration(text);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message.find("negative or signed"), std::string::npos) << r.error().message;
+  }
+}
+
 TEST(DurationTest, EnforcesDefaultBounds) {
   EXPECT_FALSE(ParseDuration("0s"));
   EXPECT_FALSE(ParseDuration("999ms"));
