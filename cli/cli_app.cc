@@ -1,0 +1,186 @@
+#include "cli/cli_app.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <optional>
+
+#include "cli/commands/activate_command.h"
+#include "cli/commands/deactivate_command.h"
+#include "cli/commands/dump_command.h"
+#include "cli/commands/list_command.h"
+#include "cli/commands/stats_command.h"
+#include "cli/commands/status_command.h"
+#include "cli/exit_codes.h"
+#include "cli/grpc_profile_client.h"
+#include "cli/help_text.h"
+#include "cli/interrupt_watcher.h"
+#include "cli/logging.h"
+#include "cli/option_validators.h"
+#include "cli/usage_errors.h"
+#include "common/duration.h"
+#include "common/socket_path.h"
+#include "common/version.h"
+
+namespace memprof::cli {
+namespace {
+
+constexpr std::chrono::milliseconds kMinTimeout(100);
+constexpr std::chrono::milliseconds kMaxTimeout = std::chrono::hours(1);
+
+// The parsed command line: the CLI11 app and every command's options.
+struct CommandLine {
+  CLI::App app{RootDescription(), "memprofctl"};
+  int verbosity = 0;
+  std::string timeout = "10s";
+  ListOptions list;
+  StatusOptions status;
+  ActivateOptions activate;
+  DeactivateOptions deactivate;
+  DumpOptions dump;
+  StatsOptions stats;
+  RunOptions run;
+  CLI::App* list_cmd = nullptr;
+  CLI::App* status_cmd = nullptr;
+  CLI::App* activate_cmd = nullptr;
+  CLI::App* deactivate_cmd = nullptr;
+  CLI::App* dump_cmd = nullptr;
+  CLI::App* stats_cmd = nullptr;
+  CLI::App* run_cmd = nullptr;
+
+  CommandLine();
+};
+
+CommandLine::CommandLine() {
+  app.set_version_flag("--version", std::string("memprofctl ") + kVersion);
+  app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");
+  app.add_option("--timeout", timeout, "Deadline of each request to an agent (default 10s)")
+      ->check(DurationValidator(kMinTimeout, kMaxTimeout))
+      ->type_name("DURATION");
+  list_cmd = RegisterListCommand(app, list);
+  status_cmd = RegisterStatusCommand(app, status);
+  activate_cmd = RegisterActivateCommand(app, activate);
+  deactivate_cmd = RegisterDeactivateCommand(app, deactivate);
+  dump_cmd = RegisterDumpCommand(app, dump);
+  stats_cmd = RegisterStatsCommand(app, stats);
+  run_cmd = RegisterRunCommand(app);
+  for (CLI::App* cmd : {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, stats_cmd}) {
+    cmd->fallthrough();  // global options may follow the command name
+  }
+  // Set after the subcommands so they do not inherit these: leftovers reach
+  // the top level, where RunCli reports them with the valid choices.
+  app.require_subcommand(0, 1);
+  app.allow_extras();
+  app.footer(RootFooter());
+}
+
+// Parses; returns an exit code when there is nothing more to do.
+std::optional<int> Parse(CommandLine& cl, const std::vector<std::string>& args,
+                         const CliEnvironment& env) {
+  SplitArguments split = SplitRunArguments(cl.app, args);
+  if (split.run_command) cl.run.command = std::move(*split.run_command);
+  std::vector<std::string> reversed(split.cli_args.rbegin(), split.cli_args.rend());
+  try {
+    cl.app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    return cl.app.exit(e, *env.out, *env.err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cl.app.exit(e, *env.out, *env.err);
+  } catch (const CLI::CallForVersion& e) {
+    *env.out << e.what() << '\n';
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    LogError(ParseErrorMessage(cl.app, e));
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+// Rejects leftovers and a missing command.
+std::optional<int> CheckLeftovers(CommandLine& cl) {
+  const std::vector<std::string> extras = cl.app.remaining();
+  const auto parsed = cl.app.get_subcommands();
+  const CLI::App* command = parsed.empty() ? nullptr : parsed.front();
+  if (!extras.empty()) {
+    LogError(UnexpectedArgumentMessage(cl.app, command, extras.front()));
+    return kExitUsage;
+  }
+  if (command == nullptr) {
+    LogError("missing command (valid commands: " + ValidCommands(cl.app) +
+             "); run `memprofctl --help` for usage");
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+Result<void> Dispatch(const CommandLine& cl, TargetDiscovery& discovery, ProfileClient& client,
+                      const Console& console, std::stop_token stop) {
+  if (cl.list_cmd->parsed()) return RunList(cl.list, discovery, client, console.out);
+  if (cl.status_cmd->parsed()) return RunStatus(cl.status, discovery, client, console.out);
+  if (cl.activate_cmd->parsed()) return RunActivate(cl.activate, discovery, client, console.out);
+  if (cl.deactivate_cmd->parsed()) {
+    return RunDeactivate(cl.deactivate, discovery, client, console.out);
+  }
+  if (cl.dump_cmd->parsed()) return RunDump(cl.dump, discovery, client, console, std::move(stop));
+  if (cl.stats_cmd->parsed()) return RunStats(cl.stats, discovery, client, console.out);
+  return Fail(ErrorCode::kInternal, "no command to run");
+}
+
+int Finish(const Result<void>& result, std::ostream& out) {
+  if (!result) {
+    LogError(result.error().message);
+    return ExitCodeFor(result.error().code);
+  }
+  if (!out.flush()) {
+    LogError("cannot write to stdout");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
+  std::unique_ptr<InterruptWatcher> watcher;
+  if (env.watch_signals) {
+    auto started = InterruptWatcher::Start();
+    if (!started) return Finish(Fail(started.error()), *env.out);
+    watcher = std::move(*started);
+  }
+  const std::stop_token stop = watcher ? watcher->stop_token() : std::stop_token();
+  const auto timeout = ParseDuration(cl.timeout, kMinTimeout, kMaxTimeout);
+  auto client = env.make_client(timeout.value_or(std::chrono::seconds(10)), stop);
+  TargetDiscovery discovery(env.proc_root, env.socket_dir);
+  const Result<void> result = Dispatch(cl, discovery, *client, Console{*env.out, *env.err}, stop);
+  const int code = Finish(result, *env.out);
+  if (watcher && watcher->received_signal() != 0) {
+    InterruptWatcher::ReRaise(watcher->received_signal());
+  }
+  return code;
+}
+
+}  // namespace
+
+CliEnvironment ProductionEnvironment() {
+  CliEnvironment env;
+  env.out = &std::cout;
+  env.err = &std::cerr;
+  env.socket_dir = SocketDirectory();
+  env.make_client = [](std::chrono::milliseconds timeout, std::stop_token stop) {
+    return std::make_unique<GrpcProfileClient>(timeout, std::move(stop));
+  };
+  env.run_environment = CurrentRunEnvironment;
+  env.exec = ExecPlanNow;
+  return env;
+}
+
+int RunCli(const std::vector<std::string>& args, const CliEnvironment& env) {
+  ConfigureLogging(*env.err, 0);
+  CommandLine cl;
+  if (auto done = Parse(cl, args, env)) return *done;
+  ConfigureLogging(*env.err, cl.verbosity);
+  if (auto done = CheckLeftovers(cl)) return *done;
+  if (cl.run_cmd->parsed()) {
+    return Finish(RunRun(cl.run, env.run_environment(), env.exec), *env.out);
+  }
+  return RunTargetCommand(cl, env);
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,49 @@
+#include "cli/commands/deactivate_command.h"
+
+#include "cli/commands/profiling_format.h"
+#include "cli/human_format.h"
+
+namespace memprof::cli {
+
+CLI::App* RegisterDeactivateCommand(CLI::App& app, DeactivateOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "deactivate", "Stop sampling allocations; samples collected so far are kept for `dump`");
+  AddPidOption(*cmd, options.target);
+  AddJsonFlag(*cmd, options.target.json);
+  cmd->footer("Examples:\n  memprofctl deactivate --pid 1234\n");
+  return cmd;
+}
+
+Result<void> RunDeactivate(const DeactivateOptions& options, TargetDiscovery& discovery,
+                           ProfileClient& client, std::ostream& out) {
+  auto target = discovery.Resolve(options.target.pid);
+  if (!target) return Fail(target.error());
+  auto response = client.Deactivate(*target);
+  if (!response) return Fail(response.error());
+  if (options.target.json) {
+    out << DeactivationToJson(*response, target->pid).dump(2) << '\n';
+  } else {
+    out << DescribeDeactivation(*response, target->pid, std::chrono::system_clock::now()) << '\n';
+  }
+  return {};
+}
+
+std::string DescribeDeactivation(const memprof::v1::DeactivateResponse& response, pid_t pid,
+                                 std::chrono::system_clock::time_point now) {
+  const std::string who = "pid " + std::to_string(pid) + ": ";
+  constexpr char kKept[] = "; samples collected so far are kept";
+  if (!response.previous().active()) return who + "profiling already inactive" + kKept;
+  const int64_t end = response.previous().window_end_unix_ms();
+  const std::string was =
+      end == 0 ? std::string("was active")
+               : "was active until " + FormatLocalTime(end) + ", " + FormatRelative(end, now);
+  return who + "profiling deactivated (" + was + ")" + kKept;
+}
+
+nlohmann::json DeactivationToJson(const memprof::v1::DeactivateResponse& response, pid_t pid) {
+  return {{"pid", pid},
+          {"previous", ProfilingStateToJson(response.previous())},
+          {"current", ProfilingStateToJson(response.current())}};
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,40 @@
+#ifndef MEMPROF_CLI_COMMANDS_DUMP_COMMAND_H_
+#define MEMPROF_CLI_COMMANDS_DUMP_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <stop_token>
+#include <string>
+
+#include "cli/commands/target_options.h"
+#include "cli/console.h"
+#include "cli/dump_receiver.h"
+#include "cli/profile_client.h"
+#include "cli/target_discovery.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// `memprofctl dump [--pid N] --out FILE|- [--json]`: stream a heap profile
+// (jemalloc heap_v2) from the agent into FILE, or to stdout for "-".
+struct DumpOptions {
+  TargetOptions target;
+  std::string out;
+};
+
+CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options);
+
+// The output file is created (as a temp file next to FILE) before the agent
+// is contacted, written chunk by chunk, verified against the trailer (size,
+// SHA-256), then fsynced and renamed into place. On any failure, or when
+// `stop` is requested (SIGINT/SIGTERM), the temp file is removed and FILE is
+// untouched. The human summary goes to console.err, --json to console.out.
+[[nodiscard]] Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery,
+                                   ProfileClient& client, const Console& console,
+                                   std::stop_token stop);
+
+nlohmann::json DumpSummaryToJson(const DumpSummary& summary, pid_t pid, const std::string& path);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COMMANDS_DUMP_COMMAND_H_

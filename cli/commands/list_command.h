@@ -1,0 +1,54 @@
+#ifndef MEMPROF_CLI_COMMANDS_LIST_COMMAND_H_
+#define MEMPROF_CLI_COMMANDS_LIST_COMMAND_H_
+
+#include <sys/types.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/profile_client.h"
+#include "cli/target_discovery.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// `memprofctl list [--json]`: every process with an agent socket, and its state.
+struct ListOptions {
+  bool json = false;
+};
+
+// One line of `list`; the fields of an unreachable agent keep their zero
+// values ("unknown" allocator) and `problem` says why.
+struct ListRow {
+  pid_t pid = 0;
+  uid_t uid = 0;
+  std::string user;
+  std::string command;
+  std::string allocator = "unknown";
+  std::string profiling = "-";  // see ProfilingState()
+  bool profiling_enabled = false;
+  bool profiling_active = false;
+  std::string agent_version;
+  std::string socket;
+  std::string problem;  // "" when the agent answered
+};
+
+CLI::App* RegisterListCommand(CLI::App& app, ListOptions& options);
+
+// Asks each live agent for its Status; stale sockets and unreachable agents
+// become rows with a problem, not errors.
+[[nodiscard]] Result<void> RunList(const ListOptions& options, TargetDiscovery& discovery,
+                                   ProfileClient& client, std::ostream& out);
+
+ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client);
+
+nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& socket_dir);
+
+void PrintList(const std::vector<ListRow>& rows, const std::string& socket_dir, std::ostream& out);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COMMANDS_LIST_COMMAND_H_

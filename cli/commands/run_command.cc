@@ -1,0 +1,95 @@
+#include "cli/commands/run_command.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "cli/logging.h"
+
+namespace memprof::cli {
+namespace {
+
+std::vector<char*> PointerArray(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+// Index of the first argument that is not a global option or its value
+// (args.size() if none).
+size_t FindCommandName(const CLI::App& app, const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") return args.size();
+    if (arg.size() < 2 || arg[0] != '-') return i;
+    const bool inline_value = arg.find('=') != std::string::npos;
+    const CLI::Option* opt = app.get_option_no_throw(arg.substr(0, arg.find('=')));
+    if (opt != nullptr && opt->get_items_expected_min() > 0 && !inline_value)
+      ++i;  // skip its value
+  }
+  return args.size();
+}
+
+}  // namespace
+
+CLI::App* RegisterRunCommand(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Start CMD with the memprof agent (and jemalloc if needed) preloaded, ready to profile");
+  cmd->footer(
+      "Usage: memprofctl run [--] CMD [ARGS...]\n\n"
+      "CMD replaces memprofctl (same pid). LD_PRELOAD gets jemalloc (unless CMD already uses it)\n"
+      "and libmemprof_agent.so; MALLOC_CONF gets prof:true,prof_active:false merged with yours.\n"
+      "Libraries: $MEMPROF_AGENT_LIB and $MEMPROF_JEMALLOC_LIB override the built-in paths.\n\n"
+      "Examples:\n"
+      "  memprofctl run -- ./my-server --port 8080\n"
+      "  MALLOC_CONF=lg_prof_sample:17 memprofctl run -- redis-server\n");
+  return cmd;
+}
+
+SplitArguments SplitRunArguments(const CLI::App& app, const std::vector<std::string>& args) {
+  const size_t at = FindCommandName(app, args);
+  if (at == args.size() || args[at] != "run") return {args, std::nullopt};
+  SplitArguments split{{args.begin(), args.begin() + static_cast<std::ptrdiff_t>(at) + 1}, {}};
+  size_t rest = at + 1;
+  if (rest < args.size() && (args[rest] == "-h" || args[rest] == "--help")) {
+    split.cli_args.push_back(args[rest]);
+  }
+  if (rest < args.size() && args[rest] == "--") ++rest;
+  split.run_command.emplace(args.begin() + static_cast<std::ptrdiff_t>(rest), args.end());
+  return split;
+}
+
+Result<void> RunRun(const RunOptions& options, const RunEnvironment& env, const Executor& exec) {
+  if (options.command.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "run: missing command; usage: memprofctl run [--] CMD [ARGS...]");
+  }
+  auto plan = PlanRun(options.command, env);
+  if (!plan) return Fail(plan.error());
+  for (const std::string& warning : plan->warnings) Log().warn("{}", warning);
+  Log().info("starting {} with LD_PRELOAD={} MALLOC_CONF={}", plan->path, plan->ld_preload,
+             plan->malloc_conf);
+  return exec(*plan);
+}
+
+Result<void> ExecPlanNow(const ExecPlan& plan) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::vector<char*> argv = PointerArray(plan.argv);
+  std::vector<char*> envp = PointerArray(plan.env);
+  ::execve(plan.path.c_str(), argv.data(), envp.data());
+  const int err = errno;
+  const ErrorCode code = err == EACCES || err == EPERM ? ErrorCode::kPermissionDenied
+                         : err == ENOENT               ? ErrorCode::kInvalidArgument
+                                                       : ErrorCode::kInternal;
+  return Fail(code, "cannot execute " + plan.path + ": " + std::strerror(err));
+}
+
+}  // namespace memprof::cli

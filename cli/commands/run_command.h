@@ -1,0 +1,45 @@
+#ifndef MEMPROF_CLI_COMMANDS_RUN_COMMAND_H_
+#define MEMPROF_CLI_COMMANDS_RUN_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/run_planner.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// `memprofctl run [--] CMD [ARGS...]`: exec CMD (same pid) with the agent and,
+// if needed, jemalloc preloaded and MALLOC_CONF ready for profiling.
+struct RunOptions {
+  std::vector<std::string> command;  // CMD ARGS..., taken verbatim
+};
+
+// Replaces the current process with the plan; returns only on failure.
+using Executor = std::function<Result<void>(const ExecPlan& plan)>;
+
+// Registers `run` (for parsing its -h and for the help listing). CMD and its
+// arguments never go through CLI11: see SplitRunArguments().
+CLI::App* RegisterRunCommand(CLI::App& app);
+
+// memprofctl's arguments split at `run`: everything after `run` (minus one
+// leading `--`) is CMD ARGS..., verbatim, even if it looks like one of our
+// options. `cli_args` keeps the global options, `run` and a `run -h/--help`.
+struct SplitArguments {
+  std::vector<std::string> cli_args;
+  std::optional<std::vector<std::string>> run_command;  // set when the command is `run`
+};
+SplitArguments SplitRunArguments(const CLI::App& app, const std::vector<std::string>& args);
+
+[[nodiscard]] Result<void> RunRun(const RunOptions& options, const RunEnvironment& env,
+                                  const Executor& exec);
+
+// The real Executor: flushes output and execve()s.
+[[nodiscard]] Result<void> ExecPlanNow(const ExecPlan& plan);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COMMANDS_RUN_COMMAND_H_

@@ -1,0 +1,116 @@
+#include "cli/commands/status_command.h"
+
+#include <string>
+#include <vector>
+
+#include "cli/commands/profiling_format.h"
+#include "cli/human_format.h"
+#include "cli/text_table.h"
+#include "cli/user_name.h"
+
+namespace memprof::cli {
+namespace {
+
+using memprof::v1::StatusResponse;
+
+std::string YesNo(bool value) { return value ? "yes" : "no"; }
+
+std::string CommandLine(const StatusResponse& status) {
+  std::string line;
+  for (const std::string& arg : status.command_line()) line += (line.empty() ? "" : " ") + arg;
+  return line.empty() ? status.executable() : line;
+}
+
+std::string AllocatorText(const StatusResponse& status) {
+  std::string text = AllocatorName(status.allocator());
+  if (!status.allocator_version().empty()) text += " " + status.allocator_version();
+  return text;
+}
+
+std::string ActiveText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
+  if (!status.profiling_active()) return "no (prof.active)";
+  return "yes, " + DescribeWindowEnd(status.window_end_unix_ms(), now);
+}
+
+std::string StartedText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
+  if (status.agent_started_unix_ms() == 0) return "unknown";
+  return FormatLocalTime(status.agent_started_unix_ms()) + " (" +
+         FormatRelative(status.agent_started_unix_ms(), now) + ")";
+}
+
+}  // namespace
+
+CLI::App* RegisterStatusCommand(CLI::App& app, StatusOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "status", "Show the process, its allocator and whether heap profiling is possible/active");
+  AddPidOption(*cmd, options.target);
+  AddJsonFlag(*cmd, options.target.json);
+  cmd->footer(
+      "Examples:\n"
+      "  memprofctl status --pid 1234\n"
+      "  memprofctl status --pid 1234 --json | jq .profiling_active\n");
+  return cmd;
+}
+
+Result<void> RunStatus(const StatusOptions& options, TargetDiscovery& discovery,
+                       ProfileClient& client, std::ostream& out) {
+  auto target = discovery.Resolve(options.target.pid);
+  if (!target) return Fail(target.error());
+  auto status = client.Status(*target);
+  if (!status) return Fail(status.error());
+  if (options.target.json) {
+    out << StatusToJson(*status, *target).dump(2) << '\n';
+  } else {
+    PrintStatus(*status, *target, std::chrono::system_clock::now(), out);
+  }
+  return {};
+}
+
+nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) {
+  return {
+      {"pid", target.pid},
+      {"executable", status.executable()},
+      {"command_line",
+       std::vector<std::string>(status.command_line().begin(), status.command_line().end())},
+      {"uid", status.uid()},
+      {"agent_version", status.agent_version()},
+      {"allocator", AllocatorName(status.allocator())},
+      {"allocator_version", status.allocator_version()},
+      {"profiling_supported", status.profiling_supported()},
+      {"profiling_enabled", status.profiling_enabled()},
+      {"profiling_active", status.profiling_active()},
+      {"sample_interval_bytes", status.sample_interval_bytes()},
+      {"malloc_conf", status.malloc_conf()},
+      {"window_end_unix_ms", status.window_end_unix_ms()},
+      {"dumps_served", status.dumps_served()},
+      {"rss_bytes", status.rss_bytes()},
+      {"agent_started_unix_ms", status.agent_started_unix_ms()},
+      {"socket", target.socket_path},
+  };
+}
+
+void PrintStatus(const StatusResponse& status, const Target& target,
+                 std::chrono::system_clock::time_point now, std::ostream& out) {
+  TextTable table;
+  table.AddRow({"pid:", std::to_string(target.pid)});
+  table.AddRow({"command:", CommandLine(status)});
+  table.AddRow({"executable:", status.executable()});
+  table.AddRow({"user:", UserName(status.uid()) + " (uid " + std::to_string(status.uid()) + ")"});
+  table.AddRow({"allocator:", AllocatorText(status)});
+  table.AddRow({"profiling support:", YesNo(status.profiling_supported()) + " (config.prof)"});
+  table.AddRow({"profiling enabled:", YesNo(status.profiling_enabled()) + " (opt.prof)"});
+  table.AddRow({"profiling active:", ActiveText(status, now)});
+  table.AddRow({"sample interval:", status.sample_interval_bytes() == 0
+                                        ? std::string("n/a")
+                                        : FormatBytes(status.sample_interval_bytes())});
+  table.AddRow({"MALLOC_CONF:", status.malloc_conf().empty() ? "(unset)" : status.malloc_conf()});
+  table.AddRow({"dumps served:", std::to_string(status.dumps_served())});
+  table.AddRow({"RSS:", FormatBytes(status.rss_bytes())});
+  table.AddRow({"agent version:", status.agent_version()});
+  table.AddRow({"agent started:", StartedText(status, now)});
+  table.AddRow({"socket:", target.socket_path});
+  table.Print(out);
+  if (auto hint = ProfilingHint(status)) out << "hint: " << *hint << '\n';
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,20 @@
+#include "cli/commands/target_options.h"
+
+#include "cli/option_validators.h"
+
+namespace memprof::cli {
+
+CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
+  return command
+      .add_option("--pid", options.pid,
+                  "Process to talk to (default: $MEMPROF_PID, else the only process with an agent)")
+      ->envname("MEMPROF_PID")
+      ->check(PidValidator())
+      ->type_name("N");
+}
+
+CLI::Option* AddJsonFlag(CLI::App& command, bool& json) {
+  return command.add_flag("--json", json, "Machine-readable output (snake_case keys, fixed types)");
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,32 @@
+#include "cli/help_text.h"
+
+#include "cli/exit_codes.h"
+
+namespace memprof::cli {
+
+std::string RootDescription() {
+  return "memprofctl - look inside the heap of a running jemalloc process: activate heap\n"
+         "profiling, stream heap profiles and read allocator statistics through the\n"
+         "process's memprof agent (a Unix socket per process).";
+}
+
+std::string RootFooter() {
+  return "Target selection (status, activate, deactivate, dump, stats):\n"
+         "  --pid N, else $MEMPROF_PID, else the only process with an agent.\n\n"
+         "Environment:\n"
+         "  MEMPROF_SOCKET_DIR    where agents put their sockets (default /tmp/memprof)\n"
+         "  MEMPROF_PID           default target pid\n"
+         "  MEMPROF_AGENT_LIB     agent library for `run` (default: found next to memprofctl)\n"
+         "  MEMPROF_JEMALLOC_LIB  jemalloc library for `run`\n\n" +
+         ExitCodeHelp() +
+         "\nExamples:\n"
+         "  memprofctl run -- ./my-server &                # start with the agent preloaded\n"
+         "  memprofctl list                                # processes with an agent\n"
+         "  memprofctl activate --pid 1234 --for 10m       # sample allocations for 10 minutes\n"
+         "  memprofctl dump --pid 1234 --out profile.heap  # stream a heap profile\n"
+         "  memprofctl stats --pid 1234 --json             # allocator statistics for scripts\n"
+         "  jeprof --text /proc/1234/exe profile.heap      # read the profile\n\n"
+         "Run `memprofctl COMMAND --help` for the options of a command.\n";
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,34 @@
+#include "cli/option_validators.h"
+
+#include <charconv>
+#include <climits>
+#include <string>
+
+#include "common/duration.h"
+
+namespace memprof::cli {
+
+CLI::Validator DurationValidator(std::chrono::milliseconds min, std::chrono::milliseconds max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        auto parsed = ParseDuration(text, min, max);
+        return parsed ? std::string() : parsed.error().message;
+      },
+      "");
+}
+
+CLI::Validator PidValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        long value = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0 ||
+            value > INT_MAX) {
+          return "invalid pid '" + text + "': expected a positive process id";
+        }
+        return std::string();
+      },
+      "");
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,20 @@
+#ifndef MEMPROF_CLI_OPTION_VALIDATORS_H_
+#define MEMPROF_CLI_OPTION_VALIDATORS_H_
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+
+namespace memprof::cli {
+
+// CLI11 validators, so that bad values are usage errors (exit 2) found while
+// parsing, before anything is contacted.
+
+// A duration with a unit ("30s", "5m", "1h30m") within [min, max] (ParseDuration).
+CLI::Validator DurationValidator(std::chrono::milliseconds min, std::chrono::milliseconds max);
+
+// A positive process id.
+CLI::Validator PidValidator();
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_OPTION_VALIDATORS_H_

@@ -1,0 +1,118 @@
+#include "cli/atomic_file_writer.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <optional>
+
+#include "cli_test_util.h"
+
+namespace memprof::cli {
+namespace {
+
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+
+TEST(AtomicFileWriterTest, CommitRenamesTheTempFileIntoPlace) {
+  TempDir dir;
+  const std::string path = dir.Join("profile.heap");
+  auto writer = AtomicFileWriter::Create(path);
+  ASSERT_TRUE(writer) << writer.error().message;
+  EXPECT_EQ(DirectoryOf(writer->temp_path()), dir.path());
+  EXPECT_EQ(writer->temp_path().rfind(dir.Join(".profile.heap.")), 0u) << writer->temp_path();
+  ASSERT_TRUE(writer->Write("heap_v2/524288\n"));
+  ASSERT_TRUE(writer->Write("more"));
+  // Nothing visible under the final name before Commit().
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);
+  ASSERT_TRUE(writer->Commit());
+  EXPECT_EQ(ReadFile(path), "heap_v2/524288\nmore");
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"profile.heap"});
+}
+
+TEST(AtomicFileWriterTest, FinalModeIs0644MinusUmask) {
+  TempDir dir;
+  const mode_t old_mask = ::umask(027);
+  auto writer = AtomicFileWriter::Create(dir.Join("f"));
+  ::umask(old_mask);
+  ASSERT_TRUE(writer);
+  struct stat st {};
+  ASSERT_EQ(::stat(writer->temp_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);  // private while being written
+  ASSERT_TRUE(writer->Commit());
+  ASSERT_EQ(::stat(dir.Join("f").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+}
+
+TEST(AtomicFileWriterTest, DestroyingWithoutCommitLeavesNothingAndKeepsTheOldFile) {
+  TempDir dir;
+  const std::string path = dir.Join("profile.heap");
+  WriteFile(path, "old contents");
+  {
+    auto writer = AtomicFileWriter::Create(path);
+    ASSERT_TRUE(writer);
+    ASSERT_TRUE(writer->Write("partial new contents"));
+    EXPECT_EQ(dir.List().size(), 2u);
+  }
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"profile.heap"});
+  EXPECT_EQ(ReadFile(path), "old contents");
+}
+
+TEST(AtomicFileWriterTest, MovedFromWriterDoesNotDeleteTheTempFile) {
+  TempDir dir;
+  std::optional<AtomicFileWriter> moved;
+  {
+    auto writer = AtomicFileWriter::Create(dir.Join("f"));
+    ASSERT_TRUE(writer);
+    moved.emplace(std::move(*writer));
+  }  // destroys the moved-from writer
+  ASSERT_TRUE(moved->Write("x"));
+  ASSERT_TRUE(moved->Commit());
+  EXPECT_EQ(ReadFile(dir.Join("f")), "x");
+}
+
+TEST(AtomicFileWriterTest, MissingDirectoryFailsNamingThePath) {
+  TempDir dir;
+  const std::string path = dir.Join("no/such/dir/profile.heap");
+  auto writer = AtomicFileWriter::Create(path);
+  ASSERT_FALSE(writer);
+  EXPECT_EQ(writer.error().code, ErrorCode::kInternal);
+  EXPECT_NE(writer.error().message.find(dir.Join("no/such/dir")), std::string::npos)
+      << writer.error().message;
+}
+
+TEST(AtomicFileWriterTest, DirectoryAsDestinationIsAUsageError) {
+  TempDir dir;
+  auto writer = AtomicFileWriter::Create(dir.path());
+  ASSERT_FALSE(writer);
+  EXPECT_EQ(writer.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(dir.List().empty());
+}
+
+TEST(AtomicFileWriterTest, UnwritableDirectoryIsPermissionDenied) {
+  // sysfs refuses new files even to root.
+  auto writer = AtomicFileWriter::Create("/sys/memprof-test.heap");
+  ASSERT_FALSE(writer);
+  EXPECT_EQ(writer.error().code, ErrorCode::kPermissionDenied) << writer.error().message;
+  EXPECT_NE(writer.error().message.find("/sys"), std::string::npos);
+}
+
+TEST(AtomicFileWriterTest, ReadOnlyDirectoryForNonRootIsPermissionDenied) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  TempDir dir;
+  const std::string sub = dir.Join("ro");
+  ASSERT_EQ(::mkdir(sub.c_str(), 0555), 0);
+  auto writer = AtomicFileWriter::Create(sub + "/f");
+  ASSERT_FALSE(writer);
+  EXPECT_EQ(writer.error().code, ErrorCode::kPermissionDenied);
+}
+
+TEST(AtomicFileWriterTest, DirectoryOf) {
+  EXPECT_EQ(DirectoryOf("profile.heap"), ".");
+  EXPECT_EQ(DirectoryOf("/profile.heap"), "/");
+  EXPECT_EQ(DirectoryOf("a/b/c"), "a/b");
+}
+
+}  // namespace
+}  // namespace memprof::cli

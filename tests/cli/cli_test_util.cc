@@ -1,0 +1,80 @@
+#include "cli_test_util.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace memprof::cli::testing {
+
+TempDir::TempDir() {
+  char pattern[] = "/tmp/mpcli.XXXXXX";
+  if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::vector<std::string> TempDir::List() const {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void MakeDirs(const std::string& path) { std::filesystem::create_directories(path); }
+
+void WriteFile(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+void MakeSocketFile(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (fd < 0 || path.size() >= sizeof(addr.sun_path)) throw std::runtime_error("bad socket path");
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const int rc = ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
+  ::close(fd);
+  if (rc != 0) throw std::runtime_error("bind " + path + ": " + std::strerror(errno));
+}
+
+void MakeProcEntry(const std::string& proc_root, pid_t pid, const std::string& name,
+                   const std::vector<pid_t>& ns_pids, uid_t uid,
+                   const std::vector<std::string>& cmdline) {
+  const std::string dir = proc_root + "/" + std::to_string(pid);
+  MakeDirs(dir);
+  std::string nspid = "NSpid:\t" + std::to_string(pid);
+  for (pid_t p : ns_pids) nspid += "\t" + std::to_string(p);
+  const std::string u = std::to_string(uid);
+  WriteFile(dir + "/status", "Name:\t" + name + "\nUmask:\t0022\nState:\tS (sleeping)\nPid:\t" +
+                                 std::to_string(pid) + "\nPPid:\t1\nUid:\t" + u + "\t" + u + "\t" +
+                                 u + "\t" + u + "\n" + nspid +
+                                 "\nVmRSS:\t    1024 kB\nThreads:\t2\n");
+  std::string args;
+  for (const std::string& a : cmdline) args += a + '\0';
+  WriteFile(dir + "/cmdline", args);
+}
+
+}  // namespace memprof::cli::testing

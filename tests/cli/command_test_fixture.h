@@ -1,0 +1,42 @@
+#ifndef MEMPROF_TESTS_CLI_COMMAND_TEST_FIXTURE_H_
+#define MEMPROF_TESTS_CLI_COMMAND_TEST_FIXTURE_H_
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "cli/target_discovery.h"
+#include "cli_test_util.h"
+#include "fake_profile_client.h"
+
+namespace memprof::cli::testing {
+
+// A fake /proc and socket directory with one agent (pid 42, "demo"), a fake
+// client and captured output, for testing Run<Command>() functions.
+class CommandTest : public ::testing::Test {
+ protected:
+  static constexpr pid_t kPid = 42;
+
+  TempDir tmp_;
+  std::string proc_ = tmp_.Join("proc");
+  std::string sockets_ = tmp_.Join("s");
+  TargetDiscovery discovery_{proc_, sockets_};
+  FakeProfileClient client_;
+  std::ostringstream out_;
+  std::ostringstream err_;
+
+  void SetUp() override {
+    MakeDirs(proc_);
+    MakeDirs(sockets_);
+    AddAgent(kPid, "demo");
+  }
+  void AddAgent(pid_t pid, const std::string& name) {
+    MakeProcEntry(proc_, pid, name, {}, 1000, {"./" + name, "--leak"});
+    MakeSocketFile(sockets_ + "/" + std::to_string(pid) + ".sock");
+  }
+};
+
+}  // namespace memprof::cli::testing
+
+#endif  // MEMPROF_TESTS_CLI_COMMAND_TEST_FIXTURE_H_

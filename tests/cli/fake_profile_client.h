@@ -1,0 +1,75 @@
+#ifndef MEMPROF_TESTS_CLI_FAKE_PROFILE_CLIENT_H_
+#define MEMPROF_TESTS_CLI_FAKE_PROFILE_CLIENT_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/profile_client.h"
+
+namespace memprof::cli::testing {
+
+// A scripted ProfileClient: each RPC returns the configured result and
+// records what it was asked.
+class FakeProfileClient : public ProfileClient {
+ public:
+  Result<memprof::v1::StatusResponse> status_result = memprof::v1::StatusResponse();
+  Result<memprof::v1::ActivateResponse> activate_result = memprof::v1::ActivateResponse();
+  Result<memprof::v1::DeactivateResponse> deactivate_result = memprof::v1::DeactivateResponse();
+  Result<memprof::v1::StatsResponse> stats_result = memprof::v1::StatsResponse();
+  std::vector<memprof::v1::DumpChunk> dump_chunks;
+  Result<void> dump_result;  // returned after all chunks were sunk
+  // Called before chunk `index` is handed to the sink; a failure ends Dump with it.
+  std::function<Result<void>(size_t index)> before_chunk;
+
+  int calls = 0;
+  std::vector<Target> targets;
+  memprof::v1::ActivateRequest last_activate;
+  memprof::v1::StatsRequest last_stats;
+
+  Result<memprof::v1::StatusResponse> Status(const Target& target) override {
+    Record(target);
+    return status_result;
+  }
+  Result<memprof::v1::ActivateResponse> Activate(
+      const Target& target, const memprof::v1::ActivateRequest& request) override {
+    Record(target);
+    last_activate = request;
+    return activate_result;
+  }
+  Result<memprof::v1::DeactivateResponse> Deactivate(const Target& target) override {
+    Record(target);
+    return deactivate_result;
+  }
+  Result<memprof::v1::StatsResponse> Stats(const Target& target,
+                                           const memprof::v1::StatsRequest& request) override {
+    Record(target);
+    last_stats = request;
+    return stats_result;
+  }
+  Result<void> Dump(const Target& target, const memprof::v1::DumpRequest&,
+                    const DumpChunkSink& sink) override {
+    Record(target);
+    for (size_t i = 0; i < dump_chunks.size(); ++i) {
+      if (before_chunk) {
+        if (auto ok = before_chunk(i); !ok) return ok;
+      }
+      if (auto ok = sink(dump_chunks[i]); !ok) return ok;
+    }
+    return dump_result;
+  }
+
+ private:
+  void Record(const Target& target) {
+    ++calls;
+    targets.push_back(target);
+  }
+};
+
+// A well-formed Dump stream of `data` split into `chunk_size` pieces.
+std::vector<memprof::v1::DumpChunk> MakeDumpStream(const std::string& data, size_t chunk_size,
+                                                   int32_t pid = 42);
+
+}  // namespace memprof::cli::testing
+
+#endif  // MEMPROF_TESTS_CLI_FAKE_PROFILE_CLIENT_H_

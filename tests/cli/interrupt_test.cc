@@ -1,0 +1,98 @@
+// Signal handling, in its own executable: death tests fork, which is only
+// safe while the process has a single thread.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+
+#include "cli/cli_app.h"
+#include "cli/interrupt_watcher.h"
+#include "cli_test_util.h"
+#include "forwarding_client.h"
+
+namespace memprof::cli {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Blocks until `stop` is requested (bounded, so a bug fails instead of hanging).
+bool WaitForStop(const std::stop_token& stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  return cv.wait_for(lock, stop, std::chrono::seconds(20), [] { return false; }) ||
+         stop.stop_requested();
+}
+
+bool Blocked(int signal) {
+  sigset_t mask;
+  ::pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+  return sigismember(&mask, signal) == 1;
+}
+
+TEST(InterruptWatcherTest, SignalBecomesAStopRequest) {
+  auto watcher = InterruptWatcher::Start();
+  ASSERT_TRUE(watcher) << watcher.error().message;
+  EXPECT_TRUE(Blocked(SIGINT) && Blocked(SIGTERM));
+  EXPECT_EQ((*watcher)->received_signal(), 0);
+  ASSERT_EQ(::kill(::getpid(), SIGTERM), 0);  // would kill us were it not watched
+  EXPECT_TRUE(WaitForStop((*watcher)->stop_token()));
+  EXPECT_EQ((*watcher)->received_signal(), SIGTERM);
+  watcher->reset();
+  EXPECT_FALSE(Blocked(SIGINT) || Blocked(SIGTERM));  // the mask is restored
+}
+
+// Runs `memprofctl dump` through RunCli with a fake agent that sends part of
+// a profile, then gets the signal, as Ctrl-C would deliver it mid-stream.
+void DumpAndGetSignal(const std::string& root, int signal) {
+  testing::FakeProfileClient fake;
+  fake.dump_chunks = testing::MakeDumpStream(std::string(100000, 'p'), 4096);
+  CliEnvironment env;
+  env.out = &std::cout;
+  env.err = &std::cerr;
+  env.proc_root = root + "/proc";
+  env.socket_dir = root + "/s";
+  env.make_client = [&fake, signal](milliseconds, std::stop_token stop) {
+    fake.before_chunk = [stop, signal](size_t i) -> Result<void> {
+      if (i != 5) return {};
+      ::kill(::getpid(), signal);
+      if (!WaitForStop(stop)) return Fail(ErrorCode::kInternal, "stop never requested");
+      return Fail(ErrorCode::kCancelled, "cancelled");
+    };
+    return std::make_unique<testing::ForwardingClient>(fake);
+  };
+  std::exit(RunCli({"dump", "--pid", "42", "--out", root + "/out/profile.heap"}, env));
+}
+
+class InterruptedDumpTest : public ::testing::TestWithParam<int> {
+ protected:
+  testing::TempDir tmp_;
+
+  void SetUp() override {
+    testing::MakeDirs(tmp_.Join("out"));
+    testing::MakeDirs(tmp_.Join("s"));
+    testing::MakeProcEntry(tmp_.Join("proc"), 42, "demo");
+    testing::MakeSocketFile(tmp_.Join("s/42.sock"));
+  }
+};
+
+TEST_P(InterruptedDumpTest, RemovesTheTempFileAndDiesByTheSignal) {
+  GTEST_FLAG_SET(death_test_style, "fast");
+  const int signal = GetParam();
+  EXPECT_EXIT(DumpAndGetSignal(tmp_.path(), signal), ::testing::KilledBySignal(signal),
+              "memprofctl: error: dump interrupted; .*profile.heap was not written");
+  // The child had written several chunks to .profile.heap.XXXXXX; nothing may remain.
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp_.Join("out"))) {
+    left.push_back(entry.path().filename().string());
+  }
+  EXPECT_TRUE(left.empty()) << left.front();
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, InterruptedDumpTest, ::testing::Values(SIGINT, SIGTERM));
+
+}  // namespace
+}  // namespace memprof::cli

@@ -1,0 +1,102 @@
+#include "cli/commands/list_command.h"
+
+#include "command_test_fixture.h"
+
+namespace memprof::cli {
+namespace {
+
+class ListCommandTest : public testing::CommandTest {};
+
+memprof::v1::StatusResponse Status(bool enabled, bool active) {
+  memprof::v1::StatusResponse s;
+  s.set_allocator(memprof::v1::ALLOCATOR_KIND_JEMALLOC);
+  s.set_profiling_supported(true);
+  s.set_profiling_enabled(enabled);
+  s.set_profiling_active(active);
+  s.set_agent_version("0.1.0");
+  return s;
+}
+
+TEST_F(ListCommandTest, ProfilingColumnValues) {
+  // Covered through BuildListRow so the list wording stays in one place.
+  SocketEntry entry{Target{42, "/s/42.sock", "demo"}, true, 1000, {}};
+  client_.status_result = Status(true, true);
+  EXPECT_EQ(BuildListRow(entry, client_).profiling, "active");
+  client_.status_result = Status(true, false);
+  EXPECT_EQ(BuildListRow(entry, client_).profiling, "inactive");
+  client_.status_result = Status(false, false);
+  EXPECT_EQ(BuildListRow(entry, client_).profiling, "off");
+  auto unsupported = Status(false, false);
+  unsupported.set_profiling_supported(false);
+  client_.status_result = unsupported;
+  EXPECT_EQ(BuildListRow(entry, client_).profiling, "unsupported");
+  memprof::v1::StatusResponse glibc;
+  glibc.set_allocator(memprof::v1::ALLOCATOR_KIND_GLIBC);
+  client_.status_result = glibc;
+  EXPECT_EQ(BuildListRow(entry, client_).profiling, "n/a");
+}
+
+TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
+  testing::MakeSocketFile(sockets_ + "/4000.sock");  // stale
+  client_.status_result = Status(true, false);
+  ASSERT_TRUE(RunList(ListOptions{true}, discovery_, client_, out_));
+  EXPECT_EQ(client_.calls, 1);  // the stale socket is not contacted
+  const auto j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["socket_dir"], sockets_);
+  ASSERT_EQ(j["targets"].size(), 2u);
+  for (const auto& t : j["targets"]) {
+    EXPECT_TRUE(t.at("pid").is_number_integer());
+    EXPECT_TRUE(t.at("uid").is_number_integer());
+    for (const char* key : {"user", "command", "allocator", "agent_version", "socket", "problem"}) {
+      EXPECT_TRUE(t.at(key).is_string()) << key;
+    }
+    EXPECT_TRUE(t.at("profiling_enabled").is_boolean());
+    EXPECT_TRUE(t.at("profiling_active").is_boolean());
+    EXPECT_EQ(t.size(), 10u);
+  }
+  const auto& live = j["targets"][0];
+  EXPECT_EQ(live["pid"], 42);
+  EXPECT_EQ(live["command"], "./demo --leak");
+  EXPECT_EQ(live["allocator"], "jemalloc");
+  EXPECT_EQ(live["problem"], "");
+  const auto& stale = j["targets"][1];
+  EXPECT_EQ(stale["pid"], 4000);
+  EXPECT_EQ(stale["allocator"], "unknown");
+  EXPECT_NE(stale["problem"].get<std::string>().find("stale socket"), std::string::npos);
+}
+
+TEST_F(ListCommandTest, UnreachableAgentBecomesAProblemNotAnError) {
+  client_.status_result = Fail(ErrorCode::kUnavailable, "stale socket x: nobody is listening");
+  ASSERT_TRUE(RunList(ListOptions{false}, discovery_, client_, out_));
+  const std::string text = out_.str();
+  EXPECT_NE(text.find("PID"), std::string::npos);
+  EXPECT_NE(text.find("problem: pid 42: stale socket x: nobody is listening"), std::string::npos)
+      << text;
+}
+
+TEST_F(ListCommandTest, TableHasTheContractColumns) {
+  client_.status_result = Status(true, true);
+  ASSERT_TRUE(RunList(ListOptions{false}, discovery_, client_, out_));
+  const std::string text = out_.str();
+  const std::string header = text.substr(0, text.find('\n'));
+  size_t at = 0;
+  for (const char* column : {"PID", "USER", "ALLOCATOR", "PROFILING", "AGENT", "COMMAND"}) {
+    const size_t found = header.find(column, at);
+    ASSERT_NE(found, std::string::npos) << column << " in " << header;
+    at = found;
+  }
+  EXPECT_NE(text.find("active"), std::string::npos);
+}
+
+TEST_F(ListCommandTest, NoAgentsIsNotAnError) {
+  testing::TempDir empty;
+  TargetDiscovery discovery(proc_, empty.path());
+  ASSERT_TRUE(RunList(ListOptions{false}, discovery, client_, out_));
+  EXPECT_EQ(out_.str(), "no memprof agents found in " + empty.path() + "\n");
+  std::ostringstream json;
+  ASSERT_TRUE(RunList(ListOptions{true}, discovery, client_, json));
+  EXPECT_EQ(nlohmann::json::parse(json.str())["targets"], nlohmann::json::array());
+}
+
+}  // namespace
+}  // namespace memprof::cli

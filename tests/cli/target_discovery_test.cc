@@ -1,0 +1,137 @@
+#include "cli/target_discovery.h"
+
+#include <gtest/gtest.h>
+
+#include "cli_test_util.h"
+
+namespace memprof::cli {
+namespace {
+
+using testing::MakeDirs;
+using testing::MakeProcEntry;
+using testing::MakeSocketFile;
+using testing::TempDir;
+using testing::WriteFile;
+
+class TargetDiscoveryTest : public ::testing::Test {
+ protected:
+  TempDir tmp_;
+  std::string proc_ = tmp_.Join("proc");
+  std::string sockets_ = tmp_.Join("s");
+  TargetDiscovery discovery_{proc_, sockets_};
+
+  void SetUp() override {
+    MakeDirs(proc_);
+    MakeDirs(sockets_);
+  }
+  void AddAgent(pid_t pid, const std::string& name) {
+    MakeProcEntry(proc_, pid, name, {}, 1000, {"/usr/bin/" + name, "--flag"});
+    MakeSocketFile(sockets_ + "/" + std::to_string(pid) + ".sock");
+  }
+};
+
+TEST_F(TargetDiscoveryTest, ResolvesAPidWithASocket) {
+  AddAgent(1234, "redis-server");
+  auto target = discovery_.Resolve(1234);
+  ASSERT_TRUE(target) << target.error().message;
+  EXPECT_EQ(target->pid, 1234);
+  EXPECT_EQ(target->socket_path, sockets_ + "/1234.sock");
+  EXPECT_EQ(target->command, "redis-server");
+}
+
+TEST_F(TargetDiscoveryTest, MissingProcessIsNotFound) {
+  auto target = discovery_.Resolve(999);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(target.error().message, "no process with pid 999");
+}
+
+TEST_F(TargetDiscoveryTest, ProcessWithoutSocketExplainsHowToGetAnAgent) {
+  MakeProcEntry(proc_, 55, "nginx");
+  auto target = discovery_.Resolve(55);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kNotFound);
+  const std::string& msg = target.error().message;
+  EXPECT_NE(
+      msg.find("process 55 (nginx) has no memprof agent (no socket at " + sockets_ + "/55.sock)"),
+      std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("memprofctl run"), std::string::npos);
+  EXPECT_NE(msg.find("LD_PRELOAD=libmemprof_agent.so"), std::string::npos);
+  EXPECT_NE(msg.find("memprof_agent_start()"), std::string::npos);
+}
+
+TEST_F(TargetDiscoveryTest, FallsBackToTheContainerRootWithTheNamespacePid) {
+  MakeProcEntry(proc_, 4321, "app", {7});  // NSpid: 4321 7
+  const std::string inner = proc_ + "/4321/root" + sockets_;
+  MakeDirs(inner);
+  MakeSocketFile(inner + "/7.sock");
+  auto target = discovery_.Resolve(4321);
+  ASSERT_TRUE(target) << target.error().message;
+  EXPECT_EQ(target->pid, 4321);
+  EXPECT_EQ(target->socket_path, inner + "/7.sock");
+}
+
+TEST_F(TargetDiscoveryTest, RegularFileNamedLikeASocketIsNotAnAgent) {
+  MakeProcEntry(proc_, 66, "x");
+  WriteFile(sockets_ + "/66.sock", "");
+  EXPECT_FALSE(discovery_.Resolve(66));
+  auto entries = discovery_.Scan();
+  ASSERT_TRUE(entries);
+  EXPECT_TRUE(entries->empty());
+}
+
+TEST_F(TargetDiscoveryTest, ScanListsSocketsSortedAndMarksStaleOnes) {
+  AddAgent(300, "b");
+  AddAgent(20, "a");
+  MakeSocketFile(sockets_ + "/4000.sock");  // no /proc entry: the process is gone
+  MakeSocketFile(sockets_ + "/junk.sock");
+  MakeSocketFile(sockets_ + "/020.sock");
+  auto entries = discovery_.Scan();
+  ASSERT_TRUE(entries) << entries.error().message;
+  ASSERT_EQ(entries->size(), 3u);
+  EXPECT_EQ((*entries)[0].target.pid, 20);
+  EXPECT_TRUE((*entries)[0].process_exists);
+  EXPECT_EQ((*entries)[0].target.command, "a");
+  EXPECT_EQ((*entries)[0].cmdline, (std::vector<std::string>{"/usr/bin/a", "--flag"}));
+  EXPECT_EQ((*entries)[0].uid, 1000u);
+  EXPECT_EQ((*entries)[1].target.pid, 300);
+  EXPECT_EQ((*entries)[2].target.pid, 4000);
+  EXPECT_FALSE((*entries)[2].process_exists);
+}
+
+TEST_F(TargetDiscoveryTest, MissingSocketDirectoryHoldsNoAgents) {
+  TargetDiscovery discovery(proc_, tmp_.Join("does-not-exist"));
+  auto entries = discovery.Scan();
+  ASSERT_TRUE(entries);
+  EXPECT_TRUE(entries->empty());
+}
+
+TEST_F(TargetDiscoveryTest, WithoutPidTheOnlyLiveAgentIsChosen) {
+  AddAgent(42, "demo");
+  MakeSocketFile(sockets_ + "/4000.sock");  // stale: ignored
+  auto target = discovery_.Resolve(0);
+  ASSERT_TRUE(target) << target.error().message;
+  EXPECT_EQ(target->pid, 42);
+}
+
+TEST_F(TargetDiscoveryTest, WithoutPidAndNoAgentsIsNotFoundNamingTheDirectory) {
+  auto target = discovery_.Resolve(0);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(target.error().message.rfind("no memprof agents found in " + sockets_, 0), 0u)
+      << target.error().message;
+}
+
+TEST_F(TargetDiscoveryTest, WithoutPidAndSeveralAgentsListsTheCandidates) {
+  AddAgent(42, "demo");
+  AddAgent(43, "redis-server");
+  auto target = discovery_.Resolve(0);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(target.error().message.find("--pid: 42 (demo), 43 (redis-server)"), std::string::npos)
+      << target.error().message;
+}
+
+}  // namespace
+}  // namespace memprof::cli
