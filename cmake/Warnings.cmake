@@ -1,8 +1,8 @@
 # Settings linked privately by all product and test code (never by third-party code).
 add_library(memprof_warnings INTERFACE)
 target_compile_options(memprof_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
-  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
-  -Wnull-dereference -Wformat=2)
+  -Wcast-align -Wunused -Wnull-dereference -Wformat=2
+  $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual>)
 if(MEMPROF_WERROR)
   target_compile_options(memprof_warnings INTERFACE -Werror)
 endif()

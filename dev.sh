@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# memprof developer entry point (README: "the two commands").
+#
+#   bash dev.sh deps    install the Debian 12 packages memprof needs (as root)
+#   bash dev.sh build   configure and build everything in ./build (warnings are errors)
+#   bash dev.sh test    deps + build + every test under CTest
+#   bash dev.sh demo    deps + build + the end-to-end demo against memprof-demo
+#
+# MEMPROF_BUILD_DIR overrides the build directory (default: ./build).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly ROOT
+readonly BUILD_DIR="${MEMPROF_BUILD_DIR:-${ROOT}/build}"
+readonly TEST_TIMEOUT_SECONDS=600
+readonly AGENT_WAIT_SECONDS=30
+readonly DEMO_PROFILE_SECONDS=5
+
+# Everything a fresh Debian 12 needs to build, test and demo memprof.
+# jeprof ships in libjemalloc-dev and needs perl and binutils (addr2line, nm).
+readonly PACKAGES=(
+  build-essential cmake pkg-config
+  libjemalloc-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libcli11-dev libspdlog-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev
+  libdw-dev libelf-dev zlib1g-dev libssl-dev
+  golang-github-google-pprof-dev
+  binutils procps perl
+)
+
+section() { printf '\n==> %s\n' "$*"; }
+die() {
+  echo "dev.sh: error: $*" >&2
+  exit 1
+}
+
+missing_packages() {
+  local pkg
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}\n' "${pkg}" 2>/dev/null | grep -q '^install ok installed$' ||
+      echo "${pkg}"
+  done
+}
+
+cmd_deps() {
+  section "Debian packages"
+  local missing
+  missing="$(missing_packages)"
+  if [[ -z "${missing}" ]]; then
+    echo "all ${#PACKAGES[@]} packages are installed"
+    return
+  fi
+  local sudo=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    command -v sudo >/dev/null || die "installing packages needs root: run 'bash dev.sh deps' as root"
+    sudo=(sudo)
+  fi
+  echo "missing: ${missing//$'\n'/ }"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PACKAGES[@]}"
+}
+
+cmd_build() {
+  section "Build (${BUILD_DIR})"
+  cmake -S "${ROOT}" -B "${BUILD_DIR}" -DMEMPROF_WERROR=ON
+  cmake --build "${BUILD_DIR}" -j"$(nproc)"
+}
+
+cmd_test() {
+  cmd_deps
+  cmd_build
+  section "Tests"
+  ctest --test-dir "${BUILD_DIR}" --output-on-failure --no-tests=error \
+    --timeout "${TEST_TIMEOUT_SECONDS}"
+}
+
+# --- demo ----------------------------------------------------------------------
+
+DEMO_PID=""
+DEMO_DIR=""
+
+demo_cleanup() {
+  if [[ -n "${DEMO_PID}" ]] && kill -0 "${DEMO_PID}" 2>/dev/null; then
+    kill -TERM "${DEMO_PID}" 2>/dev/null || true
+    wait "${DEMO_PID}" 2>/dev/null || true
+  fi
+  if [[ -n "${DEMO_DIR}" ]]; then rm -rf "${DEMO_DIR}"; fi
+}
+
+# Polls `memprofctl status` until the demo's agent answers (or gives up).
+demo_wait_for_agent() {
+  local memprofctl="$1" deadline=$((SECONDS + AGENT_WAIT_SECONDS))
+  until "${memprofctl}" status --pid "${DEMO_PID}" >/dev/null 2>&1; do
+    kill -0 "${DEMO_PID}" 2>/dev/null || die "memprof-demo (pid ${DEMO_PID}) exited before its agent answered"
+    ((SECONDS < deadline)) || die "the agent in pid ${DEMO_PID} did not answer within ${AGENT_WAIT_SECONDS}s"
+    sleep 0.1
+  done
+}
+
+cmd_demo() {
+  cmd_deps
+  cmd_build
+  local memprofctl="${BUILD_DIR}/cli/memprofctl"
+  local demo_bin="${BUILD_DIR}/tests/testprogs/memprof-demo"
+  [[ -x "${memprofctl}" ]] || die "${memprofctl} was not built"
+  [[ -x "${demo_bin}" ]] || die "${demo_bin} was not built"
+
+  trap demo_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  DEMO_DIR="$(mktemp -d -t memprof-demo.XXXXXX)"
+  export MEMPROF_SOCKET_DIR="${DEMO_DIR}/sockets"
+  mkdir -m 0700 "${MEMPROF_SOCKET_DIR}"
+  local dump="${DEMO_DIR}/demo.heap"
+
+  section "Starting the demo service: memprofctl run -- memprof-demo"
+  "${memprofctl}" run -- "${demo_bin}" &
+  DEMO_PID=$!
+  demo_wait_for_agent "${memprofctl}"
+
+  section "memprofctl status --pid ${DEMO_PID}"
+  "${memprofctl}" status --pid "${DEMO_PID}"
+
+  section "memprofctl activate --pid ${DEMO_PID} --for 1m"
+  "${memprofctl}" activate --pid "${DEMO_PID}" --for 1m
+
+  section "Letting the demo serve requests for ${DEMO_PROFILE_SECONDS}s while profiling is active"
+  sleep "${DEMO_PROFILE_SECONDS}"
+
+  section "memprofctl dump --pid ${DEMO_PID} --out ${dump}"
+  "${memprofctl}" dump --pid "${DEMO_PID}" --out "${dump}"
+
+  section "memprofctl stats --pid ${DEMO_PID}"
+  "${memprofctl}" stats --pid "${DEMO_PID}"
+
+  section "jeprof --text memprof-demo demo.heap (top 20)"
+  jeprof --text "${demo_bin}" "${dump}" >"${DEMO_DIR}/jeprof.txt" 2>"${DEMO_DIR}/jeprof.err" ||
+    die "jeprof failed: $(cat "${DEMO_DIR}/jeprof.err")"
+  head -n 20 "${DEMO_DIR}/jeprof.txt"
+
+  section "Stopping the demo"
+  kill -TERM "${DEMO_PID}"
+  local status=0
+  wait "${DEMO_PID}" || status=$?
+  DEMO_PID=""
+  ((status == 0)) || die "memprof-demo exited with status ${status}"
+  echo "done: SessionRegistry::LeakSession is the leak (retained and growing)"
+}
+
+main() {
+  cd "${ROOT}"
+  case "${1:-}" in
+    deps) cmd_deps ;;
+    build) cmd_build ;;
+    test) cmd_test ;;
+    demo) cmd_demo ;;
+    *)
+      echo "usage: bash dev.sh {deps|build|test|demo}" >&2
+      exit 2
+      ;;
+  esac
+}
+
+main "$@"
