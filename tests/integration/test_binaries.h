@@ -1,0 +1,20 @@
+#ifndef MEMPROF_TESTS_INTEGRATION_TEST_BINARIES_H_
+#define MEMPROF_TESTS_INTEGRATION_TEST_BINARIES_H_
+
+// Absolute paths of the binaries the end-to-end tests drive, compiled in by
+// tests/integration/CMakeLists.txt ($<TARGET_FILE:...>, find_library,
+// find_program).
+namespace memprof::integration {
+
+inline constexpr const char* kMemprofctl = MEMPROF_IT_MEMPROFCTL;
+inline constexpr const char* kAgentLibrary = MEMPROF_IT_AGENT_LIBRARY;
+inline constexpr const char* kLinkedTarget = MEMPROF_IT_LINKED_TARGET;
+inline constexpr const char* kPlainTarget = MEMPROF_IT_PLAIN_TARGET;
+inline constexpr const char* kGlibcTarget = MEMPROF_IT_GLIBC_TARGET;
+inline constexpr const char* kManyStacksTarget = MEMPROF_IT_MANY_STACKS_TARGET;
+inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
+inline constexpr const char* kJeprof = MEMPROF_IT_JEPROF;
+
+}  // namespace memprof::integration
+
+#endif  // MEMPROF_TESTS_INTEGRATION_TEST_BINARIES_H_
