@@ -11,6 +11,7 @@
 #include "agent/dump_streamer.h"
 #include "agent/memory_profile_service.h"
 #include "agent/on_demand_server.h"
+#include "agent/peer_registry.h"
 #include "agent/process_identity.h"
 #include "agent/profiling_controller.h"
 #include "agent/socket_registry.h"
@@ -47,7 +48,11 @@ Result<void> Agent::StartLocked(const AgentConfig& config) {
   allocator_ = DetectAllocator();
   profiling_ = std::make_unique<ProfilingController>(*allocator_);
   dumps_ = std::make_unique<DumpStreamer>(*allocator_, kMaxConcurrentDumps);
-  service_ = std::make_unique<MemoryProfileService>(*identity_, *allocator_, *profiling_, *dumps_);
+  peers_ = std::make_unique<PeerRegistry>(::geteuid());
+  PeerRegistry* peers = peers_.get();
+  service_ = std::make_unique<MemoryProfileService>(
+      *identity_, *allocator_, *profiling_, *dumps_,
+      [peers](std::string_view peer) { return peers->Refusal(peer); });
   server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(), config.idle_timeout);
   auto socket = SocketRegistry::Listen(config.socket_dir, identity_->pid);
   if (!socket) return Fail(socket.error());
@@ -55,7 +60,8 @@ Result<void> Agent::StartLocked(const AgentConfig& config) {
   OnDemandServer* server = server_.get();
   acceptor_ = std::make_unique<ConnectionAcceptor>(
       socket_->listen_fd(),
-      [server](Fd fd) {
+      [server, peers](Fd fd, const PeerCredentials& peer) {
+        peers->Record(fd.get(), peer);
         if (auto r = server->Adopt(std::move(fd)); !r) Logger().error("{}", r.error().message);
       },
       [server] { return server->Tick(); });
@@ -84,6 +90,7 @@ void Agent::StopLocked() {
   dumps_.reset();
   profiling_.reset();
   allocator_.reset();
+  peers_.reset();
   identity_.reset();
   owner_pid_ = 0;
 }
@@ -114,6 +121,7 @@ void Agent::OnForkChild() {
   for (void* leaked : {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
                        static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
                        static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
+                       static_cast<void*>(peers_.release()),
                        static_cast<void*>(socket_.release()), static_cast<void*>(identity_.release())}) {
     (void)leaked;
   }

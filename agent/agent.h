@@ -17,6 +17,7 @@ class ConnectionAcceptor;
 class DumpStreamer;
 class MemoryProfileService;
 class OnDemandServer;
+class PeerRegistry;
 class ProfilingController;
 class SocketRegistry;
 struct ProcessIdentity;
@@ -56,6 +57,7 @@ class Agent {
   mutable std::mutex mu_;
   pid_t owner_pid_ = 0;  // 0 while stopped
   std::unique_ptr<ProcessIdentity> identity_;
+  std::unique_ptr<PeerRegistry> peers_;
   std::unique_ptr<Allocator> allocator_;
   std::unique_ptr<ProfilingController> profiling_;
   std::unique_ptr<DumpStreamer> dumps_;

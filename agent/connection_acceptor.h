@@ -10,13 +10,15 @@
 
 #include "common/fd.h"
 #include "common/result.h"
+#include "common/unix_socket.h"
 
 namespace memprof::agent {
 
 // Accepts connections on the agent's listening socket on one thread of its
-// own and hands each authorized one to `handler` (which adopts it into gRPC).
-// Authorized means SO_PEERCRED reports the agent's own effective uid or root;
-// anyone else is disconnected before a byte is read.
+// own and hands each to `handler` with the peer's SO_PEERCRED credentials
+// (the handler records them in the PeerRegistry and adopts the connection
+// into gRPC, where a peer without the right uid is answered
+// PERMISSION_DENIED). A connection whose credentials cannot be read is closed.
 //
 // After every wake-up the thread calls `tick`, which says how long it may
 // block next (nullopt: until the next connection). With nothing to do the
@@ -24,7 +26,7 @@ namespace memprof::agent {
 // Stop() wakes it through an eventfd and joins it.
 class ConnectionAcceptor {
  public:
-  using Handler = std::function<void(Fd)>;
+  using Handler = std::function<void(Fd, const PeerCredentials&)>;
   using Tick = std::function<std::optional<std::chrono::milliseconds>()>;
 
   ConnectionAcceptor(int listen_fd, Handler handler, Tick tick)
@@ -50,9 +52,6 @@ class ConnectionAcceptor {
   Fd wake_fd_;
   std::thread thread_;
 };
-
-// Whether a peer with uid `peer_uid` may talk to an agent running as `self`.
-bool PeerAllowed(uid_t peer_uid, uid_t self);
 
 }  // namespace memprof::agent
 

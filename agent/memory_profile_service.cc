@@ -58,10 +58,21 @@ int64_t NowUnixMs() {
 
 }  // namespace
 
+std::optional<grpc::Status> MemoryProfileService::Refusal(
+    const grpc::CallbackServerContext& context) const {
+  if (!authorizer_) return std::nullopt;
+  auto refusal = authorizer_(context.peer());
+  if (!refusal) return std::nullopt;
+  // info, not warn: a peer refused over and over must not flood the host's stderr.
+  Logger().info("refused a request: {}", *refusal);
+  return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, *refusal);
+}
+
 grpc::ServerUnaryReactor* MemoryProfileService::Answer(grpc::CallbackServerContext* context,
                                                        const std::function<Result<void>()>& body) {
   calls_.Begin();
-  grpc::Status status = RunGuarded(body);
+  auto refusal = Refusal(*context);
+  grpc::Status status = refusal ? *refusal : RunGuarded(body);
   auto* reactor = context->DefaultReactor();
   reactor->Finish(status);
   calls_.End();
@@ -93,7 +104,8 @@ grpc::ServerUnaryReactor* MemoryProfileService::Stats(grpc::CallbackServerContex
 }
 
 grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
-    grpc::CallbackServerContext*, const v1::DumpRequest* request) {
+    grpc::CallbackServerContext* context, const v1::DumpRequest* request) {
+  if (auto refusal = Refusal(*context)) return new DumpReactor(calls_, *refusal);
   try {
     auto dump = dumps_.Dump();
     if (!dump) return new DumpReactor(calls_, ToGrpcStatus(dump.error()));

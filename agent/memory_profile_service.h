@@ -2,6 +2,9 @@
 #define MEMPROF_AGENT_MEMORY_PROFILE_SERVICE_H_
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "agent/allocator.h"
 #include "agent/call_tracker.h"
@@ -15,11 +18,23 @@ namespace memprof::agent {
 // The gRPC adapter: each method translates the request into one domain call
 // and the result back into the response. No exception leaves a method; any
 // that escapes a domain call becomes an INTERNAL status.
+//
+// Every call first asks the Authorizer about its peer (ServerContext::peer());
+// a refusal is answered PERMISSION_DENIED with that message and nothing else
+// happens. Without an authorizer every peer is served (in-process tests).
 class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackService {
  public:
+  // nullopt: serve the peer; a message: refuse it.
+  using Authorizer = std::function<std::optional<std::string>(std::string_view peer)>;
+
   MemoryProfileService(const ProcessIdentity& identity, const Allocator& allocator,
-                       ProfilingController& profiling, DumpStreamer& dumps)
-      : identity_(identity), allocator_(allocator), profiling_(profiling), dumps_(dumps) {}
+                       ProfilingController& profiling, DumpStreamer& dumps,
+                       Authorizer authorizer = {})
+      : identity_(identity),
+        allocator_(allocator),
+        profiling_(profiling),
+        dumps_(dumps),
+        authorizer_(std::move(authorizer)) {}
 
   // Every call is counted from its start until it has finished.
   CallTracker& calls() { return calls_; }
@@ -40,6 +55,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
                                   v1::StatsResponse* response) override;
 
  private:
+  std::optional<grpc::Status> Refusal(const grpc::CallbackServerContext& context) const;
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context,
                                    const std::function<Result<void>()>& body);
   Result<void> FillStatus(v1::StatusResponse& response) const;
@@ -51,6 +67,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   const Allocator& allocator_;
   ProfilingController& profiling_;
   DumpStreamer& dumps_;
+  Authorizer authorizer_;
   CallTracker calls_;
 };
 

@@ -2,11 +2,14 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <regex>
+#include <set>
 #include <utility>
 
 #include "common/socket_path.h"
@@ -23,6 +26,28 @@ bool IsSocket(const std::string& path, uid_t* owner = nullptr) {
   if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
   if (owner != nullptr) *owner = st.st_uid;
   return true;
+}
+
+std::optional<std::string> ReadLink(const std::string& path) {
+  char buf[256];
+  const ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf));
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof(buf)) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::optional<pid_t> PidFromDirName(const char* name) {
+  pid_t pid = 0;
+  for (const char* c = name; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9' || pid > 100000000) return std::nullopt;
+    pid = pid * 10 + (*c - '0');
+  }
+  return pid > 0 ? std::optional<pid_t>(pid) : std::nullopt;
+}
+
+std::string JoinCommandLine(const SocketEntry& entry) {
+  std::string joined;
+  for (const std::string& arg : entry.cmdline) joined += (joined.empty() ? "" : " ") + arg;
+  return joined;
 }
 
 std::string JoinCandidates(const std::vector<SocketEntry>& live) {
@@ -50,15 +75,25 @@ Result<ProcStatus> TargetDiscovery::ReadStatus(pid_t pid) const {
   return ParseProcStatus(*text);
 }
 
+std::string UntrustedSocketReason(const std::string& path, uid_t socket_owner, pid_t pid,
+                                  uid_t process_uid) {
+  if (socket_owner == process_uid || socket_owner == 0) return "";
+  return "socket " + path + " is owned by uid " + std::to_string(socket_owner) + " but pid " +
+         std::to_string(pid) + " runs as uid " + std::to_string(process_uid) +
+         ": it was not made by that process's agent (planted by someone else?); refusing it";
+}
+
 SocketEntry TargetDiscovery::MakeEntry(pid_t pid, const std::string& path, uid_t owner) const {
   SocketEntry entry;
   entry.target.pid = pid;
   entry.target.socket_path = path;
   entry.uid = owner;
+  entry.socket_owner = owner;
   if (auto status = ReadStatus(pid)) {
     entry.process_exists = true;
     entry.target.command = status->name;
     entry.uid = status->real_uid;
+    entry.untrusted = UntrustedSocketReason(path, owner, pid, status->effective_uid);
     if (auto cmdline = ReadTextFile(ProcPath(pid, "cmdline"))) {
       entry.cmdline = ParseCmdline(*cmdline);
     }
@@ -80,13 +115,92 @@ Result<std::vector<SocketEntry>> TargetDiscovery::Scan() const {
     uid_t owner = 0;
     if (pid && IsSocket(path, &owner)) entries.push_back(MakeEntry(*pid, path, owner));
   }
+  ScanContainers(entries);
   std::sort(entries.begin(), entries.end(),
             [](const SocketEntry& a, const SocketEntry& b) { return a.target.pid < b.target.pid; });
   return entries;
 }
 
+// Processes whose agent put its socket inside their own mount namespace.
+void TargetDiscovery::ScanContainers(std::vector<SocketEntry>& entries) const {
+  std::set<pid_t> seen;
+  for (const SocketEntry& e : entries) seen.insert(e.target.pid);
+  std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir(proc_root_.c_str()), &::closedir);
+  if (!proc) return;
+  while (const dirent* d = ::readdir(proc.get())) {
+    const auto pid = PidFromDirName(d->d_name);
+    if (!pid || seen.contains(*pid)) continue;
+    auto path = ContainerSocket(*pid);
+    uid_t owner = 0;
+    if (!path || !IsSocket(*path, &owner)) continue;
+    entries.push_back(MakeEntry(*pid, *path, owner));
+    entries.back().in_container = true;
+  }
+}
+
+// /proc/<pid>/root/<dir>/<nspid>.sock when the process lives in another mount
+// namespace or a nested pid namespace and that socket exists.
+std::optional<std::string> TargetDiscovery::ContainerSocket(pid_t pid) const {
+  const auto mine = ReadLink(proc_root_ + "/self/ns/mnt");
+  const auto theirs = ReadLink(ProcPath(pid, "ns/mnt"));
+  // Same mount namespace: the socket, if any, is in our own directory.
+  if (mine && theirs && *mine == *theirs) return std::nullopt;
+  const bool other_mount_ns = mine && theirs;
+  pid_t ns_pid = pid;
+  if (auto status = ReadStatus(pid); status && !status->ns_pids.empty()) {
+    ns_pid = status->ns_pids.back();
+  }
+  if (!other_mount_ns && ns_pid == pid) return std::nullopt;
+  auto inner = SocketPathForPid(socket_dir_, ns_pid);
+  if (!inner) return std::nullopt;
+  std::string path = ProcPath(pid, "root") + *inner;
+  if (!IsSocket(path)) return std::nullopt;
+  return path;
+}
+
 Result<Target> TargetDiscovery::Resolve(pid_t pid) const {
   return pid > 0 ? ResolvePid(pid) : ResolveOnlyAgent();
+}
+
+Result<Target> TargetDiscovery::Resolve(const TargetSelector& selector) const {
+  if (selector.pid > 0 && !selector.name.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, "--pid and --name cannot be used together");
+  }
+  if (!selector.name.empty()) return ResolveName(selector.name);
+  return Resolve(selector.pid);
+}
+
+Result<Target> TargetDiscovery::ResolveName(const std::string& pattern) const {
+  std::regex re;
+  try {
+    re = std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--name '" + pattern + "' is not a valid regular expression: " + e.what());
+  }
+  auto entries = Scan();
+  if (!entries) return Fail(entries.error());
+  std::vector<SocketEntry> matches;
+  for (const SocketEntry& e : *entries) {
+    if (e.process_exists && (std::regex_search(e.target.command, re) ||
+                             std::regex_search(JoinCommandLine(e), re))) {
+      matches.push_back(e);
+    }
+  }
+  if (matches.size() == 1) {
+    if (!matches.front().untrusted.empty()) {
+      return Fail(ErrorCode::kPermissionDenied, matches.front().untrusted);
+    }
+    return matches.front().target;
+  }
+  if (matches.empty()) {
+    return Fail(ErrorCode::kNotFound, "no process with a memprof agent matches --name '" +
+                                          pattern + "' (searched " + socket_dir_ +
+                                          "; `memprofctl list` shows the agents)");
+  }
+  return Fail(ErrorCode::kInvalidArgument,
+              std::to_string(matches.size()) + " processes with a memprof agent match --name '" +
+                  pattern + "'; choose one with --pid: " + JoinCandidates(matches));
 }
 
 Result<Target> TargetDiscovery::ResolvePid(pid_t pid) const {
@@ -100,13 +214,15 @@ Result<Target> TargetDiscovery::ResolvePid(pid_t pid) const {
   auto path = SocketPathForPid(socket_dir_, pid);
   if (!path) return Fail(path.error());
   Target target{pid, *path, status->name};
-  if (IsSocket(*path)) return target;
   // A process in another mount or pid namespace (a container, PrivateTmp)
-  // has its socket under its own root, named after its own pid.
-  const pid_t ns_pid = status->ns_pids.empty() ? pid : status->ns_pids.back();
-  auto inner = SocketPathForPid(socket_dir_, ns_pid);
-  if (inner && IsSocket(ProcPath(pid, "root") + *inner)) {
-    target.socket_path = ProcPath(pid, "root") + *inner;
+  // has its socket under its own root, named after its own pid; a socket of
+  // that pid in our own directory would belong to some earlier process.
+  if (auto inner = ContainerSocket(pid)) target.socket_path = *inner;
+  uid_t owner = 0;
+  if (IsSocket(target.socket_path, &owner)) {
+    std::string untrusted =
+        UntrustedSocketReason(target.socket_path, owner, pid, status->effective_uid);
+    if (!untrusted.empty()) return Fail(ErrorCode::kPermissionDenied, untrusted);
     return target;
   }
   return Fail(ErrorCode::kNotFound, "process " + std::to_string(pid) + " (" + status->name +
@@ -120,7 +236,12 @@ Result<Target> TargetDiscovery::ResolveOnlyAgent() const {
   std::vector<SocketEntry> live;
   std::copy_if(entries->begin(), entries->end(), std::back_inserter(live),
                [](const SocketEntry& e) { return e.process_exists; });
-  if (live.size() == 1) return live.front().target;
+  if (live.size() == 1) {
+    if (!live.front().untrusted.empty()) {
+      return Fail(ErrorCode::kPermissionDenied, live.front().untrusted);
+    }
+    return live.front().target;
+  }
   if (live.empty()) {
     std::string msg = "no memprof agents found in " + socket_dir_;
     if (!entries->empty()) msg += " (only stale sockets of exited processes)";

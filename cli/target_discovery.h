@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,25 @@
 
 namespace memprof::cli {
 
-// One <pid>.sock found in the socket directory.
+// One <pid>.sock found in the socket directory, or in a container's socket
+// directory under /proc/<pid>/root.
 struct SocketEntry {
   Target target;
   bool process_exists = false;       // /proc/<pid> is there (else: a stale socket)
   uid_t uid = 0;                     // the process's real uid, or the socket's owner if gone
   std::vector<std::string> cmdline;  // empty when the process is gone or unreadable
+  uid_t socket_owner = 0;            // owner of the socket file
+  bool in_container = false;         // found under /proc/<pid>/root (another mount/pid ns)
+  // Non-empty when the socket must not be trusted: its owner is neither the
+  // process's user nor root, so someone else may have planted it.
+  std::string untrusted;
+};
+
+// How a command picks its target: a pid, a regular expression over command
+// names and lines, or (neither) the only live agent.
+struct TargetSelector {
+  pid_t pid = 0;
+  std::string name;  // ECMAScript regex, searched in the comm and the command line
 };
 
 // Finds agents from the outside, reading only the file system: the socket
@@ -30,26 +44,43 @@ class TargetDiscovery {
 
   const std::string& socket_dir() const { return socket_dir_; }
 
-  // Every <pid>.sock socket in the directory, sorted by pid, including stale
-  // ones. A directory that does not exist holds no sockets.
+  // Every <pid>.sock socket in the directory, including stale ones, plus the
+  // agents of processes in other mount or pid namespaces (containers,
+  // systemd PrivateTmp) found under /proc/<pid>/root/<dir>/<nspid>.sock and
+  // named by their pid here. Sorted by pid. A directory that does not exist
+  // holds no sockets.
   [[nodiscard]] Result<std::vector<SocketEntry>> Scan() const;
 
   // pid > 0: that process's agent socket, with the container fallback
   // /proc/<pid>/root/<dir>/<nspid>.sock. pid == 0: the only live agent.
   // kNotFound: no such process / no agent / no agents at all;
-  // kInvalidArgument: several agents and no pid (the message lists them).
+  // kInvalidArgument: several agents and no pid (the message lists them);
+  // kPermissionDenied: the socket's owner is neither the process's user nor
+  // root (planted by someone else).
   [[nodiscard]] Result<Target> Resolve(pid_t pid) const;
+  // As above, or by --name: the only live agent whose command matches.
+  [[nodiscard]] Result<Target> Resolve(const TargetSelector& selector) const;
 
  private:
   Result<Target> ResolvePid(pid_t pid) const;
   Result<Target> ResolveOnlyAgent() const;
+  Result<Target> ResolveName(const std::string& pattern) const;
   Result<ProcStatus> ReadStatus(pid_t pid) const;
   SocketEntry MakeEntry(pid_t pid, const std::string& path, uid_t owner) const;
+  void ScanContainers(std::vector<SocketEntry>& entries) const;
+  std::optional<std::string> ContainerSocket(pid_t pid) const;
   std::string ProcPath(pid_t pid, const std::string& rest) const;
 
   std::string proc_root_;
   std::string socket_dir_;
 };
+
+// Why a socket owned by `socket_owner` must not be trusted as the agent of a
+// process running as `process_uid` (empty: it can be trusted). Root-owned
+// sockets are trusted: a service that starts as root and drops privileges
+// keeps the socket its agent made as root.
+std::string UntrustedSocketReason(const std::string& path, uid_t socket_owner, pid_t pid,
+                                  uid_t process_uid);
 
 }  // namespace memprof::cli
 

@@ -79,4 +79,16 @@ Result<PeerCredentials> GetPeerCredentials(int fd) {
   return PeerCredentials{cred.pid, cred.uid, cred.gid};
 }
 
+bool NobodyListens(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) return false;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  // Non-blocking: a listener with a full backlog answers EAGAIN, not "refused".
+  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd) return false;
+  return ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0 &&
+         errno == ECONNREFUSED;
+}
+
 }  // namespace memprof

@@ -27,6 +27,11 @@ struct PeerCredentials {
 
 [[nodiscard]] Result<PeerCredentials> GetPeerCredentials(int fd);
 
+// True when `path` is a Unix socket nobody listens on (connect() is refused):
+// what an agent killed with SIGKILL leaves behind. False when something
+// answers, or the file is missing or unreachable (then nothing is known).
+bool NobodyListens(const std::string& path);
+
 }  // namespace memprof
 
 #endif  // MEMPROF_COMMON_UNIX_SOCKET_H_

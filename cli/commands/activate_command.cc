@@ -32,7 +32,7 @@ Result<void> RunActivate(const ActivateOptions& options, TargetDiscovery& discov
     if (!duration) return Fail(ErrorCode::kInvalidArgument, "--for: " + duration.error().message);
     request.set_duration_ms(static_cast<uint64_t>(duration->count()));
   }
-  auto target = discovery.Resolve(options.target.pid);
+  auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
   auto response = client.Activate(*target, request);
   if (!response) return Fail(response.error());

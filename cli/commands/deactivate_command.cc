@@ -16,7 +16,7 @@ CLI::App* RegisterDeactivateCommand(CLI::App& app, DeactivateOptions& options) {
 
 Result<void> RunDeactivate(const DeactivateOptions& options, TargetDiscovery& discovery,
                            ProfileClient& client, std::ostream& out) {
-  auto target = discovery.Resolve(options.target.pid);
+  auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
   auto response = client.Deactivate(*target);
   if (!response) return Fail(response.error());

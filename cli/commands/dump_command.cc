@@ -113,7 +113,7 @@ Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, Pro
                      const Console& console, std::stop_token stop) {
   auto output = OpenOutput(options, console.out);
   if (!output) return Fail(output.error());
-  auto target = discovery.Resolve(options.target.pid);
+  auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
   auto summary = Stream(*target, client, *output, stop);
   auto fail = [&](const Error& e) {

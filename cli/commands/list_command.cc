@@ -1,8 +1,14 @@
 #include "cli/commands/list_command.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "cli/commands/profiling_format.h"
 #include "cli/text_table.h"
 #include "cli/user_name.h"
+#include "common/unix_socket.h"
 
 namespace memprof::cli {
 namespace {
@@ -33,9 +39,14 @@ void ApplyStatus(const memprof::v1::StatusResponse& status, ListRow& row) {
 CLI::App* RegisterListCommand(CLI::App& app, ListOptions& options) {
   CLI::App* cmd = app.add_subcommand("list", "List the processes that have a memprof agent");
   cmd->add_flag("--json", options.json, "Machine-readable output (snake_case keys, fixed types)");
+  cmd->add_flag("--prune", options.prune,
+                "Remove stale sockets: those of exited processes and those nobody listens on");
   cmd->footer(
+      "Targets in containers (other mount or pid namespaces) are found through\n"
+      "/proc/<pid>/root and listed by their pid on this host.\n\n"
       "Examples:\n"
       "  memprofctl list\n"
+      "  memprofctl list --prune          # clean up after processes killed with SIGKILL\n"
       "  MEMPROF_SOCKET_DIR=/run/memprof memprofctl list --json\n");
   return cmd;
 }
@@ -47,9 +58,15 @@ ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client) {
   row.user = UserName(entry.uid);
   row.command = JoinCommand(entry);
   row.socket = entry.target.socket_path;
+  row.in_container = entry.in_container;
   if (!entry.process_exists) {
+    row.stale = true;
     row.problem = "stale socket: process " + std::to_string(row.pid) +
-                  " no longer exists (the file can be deleted)";
+                  " no longer exists (`memprofctl list --prune` removes it)";
+    return row;
+  }
+  if (!entry.untrusted.empty()) {
+    row.problem = entry.untrusted;
     return row;
   }
   auto status = client.Status(entry.target);
@@ -57,8 +74,19 @@ ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client) {
     ApplyStatus(*status, row);
   } else {
     row.problem = status.error().message;
+    row.stale = NobodyListens(entry.target.socket_path);
   }
   return row;
+}
+
+void PruneRow(ListRow& row) {
+  if (!row.stale) return;
+  if (::unlink(row.socket.c_str()) == 0 || errno == ENOENT) {
+    row.removed = true;
+    row.problem = "stale socket removed";
+    return;
+  }
+  row.problem += std::string("; could not remove it: ") + std::strerror(errno);
 }
 
 Result<void> RunList(const ListOptions& options, TargetDiscovery& discovery, ProfileClient& client,
@@ -67,7 +95,10 @@ Result<void> RunList(const ListOptions& options, TargetDiscovery& discovery, Pro
   if (!entries) return Fail(entries.error());
   std::vector<ListRow> rows;
   rows.reserve(entries->size());
-  for (const SocketEntry& entry : *entries) rows.push_back(BuildListRow(entry, client));
+  for (const SocketEntry& entry : *entries) {
+    rows.push_back(BuildListRow(entry, client));
+    if (options.prune) PruneRow(rows.back());
+  }
   if (options.json) {
     out << ListToJson(rows, discovery.socket_dir()).dump(2) << '\n';
   } else {
@@ -88,6 +119,9 @@ nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& s
                        {"profiling_active", row.profiling_active},
                        {"agent_version", row.agent_version},
                        {"socket", row.socket},
+                       {"in_container", row.in_container},
+                       {"stale", row.stale},
+                       {"removed", row.removed},
                        {"problem", row.problem}});
   }
   return {{"socket_dir", socket_dir}, {"targets", std::move(targets)}};

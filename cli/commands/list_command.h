@@ -15,9 +15,11 @@
 
 namespace memprof::cli {
 
-// `memprofctl list [--json]`: every process with an agent socket, and its state.
+// `memprofctl list [--json] [--prune]`: every process with an agent socket,
+// and its state. --prune removes the stale sockets it finds.
 struct ListOptions {
   bool json = false;
+  bool prune = false;
 };
 
 // One line of `list`; the fields of an unreachable agent keep their zero
@@ -33,7 +35,10 @@ struct ListRow {
   bool profiling_active = false;
   std::string agent_version;
   std::string socket;
-  std::string problem;  // "" when the agent answered
+  bool in_container = false;  // found under /proc/<pid>/root
+  bool stale = false;         // process gone, or nobody listening: safe to remove
+  bool removed = false;       // --prune removed the socket
+  std::string problem;        // "" when the agent answered
 };
 
 CLI::App* RegisterListCommand(CLI::App& app, ListOptions& options);
@@ -44,6 +49,9 @@ CLI::App* RegisterListCommand(CLI::App& app, ListOptions& options);
                                    ProfileClient& client, std::ostream& out);
 
 ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client);
+
+// Removes the socket of a stale row (--prune); a failure becomes its problem.
+void PruneRow(ListRow& row);
 
 nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& socket_dir);
 

@@ -51,7 +51,7 @@ CLI::App* RegisterStatsCommand(CLI::App& app, StatsOptions& options) {
 
 Result<void> RunStats(const StatsOptions& options, TargetDiscovery& discovery,
                       ProfileClient& client, std::ostream& out) {
-  auto target = discovery.Resolve(options.target.pid);
+  auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
   memprof::v1::StatsRequest request;
   request.set_raw_format(RequestedFormat(options));

@@ -54,7 +54,7 @@ CLI::App* RegisterStatusCommand(CLI::App& app, StatusOptions& options) {
 
 Result<void> RunStatus(const StatusOptions& options, TargetDiscovery& discovery,
                        ProfileClient& client, std::ostream& out) {
-  auto target = discovery.Resolve(options.target.pid);
+  auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
   auto status = client.Status(*target);
   if (!status) return Fail(status.error());

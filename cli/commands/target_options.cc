@@ -5,12 +5,21 @@
 namespace memprof::cli {
 
 CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
-  return command
-      .add_option("--pid", options.pid,
-                  "Process to talk to (default: $MEMPROF_PID, else the only process with an agent)")
-      ->envname("MEMPROF_PID")
-      ->check(PidValidator())
-      ->type_name("N");
+  CLI::Option* pid =
+      command
+          .add_option("--pid", options.pid,
+                      "Process to talk to (default: $MEMPROF_PID, else the only process with an "
+                      "agent)")
+          ->envname("MEMPROF_PID")
+          ->check(PidValidator())
+          ->type_name("N");
+  command
+      .add_option("--name", options.name,
+                  "The only process with an agent whose command name or line matches this "
+                  "regular expression (ECMAScript, searched anywhere)")
+      ->type_name("REGEX")
+      ->excludes(pid);
+  return pid;
 }
 
 CLI::Option* AddJsonFlag(CLI::App& command, bool& json) {

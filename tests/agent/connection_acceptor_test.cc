@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/peer_registry.h"
 #include "agent/socket_registry.h"
 #include "common/unix_socket.h"
 #include "tests/agent/wait_for.h"
@@ -22,6 +23,41 @@ TEST(PeerAllowedTest, OwnUidAndRootOnly) {
   EXPECT_FALSE(PeerAllowed(1000, 0));
 }
 
+TEST(PeerRegistryTest, RefusesOtherUsersWithAMessageThatSaysWhatToDo) {
+  PeerRegistry peers(1000);
+  peers.Record(7, PeerCredentials{4242, 1001, 1001});
+  auto refusal = peers.Refusal("fd:7");
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_NE(refusal->find("uid 1001 (pid 4242) may not use this memprof agent"), std::string::npos)
+      << *refusal;
+  EXPECT_NE(refusal->find("run memprofctl as the target's user or as root"), std::string::npos);
+}
+
+TEST(PeerRegistryTest, ServesOwnUidAndRoot) {
+  PeerRegistry peers(1000);
+  peers.Record(7, PeerCredentials{1, 1000, 1000});
+  peers.Record(8, PeerCredentials{2, 0, 0});
+  EXPECT_EQ(peers.Refusal("fd:7"), std::nullopt);
+  EXPECT_EQ(peers.Refusal("fd:8"), std::nullopt);
+}
+
+TEST(PeerRegistryTest, AReusedDescriptorGetsTheNewConnectionsCredentials) {
+  PeerRegistry peers(1000);
+  peers.Record(7, PeerCredentials{1, 1000, 1000});
+  peers.Record(7, PeerCredentials{2, 1001, 1001});
+  EXPECT_TRUE(peers.Refusal("fd:7").has_value());
+  peers.Record(7, PeerCredentials{3, 1000, 1000});
+  EXPECT_EQ(peers.Refusal("fd:7"), std::nullopt);
+}
+
+TEST(PeerRegistryTest, UnknownOrMalformedPeersAreRefused) {
+  PeerRegistry peers(1000);
+  peers.Record(7, PeerCredentials{1, 1000, 1000});
+  for (const char* peer : {"fd:8", "fd:", "fd:7x", "fd:-7", "ipv4:127.0.0.1:80", "", "7"}) {
+    EXPECT_TRUE(peers.Refusal(peer).has_value()) << peer;
+  }
+}
+
 TEST(ConnectionAcceptorTest, HandsOverConnectionsAndStopsPromptly) {
   char tmpl[] = "/tmp/memprof-acceptor-test-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
@@ -32,7 +68,9 @@ TEST(ConnectionAcceptorTest, HandsOverConnectionsAndStopsPromptly) {
     std::atomic<int> accepted{0};
     std::atomic<int> ticks{0};
     ConnectionAcceptor acceptor(
-        (*reg)->listen_fd(), [&](Fd fd) { accepted += fd.valid() ? 1 : 0; },
+        (*reg)->listen_fd(), [&](Fd fd, const PeerCredentials& peer) {
+          accepted += fd.valid() && peer.pid == ::getpid() ? 1 : 0;
+        },
         [&]() -> std::optional<std::chrono::milliseconds> {
           ++ticks;
           return std::nullopt;

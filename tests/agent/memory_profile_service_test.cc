@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "agent/on_demand_server.h"
+#include "agent/peer_registry.h"
+#include "common/unix_socket.h"
 #include "common/sha256.h"
 #include "tests/agent/test_allocations.h"
 #include "tests/agent/wait_for.h"
@@ -23,7 +25,11 @@ class MemoryProfileServiceTest : public ::testing::Test {
     identity_ = CurrentProcessIdentity("prof:true");
     profiling_ = std::make_unique<ProfilingController>(*allocator_);
     dumps_ = std::make_unique<DumpStreamer>(*allocator_, 2);
-    service_ = std::make_unique<MemoryProfileService>(identity_, *allocator_, *profiling_, *dumps_);
+    // The agent's own authorization path: the peer registry, filled in
+    // Connect() with the credentials of the test's end of the socketpair.
+    service_ = std::make_unique<MemoryProfileService>(
+        identity_, *allocator_, *profiling_, *dumps_,
+        [this](std::string_view peer) { return peers_.Refusal(peer); });
     server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(),
                                                std::chrono::milliseconds(200));
     Connect();
@@ -34,13 +40,19 @@ class MemoryProfileServiceTest : public ::testing::Test {
     (void)profiling_->Deactivate();
   }
 
-  void Connect() {
+  // Connects as this process, or as `as` (the credentials the acceptor would
+  // have read with SO_PEERCRED).
+  void Connect(std::optional<PeerCredentials> as = std::nullopt) {
     int sv[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+    auto real = GetPeerCredentials(sv[0]);
+    ASSERT_TRUE(real);
+    peers_.Record(sv[0], as.value_or(*real));
     ASSERT_TRUE(server_->Adopt(Fd(sv[0])));
     stub_ = v1::MemoryProfile::NewStub(grpc::CreateInsecureChannelFromFd("test", sv[1]));
   }
 
+  PeerRegistry peers_{::geteuid()};
   std::unique_ptr<Allocator> allocator_;
   ProcessIdentity identity_;
   std::unique_ptr<ProfilingController> profiling_;
@@ -63,6 +75,38 @@ TEST_F(MemoryProfileServiceTest, StatusDescribesProcessAndAllocator) {
   EXPECT_EQ(r.malloc_conf(), "prof:true");
   EXPECT_GT(r.rss_bytes(), 0u);
   EXPECT_FALSE(r.executable().empty());
+}
+
+TEST_F(MemoryProfileServiceTest, AnotherUsersPeerIsAnsweredPermissionDenied) {
+  const uid_t other = ::geteuid() + 1;
+  Connect(PeerCredentials{::getpid(), other, other});
+  const std::string expected = "uid " + std::to_string(other) + " (pid " +
+                               std::to_string(::getpid()) + ") may not use this memprof agent";
+  grpc::ClientContext c1;
+  v1::StatusResponse status;
+  grpc::Status s = stub_->Status(&c1, {}, &status);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(s.error_message().find(expected), std::string::npos) << s.error_message();
+  EXPECT_EQ(status.pid(), 0) << "nothing about the process is revealed";
+
+  grpc::ClientContext c2;
+  v1::ActivateResponse activate;
+  EXPECT_EQ(stub_->Activate(&c2, {}, &activate).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_FALSE(allocator_->Info().profiling_active) << "a refused activate changed nothing";
+
+  grpc::ClientContext c3;
+  auto reader = stub_->Dump(&c3, {});
+  v1::DumpChunk chunk;
+  EXPECT_FALSE(reader->Read(&chunk));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(dumps_->DumpsServed(), 0u);
+}
+
+TEST_F(MemoryProfileServiceTest, RootIsServed) {
+  Connect(PeerCredentials{1, 0, 0});
+  grpc::ClientContext ctx;
+  v1::StatusResponse r;
+  EXPECT_TRUE(stub_->Status(&ctx, {}, &r).ok());
 }
 
 TEST_F(MemoryProfileServiceTest, ActivateRejectsOutOfBoundsWindow) {

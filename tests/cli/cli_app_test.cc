@@ -137,7 +137,7 @@ TEST_F(CliAppTest, UnknownCommandListsTheValidOnes) {
 TEST_F(CliAppTest, UnknownFlagListsTheValidOptions) {
   EXPECT_EQ(Run({"status", "--pdi", "42"}), 2);
   ExpectOneErrorLine(
-      "unknown option '--pdi' for 'status' (valid options: -h/--help, --pid, --json");
+      "unknown option '--pdi' for 'status' (valid options: -h/--help, --pid, --name, --json");
 }
 
 TEST_F(CliAppTest, MissingCommandIsAUsageError) {

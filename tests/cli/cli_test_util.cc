@@ -1,6 +1,7 @@
 #include "cli_test_util.h"
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -58,6 +59,11 @@ void MakeSocketFile(const std::string& path) {
   const int rc = ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
   ::close(fd);
   if (rc != 0) throw std::runtime_error("bind " + path + ": " + std::strerror(errno));
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 void MakeProcEntry(const std::string& proc_root, pid_t pid, const std::string& name,

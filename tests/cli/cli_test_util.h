@@ -35,6 +35,9 @@ std::string ReadFile(const std::string& path);
 void MakeSocketFile(const std::string& path);
 
 // A fake /proc/<pid> (status and cmdline) under `proc_root`.
+// Whether anything (file, socket, dangling symlink) exists at `path`.
+bool FileExists(const std::string& path);
+
 void MakeProcEntry(const std::string& proc_root, pid_t pid, const std::string& name,
                    const std::vector<pid_t>& ns_pids = {}, uid_t uid = 1000,
                    const std::vector<std::string>& cmdline = {});

@@ -19,7 +19,10 @@ memprof::v1::StatusResponse Status(bool enabled, bool active) {
 
 TEST_F(ListCommandTest, ProfilingColumnValues) {
   // Covered through BuildListRow so the list wording stays in one place.
-  SocketEntry entry{Target{42, "/s/42.sock", "demo"}, true, 1000, {}};
+  SocketEntry entry;
+  entry.target = Target{42, "/s/42.sock", "demo"};
+  entry.process_exists = true;
+  entry.uid = 1000;
   client_.status_result = Status(true, true);
   EXPECT_EQ(BuildListRow(entry, client_).profiling, "active");
   client_.status_result = Status(true, false);
@@ -52,7 +55,10 @@ TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
     }
     EXPECT_TRUE(t.at("profiling_enabled").is_boolean());
     EXPECT_TRUE(t.at("profiling_active").is_boolean());
-    EXPECT_EQ(t.size(), 10u);
+    for (const char* key : {"in_container", "stale", "removed"}) {
+      EXPECT_TRUE(t.at(key).is_boolean()) << key;
+    }
+    EXPECT_EQ(t.size(), 13u);
   }
   const auto& live = j["targets"][0];
   EXPECT_EQ(live["pid"], 42);
@@ -86,6 +92,40 @@ TEST_F(ListCommandTest, TableHasTheContractColumns) {
     at = found;
   }
   EXPECT_NE(text.find("active"), std::string::npos);
+}
+
+TEST_F(ListCommandTest, PruneRemovesSocketsOfExitedProcessesAndNobodyElse) {
+  testing::MakeSocketFile(sockets_ + "/4000.sock");  // its process is gone
+  client_.status_result = Status(true, false);
+  ASSERT_TRUE(RunList(ListOptions{true, true}, discovery_, client_, out_));
+  const auto j = nlohmann::json::parse(out_.str());
+  ASSERT_EQ(j["targets"].size(), 2u);
+  EXPECT_FALSE(j["targets"][0]["removed"]);
+  EXPECT_TRUE(j["targets"][1]["stale"]);
+  EXPECT_TRUE(j["targets"][1]["removed"]);
+  EXPECT_EQ(j["targets"][1]["problem"], "stale socket removed");
+  EXPECT_TRUE(testing::FileExists(sockets_ + "/42.sock"));
+  EXPECT_FALSE(testing::FileExists(sockets_ + "/4000.sock"));
+}
+
+TEST_F(ListCommandTest, PruneRemovesASocketNobodyListensOnEvenIfThePidIsAlive) {
+  // 42's socket is a bound-then-closed socket: connect() is refused, as for
+  // an agent killed with SIGKILL whose pid was reused.
+  client_.status_result = Fail(ErrorCode::kUnavailable, "stale socket: nobody is listening");
+  ASSERT_TRUE(RunList(ListOptions{false, true}, discovery_, client_, out_));
+  EXPECT_NE(out_.str().find("problem: pid 42: stale socket removed"), std::string::npos)
+      << out_.str();
+  EXPECT_FALSE(testing::FileExists(sockets_ + "/42.sock"));
+}
+
+TEST_F(ListCommandTest, WithoutPruneNothingIsRemoved) {
+  testing::MakeSocketFile(sockets_ + "/4000.sock");
+  client_.status_result = Fail(ErrorCode::kUnavailable, "stale socket: nobody is listening");
+  ASSERT_TRUE(RunList(ListOptions{false, false}, discovery_, client_, out_));
+  EXPECT_NE(out_.str().find("`memprofctl list --prune` removes it"), std::string::npos)
+      << out_.str();
+  EXPECT_TRUE(testing::FileExists(sockets_ + "/42.sock"));
+  EXPECT_TRUE(testing::FileExists(sockets_ + "/4000.sock"));
 }
 
 TEST_F(ListCommandTest, NoAgentsIsNotAnError) {

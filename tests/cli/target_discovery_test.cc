@@ -1,5 +1,7 @@
 #include "cli/target_discovery.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "cli_test_util.h"
@@ -131,6 +133,82 @@ TEST_F(TargetDiscoveryTest, WithoutPidAndSeveralAgentsListsTheCandidates) {
   EXPECT_EQ(target.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(target.error().message.find("--pid: 42 (demo), 43 (redis-server)"), std::string::npos)
       << target.error().message;
+}
+
+TEST_F(TargetDiscoveryTest, ScanFindsAgentsInsideContainersByTheirHostPid) {
+  AddAgent(20, "host-app");
+  MakeProcEntry(proc_, 4321, "app", {7});  // NSpid: 4321 7 (a nested pid namespace)
+  const std::string inner = proc_ + "/4321/root" + sockets_;
+  MakeDirs(inner);
+  MakeSocketFile(inner + "/7.sock");
+  auto entries = discovery_.Scan();
+  ASSERT_TRUE(entries) << entries.error().message;
+  ASSERT_EQ(entries->size(), 2u);
+  EXPECT_EQ((*entries)[1].target.pid, 4321);
+  EXPECT_EQ((*entries)[1].target.socket_path, inner + "/7.sock");
+  EXPECT_TRUE((*entries)[1].in_container);
+  EXPECT_FALSE((*entries)[0].in_container);
+}
+
+TEST_F(TargetDiscoveryTest, NameSelectsTheOnlyMatchingAgent) {
+  AddAgent(42, "demo");
+  AddAgent(43, "redis-server");
+  auto target = discovery_.Resolve(TargetSelector{0, "^redis"});
+  ASSERT_TRUE(target) << target.error().message;
+  EXPECT_EQ(target->pid, 43);
+  // The command line is searched too: "--flag" is in both.
+  auto both = discovery_.Resolve(TargetSelector{0, "--flag"});
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(both.error().message.find("2 processes with a memprof agent match --name '--flag'; "
+                                      "choose one with --pid: 42 (demo), 43 (redis-server)"),
+            std::string::npos)
+      << both.error().message;
+}
+
+TEST_F(TargetDiscoveryTest, NameMatchingNothingIsNotFound) {
+  AddAgent(42, "demo");
+  auto target = discovery_.Resolve(TargetSelector{0, "nginx"});
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(target.error().message.find("no process with a memprof agent matches --name 'nginx'"),
+            std::string::npos)
+      << target.error().message;
+}
+
+TEST_F(TargetDiscoveryTest, InvalidNameRegexIsAUsageError) {
+  auto target = discovery_.Resolve(TargetSelector{0, "redis("});
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(target.error().message.find("--name 'redis(' is not a valid regular expression"),
+            std::string::npos)
+      << target.error().message;
+}
+
+TEST(UntrustedSocketReasonTest, OnlyTheProcessUserAndRootMayOwnItsSocket) {
+  EXPECT_EQ(UntrustedSocketReason("/s/1.sock", 1000, 1, 1000), "");
+  EXPECT_EQ(UntrustedSocketReason("/s/1.sock", 0, 1, 1000), "");  // made as root, then setuid
+  EXPECT_EQ(UntrustedSocketReason("/s/1.sock", 1001, 1, 1000),
+            "socket /s/1.sock is owned by uid 1001 but pid 1 runs as uid 1000: it was not made "
+            "by that process's agent (planted by someone else?); refusing it");
+  EXPECT_NE(UntrustedSocketReason("/s/1.sock", 1000, 1, 0), "");
+}
+
+TEST_F(TargetDiscoveryTest, APlantedSocketIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the socket another owner";
+  MakeProcEntry(proc_, 77, "victim", {}, 1000);
+  const std::string path = sockets_ + "/77.sock";
+  MakeSocketFile(path);
+  ASSERT_EQ(::lchown(path.c_str(), 2000, 2000), 0);
+  auto target = discovery_.Resolve(77);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kPermissionDenied);
+  EXPECT_NE(target.error().message.find("owned by uid 2000 but pid 77 runs as uid 1000"),
+            std::string::npos)
+      << target.error().message;
+  auto only = discovery_.Resolve(0);
+  ASSERT_FALSE(only);
+  EXPECT_EQ(only.error().code, ErrorCode::kPermissionDenied);
 }
 
 }  // namespace

@@ -69,6 +69,16 @@ TEST_F(UnixSocketTest, ConnectsNonBlockingAndSeesOwnCredentials) {
   EXPECT_EQ(peer->uid, ::geteuid());
 }
 
+TEST_F(UnixSocketTest, NobodyListensOnlyWhenConnectIsRefused) {
+  EXPECT_FALSE(NobodyListens(Path())) << "a missing file says nothing";
+  {
+    Fd listener = Bind(true);
+    EXPECT_FALSE(NobodyListens(Path()));
+  }
+  // The listener is closed but its file stays: what SIGKILL leaves behind.
+  EXPECT_TRUE(NobodyListens(Path()));
+}
+
 TEST_F(UnixSocketTest, TooLongPathIsRejected) {
   auto r = ConnectUnixSocket("/" + std::string(200, 'x'), std::chrono::seconds(1));
   ASSERT_FALSE(r);
