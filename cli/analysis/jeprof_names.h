@@ -1,0 +1,31 @@
+#ifndef MEMPROF_CLI_ANALYSIS_JEPROF_NAMES_H_
+#define MEMPROF_CLI_ANALYSIS_JEPROF_NAMES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace memprof::analysis {
+
+// jeprof's ShortFunctionName: drops argument lists (with a trailing
+// "const"), template arguments and a leading return type, so that
+// "std::vector<int>::reserve(unsigned long)" reports as "std::vector::reserve".
+// The function tables group by this name, so it must match jeprof exactly.
+std::string ShortFunctionName(std::string_view full_name);
+
+// True for the allocator entry points jeprof's RemoveUninterestingFrames
+// cuts at (malloc, calloc, operator new, ... and TCMalloc internals), given a
+// short function name. A stack loses such a frame and every frame before it
+// (the profiler's and allocator's own: prof_backtrace, imalloc, ...).
+bool IsAllocatorEntryPoint(std::string_view short_name);
+
+// The address as jeprof prints and matches it: 16 zero-padded hex digits.
+std::string JeprofAddress(uint64_t address);
+
+// jeprof's TranslateStack ignores frames above 0x7fffffffffffffff ("fake
+// entries" such as the vsyscall page): they get no row in the tables.
+inline bool IsIgnoredAddress(uint64_t address) { return address > 0x7fffffffffffffffULL; }
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_ANALYSIS_JEPROF_NAMES_H_
