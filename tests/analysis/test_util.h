@@ -1,0 +1,30 @@
+#ifndef MEMPROF_TESTS_ANALYSIS_TEST_UTIL_H_
+#define MEMPROF_TESTS_ANALYSIS_TEST_UTIL_H_
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli/analysis/heap_v2_parser.h"
+
+namespace memprof::analysis::testing {
+
+inline std::string DataPath(const std::string& name) {
+  return std::string(MEMPROF_TEST_DATA_DIR) + "/analysis/" + name;
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline Result<HeapDump> ParseText(const std::string& text, const ParseLimits& limits = {}) {
+  std::istringstream in(text);
+  return ParseHeapV2(in, "t.heap", limits);
+}
+
+}  // namespace memprof::analysis::testing
+
+#endif  // MEMPROF_TESTS_ANALYSIS_TEST_UTIL_H_
