@@ -1,0 +1,73 @@
+// libFuzzer entry point for the heap_v2 parser and everything a parsed dump
+// flows into (unsampling, --base, aggregation, the three reports): whatever
+// the bytes, the result must be an Error or a rendered report, never a crash,
+// a hang or unbounded memory. See CMakeLists.txt for how to run it.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <sstream>
+#include <streambuf>
+#include <string>
+
+#include "cli/analysis/aggregate.h"
+#include "cli/analysis/base_profile.h"
+#include "cli/analysis/collapsed_report.h"
+#include "cli/analysis/heap_v2_parser.h"
+#include "cli/analysis/json_report.h"
+#include "cli/analysis/symbolization.h"
+#include "cli/analysis/text_report.h"
+#include "cli/analysis/unsample.h"
+
+namespace {
+
+using namespace memprof::analysis;  // NOLINT: a fuzz entry point, not a header
+
+// Discards what the renderers write but keeps the stream good.
+class NullBuffer final : public std::streambuf {
+ protected:
+  int overflow(int c) override { return c; }
+  std::streamsize xsputn(const char*, std::streamsize count) override { return count; }
+};
+
+// Limits small enough that a fuzz input cannot make one run slow.
+ParseLimits FuzzLimits() {
+  ParseLimits limits;
+  limits.max_line_bytes = 4096;
+  limits.max_frames = 128;
+  limits.max_records = 4096;
+  limits.max_threads = 256;
+  limits.max_mapped_lines = 4096;
+  return limits;
+}
+
+void RenderAll(const HeapProfile& profile, Metric metric) {
+  HexSymbolizer symbolizer;
+  AggregateOptions options;
+  options.metric = metric;
+  auto aggregation = AggregateProfile(profile, symbolizer, options);
+  if (!aggregation) return;
+  NullBuffer buffer;
+  std::ostream out(&buffer);
+  ReportOptions report;
+  report.top = 10;
+  (void)TextReportRenderer(report).Render(*aggregation, out);
+  (void)CollapsedReportRenderer().Render(*aggregation, out);
+  (void)JsonReportRenderer(report).Render(*aggregation, out);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+  auto dump = ParseHeapV2(in, "fuzz.heap", FuzzLimits());
+  if (!dump) {
+    // Every error names the input and a line.
+    if (dump.error().message.rfind("fuzz.heap:", 0) != 0) __builtin_trap();
+    return 0;
+  }
+  HeapProfile profile = Unsample(std::move(*dump));
+  RenderAll(profile, Metric::kInuseSpace);
+  RenderAll(profile, Metric::kAllocObjects);
+  RenderAll(SubtractBase(profile, profile), Metric::kInuseObjects);
+  return 0;
+}
