@@ -1,5 +1,6 @@
 #include "agent/agent.h"
 
+#include <grpc/grpc.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -43,6 +44,12 @@ Result<void> Agent::Start(const AgentConfig& config) {
 
 Result<void> Agent::StartLocked(const AgentConfig& config) {
   SetLogLevel(config.log_level);
+  if (grpc_unusable_) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "not starting the agent in this forked child: gRPC was in use in its parent at "
+                "fork() time and cannot be used after fork; fork workers before profiling, or "
+                "exec() them");
+  }
   for (const auto& warning : config.warnings) Logger().warn("{}", warning);
   identity_ = std::make_unique<ProcessIdentity>(CurrentProcessIdentity(config.malloc_conf));
   allocator_ = DetectAllocator();
@@ -107,7 +114,10 @@ std::string Agent::socket_path() const {
 
 // fork() must not happen while Start/Stop rearrange the state; hold the lock
 // across it so the child sees a consistent (if inherited) state.
-void Agent::OnForkPrepare() { mu_.lock(); }
+void Agent::OnForkPrepare() {
+  mu_.lock();
+  grpc_live_at_fork_ = grpc_is_initialized() != 0;
+}
 void Agent::OnForkParent() { mu_.unlock(); }
 
 void Agent::OnForkChild() {
@@ -126,6 +136,7 @@ void Agent::OnForkChild() {
     (void)leaked;
   }
   owner_pid_ = 0;
+  grpc_unusable_ = grpc_unusable_ || grpc_live_at_fork_;
   mu_.unlock();
 }
 

@@ -27,8 +27,13 @@ struct ProcessIdentity;
 //
 // Fork: a forked child never serves or removes its parent's socket. The
 // child's copy is abandoned (its threads do not exist after fork) and the
-// child runs without an agent unless it calls Start() itself or exec()s a
-// program that preloads the agent, which then starts fresh for the new pid.
+// child runs without an agent unless it calls Start() itself (a pre-forking
+// service that wants its workers profiled) or exec()s a program that preloads
+// the agent, which then starts fresh for the new pid. Start() in a child is
+// refused when gRPC was initialized in the parent at the moment of fork():
+// gRPC's threads and locks do not survive fork, so using it there could hang
+// the child. The parent's gRPC is up only while someone talks to its agent
+// (and MEMPROF_IDLE_TIMEOUT after), so workers forked at start-up are fine.
 //
 // Implementation warning: the instance is never destroyed (it is leaked on
 // purpose) so no static destructor can race the threads it owns at exit;
@@ -56,6 +61,8 @@ class Agent {
 
   mutable std::mutex mu_;
   pid_t owner_pid_ = 0;  // 0 while stopped
+  bool grpc_live_at_fork_ = false;  // set in the parent just before fork()
+  bool grpc_unusable_ = false;      // in a child forked while gRPC was live
   std::unique_ptr<ProcessIdentity> identity_;
   std::unique_ptr<PeerRegistry> peers_;
   std::unique_ptr<Allocator> allocator_;

@@ -13,6 +13,18 @@ namespace {
 constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
 constexpr auto kShutdownGrace = std::chrono::milliseconds(500);
 
+// The last reference to gRPC's global state may be dropped on one of gRPC's
+// own threads, and then gRPC shuts down asynchronously, in the background.
+// Take a reference and drop it with grpc_shutdown_blocking() so that, once the
+// server is gone, gRPC is really gone too: its threads are joined, and a
+// worker forked from now on may start an agent of its own (see Agent). If the
+// host uses gRPC itself this only moves its reference count up and down.
+void FinishGrpcShutdown() {
+  if (grpc_is_initialized() == 0) return;
+  grpc_init();
+  grpc_shutdown_blocking();
+}
+
 }  // namespace
 
 OnDemandServer::OnDemandServer(grpc::Service& service, CallTracker& calls,
@@ -53,6 +65,7 @@ void OnDemandServer::Shutdown() {
   if (!server_) return;
   server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
   server_.reset();
+  FinishGrpcShutdown();
   Logger().debug("gRPC server stopped (idle)");
 }
 

@@ -1,0 +1,152 @@
+// Fork: a forked child never serves or removes its parent's socket; a worker
+// that calls memprof_agent_start() gets its own agent, unless its parent's
+// gRPC was live at fork() time (then it is refused, and says why).
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/integration/integration_fixture.h"
+#include "tests/integration/test_binaries.h"
+#include "tests/integration/wait_until.h"
+
+namespace memprof::integration {
+namespace {
+
+using std::chrono::seconds;
+
+struct Worker {
+  pid_t pid = 0;
+  std::string agent;  // memprof_agent_start()'s result, or "none"
+};
+
+class ForkTest : public IntegrationTest {
+ protected:
+  TargetProcess* StartForking(bool worker_agent, const std::string& idle_timeout = "30s") {
+    TargetOptions options;
+    options.argv = {kForkingTarget};
+    if (worker_agent) options.argv.push_back("--worker-agent");
+    // debug: the agent logs when its gRPC server is completely gone.
+    options.env = {{"MALLOC_CONF", kProfilingReadyConf},
+                   {"MEMPROF_IDLE_TIMEOUT", idle_timeout},
+                   {"MEMPROF_LOG_LEVEL", "debug"}};
+    return Start(options);
+  }
+
+  // The workers the target has announced on stdout so far.
+  static std::vector<Worker> Workers(TargetProcess& target) {
+    static const std::regex line(R"(worker (\d+) agent (\S+))");
+    std::vector<Worker> workers;
+    const std::string out = target.process().StdoutText();
+    for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
+      workers.push_back({std::stoi((*it)[1]), (*it)[2]});
+    }
+    return workers;
+  }
+
+  // Waits until the target has announced `count` workers; the last one.
+  static std::optional<Worker> AwaitWorker(TargetProcess& target, size_t count) {
+    if (!WaitUntil([&] { return Workers(target).size() >= count; }, seconds(20))) {
+      ADD_FAILURE() << "no worker #" << count << "\n" << target.process().StderrText();
+      return std::nullopt;
+    }
+    return Workers(target)[count - 1];
+  }
+
+  // A worker is its parent's child, so after exiting it stays a zombie until
+  // the parent reaps it: "exited" means gone or in state Z.
+  static bool Exited(pid_t pid) {
+    const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+    return stat.empty() || stat.find(") Z ") != std::string::npos;
+  }
+
+  std::string SocketOf(pid_t pid) const { return SocketDir() + "/" + std::to_string(pid) + ".sock"; }
+
+  void ExpectServedAs(pid_t pid) {
+    CommandResult r = Cli({"status", "--pid", std::to_string(pid), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(ParseJsonOutput(r)["pid"], pid);
+  }
+};
+
+TEST_F(ForkTest, AWorkerWithoutItsOwnAgentLeavesTheParentsSocketAlone) {
+  TargetProcess* parent = StartForking(false);
+  ASSERT_NE(parent, nullptr);
+  auto worker = AwaitWorker(*parent, 1);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_EQ(worker->agent, "none");
+  ExpectCliError(Cli({"status", "--pid", std::to_string(worker->pid)}), 3, "has no memprof agent");
+  EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
+  // The worker exits (running the library destructors it inherited): the
+  // parent's socket must survive it.
+  ASSERT_EQ(::kill(worker->pid, SIGTERM), 0);
+  ASSERT_TRUE(WaitUntil([&] { return Exited(worker->pid); }, seconds(10)));
+  ExpectServedAs(parent->pid());
+  EXPECT_EQ(dir().List(), std::vector<std::string>{std::to_string(parent->pid()) + ".sock"});
+}
+
+TEST_F(ForkTest, AWorkerThatStartsItsAgentIsServedAndCleansUpOnlyItsOwnSocket) {
+  TargetProcess* parent = StartForking(true);
+  ASSERT_NE(parent, nullptr);
+  auto worker = AwaitWorker(*parent, 1);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_EQ(worker->agent, "0") << parent->process().StderrText();
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(10)));
+  ExpectServedAs(worker->pid);
+  ExpectServedAs(parent->pid());
+  const std::string out = SocketDir() + "/worker.heap";
+  CommandResult dump = Cli({"dump", "--pid", std::to_string(worker->pid), "--out", out});
+  ASSERT_EQ(dump.exit_code, 0) << dump;
+  EXPECT_EQ(ReadFile(out).rfind("heap_v2/", 0), 0u);
+  ASSERT_EQ(::kill(worker->pid, SIGTERM), 0);
+  EXPECT_TRUE(WaitUntil([&] { return !FileExists(SocketOf(worker->pid)); }, seconds(10)));
+  ExpectServedAs(parent->pid());
+}
+
+TEST_F(ForkTest, AWorkerForkedWhileTheParentServesIsRefusedAnAgentAndSaysWhy) {
+  TargetProcess* parent = StartForking(true);
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  ExpectServedAs(parent->pid());  // the parent's gRPC server is now up (30 s idle timeout)
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_NE(worker->agent, "0");
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return parent->process().StderrText().find("not starting the agent in this forked child") !=
+               std::string::npos;
+      },
+      seconds(10)))
+      << parent->process().StderrText();
+  EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
+  ExpectServedAs(parent->pid());
+}
+
+TEST_F(ForkTest, AWorkerForkedAfterTheParentsServerWentIdleGetsItsAgent) {
+  TargetProcess* parent = StartForking(true, "1s");
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  ExpectServedAs(parent->pid());
+  // Served: gRPC comes up, and is shut down completely after the idle timeout.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return parent->process().StderrText().find("gRPC server stopped (idle)") !=
+               std::string::npos;
+      },
+      seconds(20)))
+      << parent->process().StderrText();
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_EQ(worker->agent, "0") << parent->process().StderrText();
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(10)));
+  ExpectServedAs(worker->pid);
+}
+
+}  // namespace
+}  // namespace memprof::integration
