@@ -48,10 +48,14 @@ std::string SymbolName(Dwfl_Module* module, uint64_t address) {
 }  // namespace
 
 struct Symbolizer::Impl {
+  Impl(SymbolizerOptions o, ModuleTable t, std::unique_ptr<DwflSession> s)
+      : options(std::move(o)), table(std::move(t)), session(std::move(s)) {}
+
   SymbolizerOptions options;
   ModuleTable table;
   std::unique_ptr<DwflSession> session;
-  std::vector<ModuleSlot> slots;  // parallel to table.instances()
+  InlineFrameResolver inline_frames;  // after session: reads its DWARF, dies first
+  std::vector<ModuleSlot> slots;      // parallel to table.instances()
   FrameCache return_cache;
   FrameCache pc_cache;
   std::vector<std::string> problems;
@@ -59,7 +63,7 @@ struct Symbolizer::Impl {
 
   std::span<const Frame> Cached(FrameCache& cache, uint64_t address, uint64_t lookup);
   std::vector<Frame> Symbolize(uint64_t address, uint64_t lookup);
-  std::vector<Frame> ModuleFrames(Dwfl_Module* module, const Frame& base, uint64_t lookup) const;
+  std::vector<Frame> ModuleFrames(Dwfl_Module* module, const Frame& base, uint64_t lookup);
   Dwfl_Module* ModuleFor(const MemoryMapping& mapping);
   Result<Dwfl_Module*> Load(const ModuleInstance& instance);
 };
@@ -92,9 +96,9 @@ std::vector<Frame> Symbolizer::Impl::Symbolize(uint64_t address, uint64_t lookup
 // DWARF frames when there is DWARF for `lookup`, else the symbol table's
 // name; module fields come from `base`.
 std::vector<Frame> Symbolizer::Impl::ModuleFrames(Dwfl_Module* module, const Frame& base,
-                                                  uint64_t lookup) const {
+                                                  uint64_t lookup) {
   std::vector<Frame> frames;
-  for (SourceFrame& source : InlineFrames(module, lookup, options.lines)) {
+  for (SourceFrame& source : inline_frames.Frames(module, lookup, options.lines)) {
     Frame& frame = frames.emplace_back(base);
     frame.function = std::move(source.function);
     frame.file = std::move(source.file);
@@ -150,14 +154,8 @@ Result<Symbolizer> Symbolizer::Create(std::vector<MemoryMapping> mappings,
                                       SymbolizerOptions options) {
   Result<std::unique_ptr<DwflSession>> session = DwflSession::Create(DebugRoots(options));
   if (!session) return Fail(session.error());
-  auto impl = std::make_unique<Impl>(Impl{std::move(options),
-                                          ModuleTable(std::move(mappings)),
-                                          std::move(*session),
-                                          {},
-                                          {},
-                                          {},
-                                          {},
-                                          0});
+  auto impl = std::make_unique<Impl>(std::move(options), ModuleTable(std::move(mappings)),
+                                     std::move(*session));
   impl->slots.resize(impl->table.instances().size());
   return Symbolizer(std::move(impl));
 }
