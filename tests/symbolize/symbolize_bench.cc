@@ -2,7 +2,10 @@
 // cold (first lookups, opening the file and its DWARF) and warm (cache hits),
 // optionally next to `addr2line -f -C -i` on the same addresses.
 //
-//   symbolize_bench <binary> [count=50000] [--lines] [--addr2line]
+//   symbolize_bench <binary> [count=50000] [--lines] [--addr2line] [--check]
+//
+// --check compares the inline chains (function names) of every 25th address
+// with `addr2line -a -f -C -i` and prints the disagreements.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -31,6 +34,7 @@ struct Args {
   size_t count = 50000;
   bool lines = false;
   bool addr2line = false;
+  bool check = false;
 };
 
 double Seconds(Clock::time_point since) {
@@ -64,18 +68,64 @@ std::vector<uint64_t> Addresses(const std::vector<LoadSegment>& segs, size_t cou
   return addresses;
 }
 
-double TimeAddr2line(const std::string& binary, const std::vector<uint64_t>& addresses) {
+// Writes the lookup addresses (file addresses, return address - 1) for addr2line.
+std::string WriteAddressFile(const std::vector<uint64_t>& addresses) {
   char path[] = "/tmp/symbolize_bench_XXXXXX";
   Fd fd(::mkstemp(path));
-  {
-    std::ofstream out(path);
-    for (uint64_t a : addresses) out << "0x" << LowerHex(a - 1 - kBase) << "\n";
+  std::ofstream out(path);
+  for (uint64_t a : addresses) out << "0x" << LowerHex(a - 1 - kBase) << "\n";
+  return path;
+}
+
+// addr2line -a prints each address before its "function\nfile:line" pairs.
+std::vector<std::vector<std::string>> Addr2lineChains(const std::string& binary,
+                                                      const std::vector<uint64_t>& addresses) {
+  const std::string input = WriteAddressFile(addresses);
+  const std::string output = input + ".out";
+  const std::string command =
+      "addr2line -a -f -C -i -e '" + binary + "' < '" + input + "' > '" + output + "'";
+  std::vector<std::vector<std::string>> chains;
+  if (std::system(command.c_str()) == 0) {
+    std::ifstream in(output);
+    for (std::string line; std::getline(in, line);) {
+      if (line.starts_with("0x")) {
+        chains.emplace_back();
+      } else if (!chains.empty()) {
+        chains.back().push_back(line);
+        std::getline(in, line);  // file:line
+      }
+    }
   }
+  ::unlink(input.c_str());
+  ::unlink(output.c_str());
+  return chains;
+}
+
+void Check(Symbolizer& symbolizer, const std::string& binary,
+           const std::vector<uint64_t>& addresses) {
+  std::vector<uint64_t> sample;
+  for (size_t i = 0; i < addresses.size(); i += 25) sample.push_back(addresses[i]);
+  const std::vector<std::vector<std::string>> expected = Addr2lineChains(binary, sample);
+  size_t differ = 0;
+  for (size_t i = 0; i < sample.size() && i < expected.size(); ++i) {
+    std::vector<std::string> ours;
+    for (const Frame& f : symbolizer.Resolve(sample[i])) ours.push_back(f.function);
+    if (ours == expected[i] || (expected[i] == std::vector<std::string>{"??"})) continue;
+    if (++differ > 5) continue;
+    std::printf("0x%jx:\n", static_cast<uintmax_t>(sample[i] - 1 - kBase));
+    for (const std::string& f : ours) std::printf("  ours      %s\n", f.c_str());
+    for (const std::string& f : expected[i]) std::printf("  addr2line %s\n", f.c_str());
+  }
+  std::printf("check: %zu of %zu sampled addresses differ from addr2line\n", differ, sample.size());
+}
+
+double TimeAddr2line(const std::string& binary, const std::vector<uint64_t>& addresses) {
+  const std::string path = WriteAddressFile(addresses);
   const std::string command = "addr2line -f -C -i -e '" + binary + "' < '" + path + "' > /dev/null";
   const Clock::time_point start = Clock::now();
   const int status = std::system(command.c_str());
   const double seconds = Seconds(start);
-  ::unlink(path);
+  ::unlink(path.c_str());
   return status == 0 ? seconds : -1;
 }
 
@@ -111,6 +161,7 @@ int Run(const Args& args) {
   if (args.addr2line) {
     std::printf("addr2line -f -C -i: %.3f s\n", TimeAddr2line(args.binary, addresses));
   }
+  if (args.check) Check(symbolizer, args.binary, addresses);
   return 0;
 }
 
@@ -119,7 +170,7 @@ int Run(const Args& args) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <binary> [count] [--lines] [--addr2line]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <binary> [count] [--lines] [--addr2line] [--check]\n", argv[0]);
     return 2;
   }
   memprof::symbolize::Args args;
@@ -130,6 +181,8 @@ int main(int argc, char** argv) {
       args.lines = true;
     } else if (arg == "--addr2line") {
       args.addr2line = true;
+    } else if (arg == "--check") {
+      args.check = true;
     } else {
       args.count = std::strtoull(argv[i], nullptr, 10);
     }
