@@ -26,12 +26,16 @@ std::unexpected<Error> ErrnoFail(int err, const std::string& what) {
   return Fail(CodeForErrno(err), what + ": " + std::strerror(err));
 }
 
-// The umask cannot be read without setting it; this CLI does so before it
-// starts creating files from other threads, so the brief change is harmless.
-mode_t CurrentUmask() {
-  const mode_t mask = ::umask(022);
-  ::umask(mask);
-  return mask;
+// Heap profiles carry the target's memory map and call stacks, and Stats
+// its memory layout: like a core file, only their owner reads them.
+constexpr mode_t kFinalMode = 0600;
+
+std::string FileKind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
 }
 
 Result<void> CheckDestination(const std::string& path) {
@@ -39,9 +43,17 @@ Result<void> CheckDestination(const std::string& path) {
     return Fail(ErrorCode::kInvalidArgument, "output path '" + path + "' names a directory");
   }
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (::stat(path.c_str(), &st) != 0) return {};
+  if (S_ISDIR(st.st_mode)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "output path '" + path + "' is a directory; name a file inside it");
+  }
+  // The file is written beside the destination and renamed over it, which
+  // would replace a device or FIFO (e.g. /dev/null) with a regular file.
+  if (!S_ISREG(st.st_mode)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "output path '" + path + "' is not a regular file (" + FileKind(st.st_mode) +
+                    "); name a regular file, or use --out - and redirect stdout");
   }
   return {};
 }
@@ -70,7 +82,7 @@ Result<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path) {
   if (!fd) {
     return ErrnoFail(errno, "cannot create a file in directory '" + dir + "' for '" + path + "'");
   }
-  return AtomicFileWriter(path, std::string(buf.data()), std::move(fd), 0644 & ~CurrentUmask());
+  return AtomicFileWriter(path, std::string(buf.data()), std::move(fd), kFinalMode);
 }
 
 AtomicFileWriter::AtomicFileWriter(std::string path, std::string temp_path, Fd fd,

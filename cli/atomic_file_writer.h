@@ -14,7 +14,7 @@ namespace memprof::cli {
 // Writes a file so that readers see either the old file or the complete new
 // one, never a prefix: data goes to a private temp file `.<basename>.XXXXXX`
 // (mode 0600) in the destination's directory, and Commit() fsyncs it, sets
-// the final mode (0644 minus the umask) and renames it over the destination.
+// the final mode (0600: a profile is private, like a core file) and renames it over the destination.
 // Destroying the writer without a successful Commit() removes the temp file.
 // Move-only; not thread-safe.
 class AtomicFileWriter {

@@ -31,9 +31,9 @@ TEST(AtomicFileWriterTest, CommitRenamesTheTempFileIntoPlace) {
   EXPECT_EQ(dir.List(), std::vector<std::string>{"profile.heap"});
 }
 
-TEST(AtomicFileWriterTest, FinalModeIs0644MinusUmask) {
+TEST(AtomicFileWriterTest, FinalModeIsPrivateWhateverTheUmask) {
   TempDir dir;
-  const mode_t old_mask = ::umask(027);
+  const mode_t old_mask = ::umask(0);
   auto writer = AtomicFileWriter::Create(dir.Join("f"));
   ::umask(old_mask);
   ASSERT_TRUE(writer);
@@ -42,7 +42,7 @@ TEST(AtomicFileWriterTest, FinalModeIs0644MinusUmask) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);  // private while being written
   ASSERT_TRUE(writer->Commit());
   ASSERT_EQ(::stat(dir.Join("f").c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST(AtomicFileWriterTest, DestroyingWithoutCommitLeavesNothingAndKeepsTheOldFile) {
@@ -88,6 +88,24 @@ TEST(AtomicFileWriterTest, DirectoryAsDestinationIsAUsageError) {
   ASSERT_FALSE(writer);
   EXPECT_EQ(writer.error().code, ErrorCode::kInvalidArgument);
   EXPECT_TRUE(dir.List().empty());
+}
+
+// Renaming over a device or FIFO would replace it (think /dev/null as root).
+TEST(AtomicFileWriterTest, NonRegularDestinationIsAUsageErrorAndStaysPut) {
+  TempDir dir;
+  const std::string fifo = dir.path() + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/null")}) {
+    auto writer = AtomicFileWriter::Create(path);
+    ASSERT_FALSE(writer) << path;
+    EXPECT_EQ(writer.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(writer.error().message.find("is not a regular file"), std::string::npos)
+        << writer.error().message;
+  }
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"fifo"});
 }
 
 TEST(AtomicFileWriterTest, UnwritableDirectoryIsPermissionDenied) {

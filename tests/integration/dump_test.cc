@@ -63,7 +63,7 @@ TEST_P(DumpTest, FileIsVerifiedAndJsonDescribesIt) {
 
   struct stat st{};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "a profile is private to its owner";
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"profile.heap"}) << "temp files left behind";
   EXPECT_EQ(StatusJson(target())["dumps_served"], 1);
 }
