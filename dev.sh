@@ -27,6 +27,10 @@ readonly PACKAGES=(
   libdw-dev libelf-dev zlib1g-dev libssl-dev
   golang-github-google-pprof-dev
   binutils procps perl
+  # Test-only: the real pprof (built from Debian's sources with go) reads our
+  # pprof output; headless chromium renders the svg flame graph; xmllint
+  # checks it; redis-server is a third-party jemalloc target.
+  golang-go chromium libxml2-utils
 )
 
 section() { printf '\n==> %s\n' "$*"; }

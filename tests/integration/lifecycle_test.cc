@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
@@ -70,6 +72,91 @@ TEST_P(AgentOffTest, NoSocketAndTheTargetRunsFine) {
 INSTANTIATE_TEST_SUITE_P(AgentShapes, AgentOffTest,
                          ::testing::Values(Shape::kLinked, Shape::kPreloaded, Shape::kRunPlain),
                          ShapeName);
+
+// lifecycle_target: stop/start on SIGUSR1, exec on SIGUSR2.
+class AgentLifecycleTest : public IntegrationTest {
+ protected:
+  TargetProcess* StartLifecycle(std::vector<std::string> exec_argv = {},
+                                std::map<std::string, std::string> env = {}) {
+    TargetOptions options;
+    options.argv = {kLifecycleTarget};
+    options.argv.insert(options.argv.end(), exec_argv.begin(), exec_argv.end());
+    options.env = std::move(env);
+    options.env["MALLOC_CONF"] = kProfilingReadyConf;
+    return Start(options);
+  }
+  bool StdoutHas(TargetProcess& t, const std::string& text) {
+    return WaitUntil([&] { return t.process().StdoutText().find(text) != std::string::npos; },
+                     seconds(10));
+  }
+};
+
+TEST_F(AgentLifecycleTest, StartStopAndStartAgain) {
+  TargetProcess* t = StartLifecycle();
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(CliFor(*t, "activate").exit_code, 0);
+  ASSERT_EQ(::kill(t->pid(), SIGUSR1), 0);
+  ASSERT_TRUE(StdoutHas(*t, "stopped"));
+  EXPECT_FALSE(FileExists(t->socket_path())) << "stop removes the socket";
+  ExpectCliError(CliFor(*t, "status"), 3, "has no memprof agent");
+  ASSERT_EQ(::kill(t->pid(), SIGUSR1), 0);
+  ASSERT_TRUE(StdoutHas(*t, "started 0")) << t->process().StderrText();
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(t->socket_path()); }, seconds(10)));
+  EXPECT_EQ(StatusJson(*t)["pid"], t->pid());
+  // jemalloc's state outlives the agent: sampling is still on.
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], true);
+}
+
+TEST_F(AgentLifecycleTest, ExecIntoAProgramWithTheAgentHandsTheSocketOver) {
+  // The exec'd program inherits LD_PRELOAD, so its own agent starts for the
+  // same pid and replaces the socket.
+  TargetProcess* t = StartLifecycle({kPlainTarget}, {{"LD_PRELOAD", kAgentLibrary}});
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(::kill(t->pid(), SIGUSR2), 0);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        CommandResult r = Cli({"status", "--pid", std::to_string(t->pid()), "--json"});
+        return r.exit_code == 0 &&
+               ParseJsonOutput(r)["executable"].get<std::string>().ends_with("plain_target");
+      },
+      seconds(20)));
+  EXPECT_EQ(dir().List(), std::vector<std::string>{std::to_string(t->pid()) + ".sock"});
+}
+
+TEST_F(AgentLifecycleTest, ExecIntoAProgramWithoutTheAgentLeavesAStaleSocketThatPruneRemoves) {
+  TargetProcess* t = StartLifecycle({"/bin/sleep", "600"});
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(::kill(t->pid(), SIGUSR2), 0);
+  ASSERT_TRUE(WaitUntil(
+      [&] { return ReadFile("/proc/" + std::to_string(t->pid()) + "/comm") == "sleep\n"; },
+      seconds(10)));
+  ExpectCliError(CliFor(*t, "status"), 3, "stale socket");
+  CommandResult list = Cli({"list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list;
+  auto targets = ParseJsonOutput(list)["targets"];
+  ASSERT_EQ(targets.size(), 1u);
+  EXPECT_EQ(targets[0]["stale"], true);
+  CommandResult prune = Cli({"list", "--prune", "--json"});
+  ASSERT_EQ(prune.exit_code, 0) << prune;
+  EXPECT_EQ(ParseJsonOutput(prune)["targets"][0]["removed"], true);
+  EXPECT_EQ(dir().List(), std::vector<std::string>{});
+}
+
+TEST_F(AgentLifecycleTest, SigkillLeavesAStaleSocketThatListRecognisesAndPruneRemoves) {
+  TargetProcess* t = StartShape(Shape::kPreloaded);
+  ASSERT_NE(t, nullptr);
+  const pid_t pid = t->pid();
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  ASSERT_TRUE(WaitUntil([&] { return t->process().HasExited(); }, seconds(10)));
+  CommandResult list = Cli({"list"});
+  ASSERT_EQ(list.exit_code, 0) << list;
+  EXPECT_NE(list.out.find("problem: pid " + std::to_string(pid) + ": stale socket"),
+            std::string::npos)
+      << list;
+  ExpectCliError(Cli({"status", "--pid", std::to_string(pid)}), 3, "no process with pid");
+  ASSERT_EQ(Cli({"list", "--prune"}).exit_code, 0);
+  EXPECT_EQ(dir().List(), std::vector<std::string>{});
+}
 
 }  // namespace
 }  // namespace memprof::integration
