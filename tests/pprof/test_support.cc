@@ -1,0 +1,75 @@
+#include "tests/pprof/test_support.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace memprof::pprof::testing {
+
+std::string Gunzip(const std::string& compressed) {
+  z_stream stream{};
+  // 15 + 16: accept only a gzip header, which is what profile.proto asks for.
+  if (inflateInit2(&stream, 15 + 16) != Z_OK) {
+    ADD_FAILURE() << "inflateInit2 failed";
+    return "";
+  }
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  std::string out;
+  int code = Z_OK;
+  while (code == Z_OK) {
+    char buffer[64 * 1024];
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof(buffer);
+    code = inflate(&stream, Z_NO_FLUSH);
+    out.append(buffer, sizeof(buffer) - stream.avail_out);
+  }
+  inflateEnd(&stream);
+  EXPECT_EQ(code, Z_STREAM_END) << "not a complete gzip stream";
+  EXPECT_EQ(stream.avail_in, 0u) << "bytes after the gzip member";
+  return code == Z_STREAM_END ? out : "";
+}
+
+perftools::profiles::Profile DecodeProfile(const std::string& gzipped) {
+  perftools::profiles::Profile profile;
+  EXPECT_TRUE(profile.ParseFromString(Gunzip(gzipped))) << "not a perftools.profiles.Profile";
+  return profile;
+}
+
+std::string MakeTempDir() {
+  std::string pattern = std::filesystem::temp_directory_path() / "memprof-pprof-XXXXXX";
+  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
+  return pattern;
+}
+
+std::string RunShell(const std::string& command, int* exit_code) {
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "popen failed: " << command;
+    return output;
+  }
+  char buffer[4096];
+  size_t got = 0;
+  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, got);
+  int status = pclose(pipe);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (exit_code != nullptr) {
+    *exit_code = code;
+  } else {
+    EXPECT_EQ(code, 0) << "failed: " << command << "\n" << output;
+  }
+  return output;
+}
+
+std::string Quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace memprof::pprof::testing
