@@ -1,6 +1,7 @@
 #include "agent/on_demand_server.h"
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/resource_quota.h>
 #include <grpcpp/server_posix.h>
 
 #include <algorithm>
@@ -10,7 +11,6 @@
 namespace memprof::agent {
 namespace {
 
-constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
 constexpr auto kShutdownGrace = std::chrono::milliseconds(500);
 
 // The last reference to gRPC's global state may be dropped on one of gRPC's
@@ -37,8 +37,9 @@ Result<void> OnDemandServer::Adopt(Fd connection) {
   if (!server_) {
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
-    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-    builder.SetMaxSendMessageSize(kMaxMessageBytes);
+    builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
+    builder.SetMaxSendMessageSize(kMaxResponseBytes);
+    builder.SetResourceQuota(grpc::ResourceQuota("memprof-agent").Resize(kMemoryQuotaBytes));
     // No listening port: connections arrive through Adopt().
     server_ = builder.BuildAndStart();
     if (!server_) return Fail(ErrorCode::kInternal, "could not start the gRPC server");

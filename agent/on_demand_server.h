@@ -2,6 +2,7 @@
 #define MEMPROF_AGENT_ON_DEMAND_SERVER_H_
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 
@@ -28,6 +29,22 @@ namespace memprof::agent {
 // after it has stopped.
 class OnDemandServer {
  public:
+  // Every request of memprof.v1 is a few bytes; 64 KiB leaves room for new
+  // fields, and anything bigger is refused.
+  static constexpr int kMaxRequestBytes = 64 * 1024;
+  // The limit above is checked only once a message is complete: until then
+  // gRPC's HTTP/2 transport buffers whatever a client sends, opening its flow
+  // control window to the size the message announces (grpc/grpc#43012). What
+  // bounds that memory is gRPC's memory quota: past it, gRPC reclaims memory
+  // by closing connections. Without it, four local clients sending 64 MiB
+  // requests made a target grow by 240 MiB (PRODUCT.md rule 2); with it, by
+  // less than 8 MiB. Responses are not charged against the quota, so dumps
+  // and the multi-MiB statistics stream as before.
+  static constexpr size_t kMemoryQuotaBytes = 4 * 1024 * 1024;
+  // Responses can be large: the full jemalloc JSON statistics of a big
+  // process run to several MiB.
+  static constexpr int kMaxResponseBytes = 64 * 1024 * 1024;
+
   OnDemandServer(grpc::Service& service, CallTracker& calls,
                  std::chrono::milliseconds idle_timeout);
   ~OnDemandServer();
