@@ -28,6 +28,25 @@ bool IsSocket(const std::string& path, uid_t* owner = nullptr) {
   return true;
 }
 
+// What sits at `path` when it exists but is not a socket ("a regular
+// file"), else "".
+std::string NonSocketKind(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISSOCK(st.st_mode)) return "";
+  if (S_ISREG(st.st_mode)) return "a regular file";
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (S_ISLNK(st.st_mode)) return "a symbolic link";
+  return "a special file";
+}
+
+// Kernel threads have no user-space memory: "Kthread: 1" in their status
+// (Linux 6.2+); on older kernels, kthreadd (pid 2) and its children.
+bool IsKernelThread(const std::string& status_text, const ProcStatus& status) {
+  if (status_text.find("\nKthread:\t1") != std::string::npos) return true;
+  return status_text.find("\nKthread:") == std::string::npos &&
+         ((status.pid == 2 && status.name == "kthreadd") || status.ppid == 2);
+}
+
 std::optional<std::string> ReadLink(const std::string& path) {
   char buf[256];
   const ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf));
@@ -225,9 +244,19 @@ Result<Target> TargetDiscovery::ResolvePid(pid_t pid) const {
     if (!untrusted.empty()) return Fail(ErrorCode::kPermissionDenied, untrusted);
     return target;
   }
-  return Fail(ErrorCode::kNotFound, "process " + std::to_string(pid) + " (" + status->name +
-                                        ") has no memprof agent (no socket at " + *path + "); " +
-                                        kHowToGetAnAgent);
+  const std::string who = "process " + std::to_string(pid) + " (" + status->name + ")";
+  if (IsKernelThread(ReadTextFile(ProcPath(pid, "status")).value_or(""), *status)) {
+    return Fail(ErrorCode::kNotFound,
+                who + " is a kernel thread: it has no user-space heap to profile; pick a "
+                      "program (`memprofctl list` shows the processes with an agent)");
+  }
+  if (const std::string what = NonSocketKind(*path); !what.empty()) {
+    return Fail(ErrorCode::kNotFound, who + " has no memprof agent: " + *path + " is " + what +
+                                          ", not a socket (remove it if it is left over); " +
+                                          kHowToGetAnAgent);
+  }
+  return Fail(ErrorCode::kNotFound,
+              who + " has no memprof agent (no socket at " + *path + "); " + kHowToGetAnAgent);
 }
 
 Result<Target> TargetDiscovery::ResolveOnlyAgent() const {

@@ -63,6 +63,18 @@ TEST_F(TargetDiscoveryTest, ProcessWithoutSocketExplainsHowToGetAnAgent) {
   EXPECT_NE(msg.find("memprof_agent_start()"), std::string::npos);
 }
 
+TEST_F(TargetDiscoveryTest, RegularFileAtTheSocketPathIsNamed) {
+  MakeProcEntry(proc_, 56, "nginx");
+  WriteFile(sockets_ + "/56.sock", "not a socket");
+  auto target = discovery_.Resolve(56);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(target.error().message.find("process 56 (nginx) has no memprof agent: " + sockets_ +
+                                        "/56.sock is a regular file, not a socket"),
+            std::string::npos)
+      << target.error().message;
+}
+
 TEST_F(TargetDiscoveryTest, FallsBackToTheContainerRootWithTheNamespacePid) {
   MakeProcEntry(proc_, 4321, "app", {7});  // NSpid: 4321 7
   const std::string inner = proc_ + "/4321/root" + sockets_;
