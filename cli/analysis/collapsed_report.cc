@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cli/analysis/frame_names.h"
 #include "cli/analysis/report_format.h"
 
 namespace memprof::analysis {
@@ -19,11 +20,9 @@ std::string FoldedName(const std::string& name) {
 
 // Root first: the location's outermost frame first, inlined callees after.
 void AppendLocation(const Location& location, std::string& line) {
-  for (size_t i = location.frames.size(); i-- > 0;) {
-    const std::string& function = location.frames[i].function;
+  for (const std::string& name : RootFirstFrameNames(location)) {
     if (!line.empty()) line += ';';
-    line += function.empty() ? HexAddress(location.address) : FoldedName(function);
-    if (i + 1 < location.frames.size()) line += "[inline]";
+    line += FoldedName(name);
   }
 }
 
