@@ -1,5 +1,8 @@
 #include "cli/atomic_file_writer.h"
 
+#include <cstdio>
+#include <random>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,31 +75,60 @@ std::string DirectoryOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
+namespace {
+
+// A fresh name for the temp file beside `path`: ".<basename>.XXXXXX".
+std::string TempPattern(const std::string& path) {
+  return DirectoryOf(path) + "/." + BaseName(path) + ".XXXXXX";
+}
+
+// File systems without O_TMPFILE say so with one of these.
+bool TmpfileUnsupported(int err) {
+  return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT;
+}
+
+std::string ProcSelfFd(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// Gives the anonymous file at `proc_path` the name `name`; EEXIST if taken.
+int LinkAnonymous(const std::string& proc_path, const std::string& name) {
+  return ::linkat(AT_FDCWD, proc_path.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW);
+}
+
+}  // namespace
+
 Result<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path) {
   if (auto ok = CheckDestination(path); !ok) return Fail(ok.error());
   const std::string dir = DirectoryOf(path);
-  std::string pattern = dir + "/." + BaseName(path) + ".XXXXXX";
+  Fd anonymous(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, kFinalMode));
+  if (anonymous) {
+    const std::string proc_path = ProcSelfFd(anonymous.get());
+    return AtomicFileWriter(path, proc_path, std::move(anonymous), true);
+  }
+  if (!TmpfileUnsupported(errno)) {
+    return ErrnoFail(errno, "cannot create a file in directory '" + dir + "' for '" + path + "'");
+  }
+  std::string pattern = TempPattern(path);
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   Fd fd(::mkostemp(buf.data(), O_CLOEXEC));
   if (!fd) {
     return ErrnoFail(errno, "cannot create a file in directory '" + dir + "' for '" + path + "'");
   }
-  return AtomicFileWriter(path, std::string(buf.data()), std::move(fd), kFinalMode);
+  return AtomicFileWriter(path, std::string(buf.data()), std::move(fd), false);
 }
 
 AtomicFileWriter::AtomicFileWriter(std::string path, std::string temp_path, Fd fd,
-                                   mode_t final_mode)
+                                   bool anonymous)
     : path_(std::move(path)),
       temp_path_(std::move(temp_path)),
       fd_(std::move(fd)),
-      final_mode_(final_mode) {}
+      anonymous_(anonymous) {}
 
 AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
     : path_(std::move(other.path_)),
       temp_path_(std::exchange(other.temp_path_, std::string())),
       fd_(std::move(other.fd_)),
-      final_mode_(other.final_mode_) {}
+      anonymous_(other.anonymous_) {}
 
 AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept {
   if (this != &other) {
@@ -104,7 +136,7 @@ AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept
     path_ = std::move(other.path_);
     temp_path_ = std::exchange(other.temp_path_, std::string());
     fd_ = std::move(other.fd_);
-    final_mode_ = other.final_mode_;
+    anonymous_ = other.anonymous_;
   }
   return *this;
 }
@@ -112,9 +144,31 @@ AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept
 AtomicFileWriter::~AtomicFileWriter() { Discard(); }
 
 void AtomicFileWriter::Discard() {
-  fd_.Reset();
-  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+  fd_.Reset();  // an anonymous file disappears with its last descriptor
+  if (!temp_path_.empty() && !anonymous_) ::unlink(temp_path_.c_str());
   temp_path_.clear();
+}
+
+// The anonymous file gets the destination's name directly when it is free
+// (no temp name ever exists); else a temp name that is renamed over it.
+Result<void> AtomicFileWriter::LinkIntoPlace() {
+  if (LinkAnonymous(temp_path_, path_) == 0) return {};
+  if (errno != EEXIST) return ErrnoFail(errno, "cannot create " + path_);
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    // linkat creates the name exclusively (EEXIST if taken): no race.
+    char suffix[16];
+    std::snprintf(suffix, sizeof(suffix), "%08x", random());
+    const std::string name = DirectoryOf(path_) + "/." + BaseName(path_) + "." + suffix;
+    if (LinkAnonymous(temp_path_, name) == 0) {
+      if (::rename(name.c_str(), path_.c_str()) == 0) return {};
+      const int err = errno;
+      ::unlink(name.c_str());
+      return ErrnoFail(err, "cannot rename " + name + " to " + path_);
+    }
+    if (errno != EEXIST) return ErrnoFail(errno, "cannot create a file beside " + path_);
+  }
+  return Fail(ErrorCode::kInternal, "cannot find a free temporary name beside " + path_);
 }
 
 Result<void> AtomicFileWriter::Write(std::string_view data) {
@@ -131,8 +185,10 @@ Result<void> AtomicFileWriter::Write(std::string_view data) {
 Result<void> AtomicFileWriter::Commit() {
   if (temp_path_.empty()) return Fail(ErrorCode::kInternal, "commit twice to " + path_);
   if (::fsync(fd_.get()) != 0) return ErrnoFail(errno, "cannot sync " + temp_path_);
-  if (::fchmod(fd_.get(), final_mode_) != 0) return ErrnoFail(errno, "cannot chmod " + temp_path_);
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (::fchmod(fd_.get(), kFinalMode) != 0) return ErrnoFail(errno, "cannot chmod " + temp_path_);
+  if (anonymous_) {
+    if (auto linked = LinkIntoPlace(); !linked) return linked;
+  } else if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     return ErrnoFail(errno, "cannot rename " + temp_path_ + " to " + path_);
   }
   temp_path_.clear();

@@ -12,11 +12,14 @@
 namespace memprof::cli {
 
 // Writes a file so that readers see either the old file or the complete new
-// one, never a prefix: data goes to a private temp file `.<basename>.XXXXXX`
-// (mode 0600) in the destination's directory, and Commit() fsyncs it, sets
-// the final mode (0600: a profile is private, like a core file) and renames it over the destination.
-// Destroying the writer without a successful Commit() removes the temp file.
-// Move-only; not thread-safe.
+// one, never a prefix. Data goes to an anonymous file in the destination's
+// directory (O_TMPFILE): it has no name until Commit() links it in, so even a
+// SIGKILLed memprofctl leaves nothing behind. Where the file system lacks
+// O_TMPFILE, a private temp file `.<basename>.XXXXXX` is used instead (and a
+// SIGKILL can leave that one). Commit() fsyncs, sets the final mode (0600: a
+// profile is private, like a core file) and links or renames the file over
+// the destination. Destroying the writer without a successful Commit()
+// discards the data. Move-only; not thread-safe.
 class AtomicFileWriter {
  public:
   // Creates the temp file. Fails before anything is written when the
@@ -39,16 +42,20 @@ class AtomicFileWriter {
   [[nodiscard]] Result<void> Commit();
 
   const std::string& path() const { return path_; }
+  // Where the data is while being written: the named temp file, or
+  // /proc/self/fd/<n> for an anonymous one. Empty once committed or discarded.
   const std::string& temp_path() const { return temp_path_; }
+  bool anonymous() const { return anonymous_; }
 
  private:
-  AtomicFileWriter(std::string path, std::string temp_path, Fd fd, mode_t final_mode);
+  AtomicFileWriter(std::string path, std::string temp_path, Fd fd, bool anonymous);
   void Discard();
+  Result<void> LinkIntoPlace();
 
   std::string path_;
   std::string temp_path_;  // empty once committed or discarded
   Fd fd_;
-  mode_t final_mode_ = 0644;
+  bool anonymous_ = false;
 };
 
 // The directory part of `path` ("." when it has none).

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -149,9 +151,18 @@ TEST_F(LargeDumpTest, InterruptedDumpLeavesNothingBehind) {
       {{"MEMPROF_SOCKET_DIR", SocketDir()}},
       -1});
   ASSERT_TRUE(proc.has_value()) << proc.error().message;
+  // Streaming has begun once memprofctl holds its output file open: an
+  // anonymous O_TMPFILE file in the output directory (or, on a file system
+  // without O_TMPFILE, a visible .big.heap.XXXXXX).
+  const std::string fd_dir = "/proc/" + std::to_string((*proc)->pid()) + "/fd";
   auto temp_exists = [&] {
     for (const std::string& name : dir().List()) {
       if (name.starts_with(".big.heap.")) return true;
+    }
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(fd_dir, ec)) {
+      const std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+      if (target.starts_with(dir().path() + "/#")) return true;
     }
     return false;
   };
