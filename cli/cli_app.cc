@@ -1,5 +1,7 @@
 #include "cli/cli_app.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <optional>
@@ -8,6 +10,7 @@
 #include "cli/commands/deactivate_command.h"
 #include "cli/commands/dump_command.h"
 #include "cli/commands/list_command.h"
+#include "cli/commands/report_command.h"
 #include "cli/commands/stats_command.h"
 #include "cli/commands/status_command.h"
 #include "cli/exit_codes.h"
@@ -38,6 +41,7 @@ struct CommandLine {
   DeactivateOptions deactivate;
   DumpOptions dump;
   StatsOptions stats;
+  ReportOptions report;
   RunOptions run;
   CLI::App* list_cmd = nullptr;
   CLI::App* status_cmd = nullptr;
@@ -45,6 +49,7 @@ struct CommandLine {
   CLI::App* deactivate_cmd = nullptr;
   CLI::App* dump_cmd = nullptr;
   CLI::App* stats_cmd = nullptr;
+  CLI::App* report_cmd = nullptr;
   CLI::App* run_cmd = nullptr;
 
   CommandLine();
@@ -62,8 +67,10 @@ CommandLine::CommandLine() {
   deactivate_cmd = RegisterDeactivateCommand(app, deactivate);
   dump_cmd = RegisterDumpCommand(app, dump);
   stats_cmd = RegisterStatsCommand(app, stats);
+  report_cmd = RegisterReportCommand(app, report);
   run_cmd = RegisterRunCommand(app);
-  for (CLI::App* cmd : {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, stats_cmd}) {
+  for (CLI::App* cmd :
+       {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, stats_cmd, report_cmd}) {
     cmd->fallthrough();  // global options may follow the command name
   }
   // Set after the subcommands so they do not inherit these: leftovers reach
@@ -163,6 +170,7 @@ CliEnvironment ProductionEnvironment() {
   env.out = &std::cout;
   env.err = &std::cerr;
   env.socket_dir = SocketDirectory();
+  env.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
   env.make_client = [](std::chrono::milliseconds timeout, std::stop_token stop) {
     return std::make_unique<GrpcProfileClient>(timeout, std::move(stop));
   };
@@ -179,6 +187,10 @@ int RunCli(const std::vector<std::string>& args, const CliEnvironment& env) {
   if (auto done = CheckLeftovers(cl)) return *done;
   if (cl.run_cmd->parsed()) {
     return Finish(RunRun(cl.run, env.run_environment(), env.exec), *env.out);
+  }
+  if (cl.report_cmd->parsed()) {
+    return Finish(RunReport(cl.report, Console{*env.out, *env.err}, env.stdout_is_terminal),
+                  *env.out);
   }
   return RunTargetCommand(cl, env);
 }

@@ -29,6 +29,8 @@ struct CliEnvironment {
   Executor exec;
   // Turn SIGINT/SIGTERM into cancellation (InterruptWatcher) for target commands.
   bool watch_signals = true;
+  // Binary output (report --format pprof) is refused on a terminal.
+  bool stdout_is_terminal = false;
 };
 
 // std::cout/std::cerr, /proc, $MEMPROF_SOCKET_DIR, GrpcProfileClient, execve.

@@ -7,12 +7,12 @@ namespace memprof::cli {
 std::string RootDescription() {
   return "memprofctl - look inside the heap of a running jemalloc process: activate heap\n"
          "profiling, stream heap profiles and read allocator statistics through the\n"
-         "process's memprof agent (a Unix socket per process).";
+         "process's memprof agent (a Unix socket per process), and analyse the profiles.";
 }
 
 std::string RootFooter() {
   return "Target selection (status, activate, deactivate, dump, stats):\n"
-         "  --pid N, else $MEMPROF_PID, else the only process with an agent.\n\n"
+         "  --pid N, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n\n"
          "Environment:\n"
          "  MEMPROF_SOCKET_DIR    where agents put their sockets (default /tmp/memprof)\n"
          "  MEMPROF_PID           default target pid\n"
@@ -25,7 +25,8 @@ std::string RootFooter() {
          "  memprofctl activate --pid 1234 --for 10m       # sample allocations for 10 minutes\n"
          "  memprofctl dump --pid 1234 --out profile.heap  # stream a heap profile\n"
          "  memprofctl stats --pid 1234 --json             # allocator statistics for scripts\n"
-         "  jeprof --text /proc/1234/exe profile.heap      # read the profile\n\n"
+         "  memprofctl report profile.heap --top 20        # top allocating functions\n"
+         "  memprofctl report profile.heap -f svg -o h.svg # flame graph for a browser\n\n"
          "Run `memprofctl COMMAND --help` for the options of a command.\n";
 }
 

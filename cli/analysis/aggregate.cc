@@ -60,8 +60,10 @@ uint32_t LocationTable::Intern(uint64_t address) {
   Location location{address, {resolved.begin(), resolved.end()}, {}};
   if (location.frames.empty()) location.frames.push_back(Frame{});  // contract says never
   location.names = FunctionNames(address, location.frames);
-  const std::string& outer = location.frames.back().function;
-  cut_.push_back(!outer.empty() && IsAllocatorEntryPoint(ShortFunctionName(outer)));
+  const Frame& outer = location.frames.back();
+  cut_.push_back(outer.function.empty()
+                     ? IsAllocatorModule(outer.module)
+                     : IsAllocatorEntryPoint(ShortFunctionName(outer.function)));
   std::vector<uint32_t> ids;
   for (const std::string& name : location.names) ids.push_back(NameId(name));
   name_ids_.push_back(std::move(ids));

@@ -137,6 +137,12 @@ bool IsAllocatorEntryPoint(std::string_view short_name) {
          short_name.starts_with("tcmalloc::");
 }
 
+bool IsAllocatorModule(std::string_view module) {
+  const size_t slash = module.rfind('/');
+  if (slash != std::string_view::npos) module.remove_prefix(slash + 1);
+  return module.starts_with("libjemalloc") || module.starts_with("libtcmalloc");
+}
+
 std::string JeprofAddress(uint64_t address) {
   char buffer[24];
   int length = std::snprintf(buffer, sizeof(buffer), "%016" PRIx64, address);

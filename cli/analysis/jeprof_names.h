@@ -19,6 +19,12 @@ std::string ShortFunctionName(std::string_view full_name);
 // (the profiler's and allocator's own: prof_backtrace, imalloc, ...).
 bool IsAllocatorEntryPoint(std::string_view short_name);
 
+// Whether `module` (a mapped file's basename) is an allocator library. A
+// stripped allocator (Debian's libjemalloc.so.2) leaves its internal frames
+// without names, so jeprof's name-based cut would miss them: frames that no
+// symbol names inside such a library are cut as the allocator's own.
+bool IsAllocatorModule(std::string_view module);
+
 // The address as jeprof prints and matches it: 16 zero-padded hex digits.
 std::string JeprofAddress(uint64_t address);
 

@@ -1,5 +1,7 @@
 #include "cli/pprof/location_table.h"
 
+#include "cli/analysis/jeprof_names.h"
+
 namespace memprof::pprof {
 
 size_t LocationTable::FunctionKeyHash::operator()(const FunctionKey& key) const {
@@ -33,6 +35,20 @@ uint64_t LocationTable::Add(uint64_t address) {
   return location->id();
 }
 
+namespace {
+
+// A frame no symbol names inside a (stripped) allocator library is named
+// "[libjemalloc.so.2]", which kAllocatorDropFrames matches: pprof then cuts
+// the allocator's own frames as it cuts named ones.
+analysis::Frame NameAllocatorFrame(const analysis::Frame& frame) {
+  if (!frame.function.empty() || !analysis::IsAllocatorModule(frame.module)) return frame;
+  analysis::Frame named = frame;
+  named.function = "[" + frame.module + "]";
+  return named;
+}
+
+}  // namespace
+
 // One Line per frame the symbolizer named, in its order (innermost inlined
 // first, which is profile.proto's "line[i] is inlined into line[i+1]").
 // Unnamed frames are left out: a Line needs a Function, and a nameless one
@@ -41,9 +57,10 @@ Resolution LocationTable::AddLines(perftools::profiles::Location& location,
                                    std::span<const analysis::Frame> frames) {
   Resolution resolution;
   for (const analysis::Frame& frame : frames) {
-    if (frame.function.empty()) continue;
+    const analysis::Frame named = NameAllocatorFrame(frame);
+    if (named.function.empty()) continue;
     perftools::profiles::Line* line = location.add_line();
-    line->set_function_id(FunctionId(frame));
+    line->set_function_id(FunctionId(named));
     line->set_line(frame.line);
     resolution.functions = true;
     resolution.filenames |= !frame.file.empty();

@@ -25,7 +25,7 @@ namespace memprof::pprof {
 const char kAllocatorDropFrames[] =
     "(je_)?(malloc|calloc|realloc|free|cfree|memalign|posix_memalign|aligned_alloc|valloc|"
     "pvalloc|mallocx|rallocx|xallocx|dallocx|sdallocx|sdallocx_noflags|malloc_default)|"
-    "operator new(\\[\\])?|operator delete(\\[\\])?";
+    "operator new(\\[\\])?|operator delete(\\[\\])?|\\[lib(je|tc)malloc[^\\]]*\\]";
 
 namespace {
 

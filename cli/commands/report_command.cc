@@ -1,0 +1,130 @@
+#include "cli/commands/report_command.h"
+
+#include <sstream>
+
+#include "cli/atomic_file_writer.h"
+#include "cli/option_validators.h"
+
+namespace memprof::cli {
+namespace {
+
+analysis::Metric MetricOf(const ReportOptions& options) {
+  if (options.inuse_objects) return analysis::Metric::kInuseObjects;
+  if (options.alloc_space) return analysis::Metric::kAllocSpace;
+  if (options.alloc_objects) return analysis::Metric::kAllocObjects;
+  return analysis::Metric::kInuseSpace;
+}
+
+void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
+  CLI::Option* objects =
+      cmd.add_flag("--inuse-objects", options.inuse_objects, "Count live objects, not bytes");
+  CLI::Option* alloc_space = cmd.add_flag(
+      "--alloc-space", options.alloc_space, "Bytes allocated since start (needs prof_accum:true)");
+  CLI::Option* alloc_objects = cmd.add_flag("--alloc-objects", options.alloc_objects,
+                                            "Objects allocated since start (needs prof_accum:true)");
+  objects->excludes(alloc_space)->excludes(alloc_objects);
+  alloc_space->excludes(alloc_objects);
+  cmd.add_option("--base", options.base, "Subtract this earlier dump: show what grew")
+      ->type_name("DUMP")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--focus", options.focus, "Keep only stacks with a frame matching REGEX")
+      ->type_name("REGEX");
+  cmd.add_option("--ignore", options.ignore, "Drop stacks with a frame matching REGEX")
+      ->type_name("REGEX");
+}
+
+void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
+  cmd.add_option("--top", options.top, "Show at most N functions (text, json)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000));
+  cmd.add_flag("--show-bytes", options.show_bytes, "Bytes instead of MB in the text table");
+  cmd.add_flag("--cum", options.cum, "Sort the text table by cumulative value");
+  cmd.add_flag("--lines", options.lines, "Name frames with file:line and inlined functions");
+  cmd.add_option("--pid", options.pid,
+                 "The live process the dump came from: read its binaries through /proc/<pid> "
+                 "(containers, deleted or replaced binaries)")
+      ->type_name("N")
+      ->check(PidValidator());
+  cmd.add_option("--sysroot", options.sysroot,
+                 "Look the dump's binaries up under this directory (a copy of the target's root)")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory);
+}
+
+bool IsBinary(report::Format format) { return format == report::Format::kPprof; }
+
+}  // namespace
+
+CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Analyse a heap profile: top functions, flame graph, pprof (no target needed)");
+  cmd->add_option("DUMP", options.dump, "Heap profile written by `memprofctl dump` (heap_v2)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-f,--format", options.format, "text (default), collapsed, pprof, svg or json")
+      ->check(CLI::IsMember(report::FormatNames()))
+      ->type_name("FORMAT");
+  cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
+      ->type_name("FILE|-");
+  AddSelectionOptions(*cmd, options);
+  AddPresentationOptions(*cmd, options);
+  cmd->footer(
+      "Values are estimates unsampled exactly as jeprof does; frames are named from the\n"
+      "binaries recorded in the dump (debug info via build ID and /usr/lib/debug).\n\n"
+      "Examples:\n"
+      "  memprofctl report profile.heap --top 20\n"
+      "  memprofctl report profile.heap --format svg -o heap.svg     # open in a browser\n"
+      "  memprofctl report profile.heap --format pprof -o heap.pb.gz # pprof -http=: heap.pb.gz\n"
+      "  memprofctl report after.heap --base before.heap             # what grew\n"
+      "  memprofctl report profile.heap --format collapsed | flamegraph.pl > heap.svg\n");
+  return cmd;
+}
+
+Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
+  auto format = report::ParseFormat(options.format);
+  if (!format) {
+    return Fail(ErrorCode::kInvalidArgument, "unknown report format '" + options.format +
+                                                 "' (valid: text, collapsed, pprof, svg, json)");
+  }
+  report::ReportRequest request;
+  request.dump_path = options.dump;
+  request.base_path = options.base;
+  request.format = *format;
+  request.metric = MetricOf(options);
+  request.focus = options.focus;
+  request.ignore = options.ignore;
+  if (options.top > 0) request.top = options.top;
+  request.show_bytes = options.show_bytes;
+  request.sort_by_cum = options.cum;
+  request.lines = options.lines;
+  if (options.pid > 0) request.pid = options.pid;
+  request.sysroot = options.sysroot;
+  return request;
+}
+
+Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
+                         const Console& console, bool stdout_is_terminal) {
+  if (out_path == "-") {
+    if (IsBinary(request.format) && stdout_is_terminal) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "pprof output is binary (gzipped protobuf); write it to a file with -o FILE");
+    }
+    return report::RunReportPipeline(request, console.out);
+  }
+  // Checked before the (possibly long) analysis, so a bad path fails fast.
+  auto writer = AtomicFileWriter::Create(out_path);
+  if (!writer) return Fail(writer.error());
+  std::ostringstream buffer;
+  if (auto r = report::RunReportPipeline(request, buffer); !r) return r;
+  if (auto r = writer->Write(buffer.view()); !r) return r;
+  return writer->Commit();
+}
+
+Result<void> RunReport(const ReportOptions& options, const Console& console,
+                       bool stdout_is_terminal) {
+  auto request = MakeReportRequest(options);
+  if (!request) return Fail(request.error());
+  return WriteReport(*request, options.out, console, stdout_is_terminal);
+}
+
+}  // namespace memprof::cli

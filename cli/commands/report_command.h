@@ -1,0 +1,51 @@
+#ifndef MEMPROF_CLI_COMMANDS_REPORT_COMMAND_H_
+#define MEMPROF_CLI_COMMANDS_REPORT_COMMAND_H_
+
+#include <sys/types.h>
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "cli/console.h"
+#include "cli/report/report_pipeline.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// `memprofctl report DUMP [--format F] [-o FILE] ...`: analyse a heap
+// profile natively (jeprof's answers, in text, collapsed, pprof, svg, json).
+struct ReportOptions {
+  std::string dump;
+  std::string out = "-";
+  std::string format = "text";
+  std::string base;
+  std::string focus;
+  std::string ignore;
+  size_t top = 0;  // 0: every row
+  bool inuse_objects = false;
+  bool alloc_space = false;
+  bool alloc_objects = false;
+  bool show_bytes = false;
+  bool cum = false;
+  bool lines = false;
+  pid_t pid = 0;  // the live process the dump came from (binaries via /proc)
+  std::string sysroot;
+};
+
+CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options);
+
+// Builds the pipeline request; kInvalidArgument for an unknown format.
+[[nodiscard]] Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options);
+
+// `stdout_is_terminal`: binary output (pprof) is refused on a terminal.
+[[nodiscard]] Result<void> RunReport(const ReportOptions& options, const Console& console,
+                                     bool stdout_is_terminal);
+
+// Runs the pipeline into `out_path` ("-" = console.out), atomically for files.
+[[nodiscard]] Result<void> WriteReport(const report::ReportRequest& request,
+                                       const std::string& out_path, const Console& console,
+                                       bool stdout_is_terminal);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COMMANDS_REPORT_COMMAND_H_

@@ -1,0 +1,123 @@
+#include "cli/report/report_pipeline.h"
+
+#include <memory>
+#include <utility>
+
+#include "cli/analysis/aggregate.h"
+#include "cli/analysis/base_profile.h"
+#include "cli/analysis/collapsed_report.h"
+#include "cli/analysis/heap_v2_parser.h"
+#include "cli/analysis/json_report.h"
+#include "cli/analysis/report_renderer.h"
+#include "cli/analysis/svg_report.h"
+#include "cli/analysis/text_report.h"
+#include "cli/analysis/unsample.h"
+#include "cli/pprof/dwfl_address_symbolizer.h"
+#include "cli/pprof/pprof_writer.h"
+#include "cli/symbolize/memory_map.h"
+#include "cli/symbolize/symbolizer.h"
+
+namespace memprof::report {
+namespace {
+
+Result<analysis::HeapProfile> LoadProfile(const std::string& path) {
+  auto dump = analysis::ParseHeapV2File(path);
+  if (!dump) return Fail(dump.error());
+  return analysis::Unsample(std::move(*dump));
+}
+
+// The dump, minus --base when given.
+Result<analysis::HeapProfile> LoadRequestedProfile(const ReportRequest& request) {
+  auto profile = LoadProfile(request.dump_path);
+  if (!profile || request.base_path.empty()) return profile;
+  auto base = LoadProfile(request.base_path);
+  if (!base) return Fail(base.error());
+  return analysis::SubtractBase(*profile, *base);
+}
+
+symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) {
+  symbolize::SymbolizerOptions options;
+  options.lines = request.lines;
+  options.pid = request.pid;
+  options.sysroot = request.sysroot;
+  if (request.pid && options.sysroot.empty()) {
+    options.sysroot = "/proc/" + std::to_string(*request.pid) + "/root";
+  }
+  return options;
+}
+
+analysis::SvgOptions SvgOptionsFor(const ReportRequest& request) {
+  analysis::SvgOptions options;
+  const size_t slash = request.dump_path.find_last_of('/');
+  options.title = "memprof: " + (slash == std::string::npos ? request.dump_path
+                                                            : request.dump_path.substr(slash + 1));
+  if (!request.base_path.empty()) options.title += " (growth since the base dump)";
+  return options;
+}
+
+std::unique_ptr<analysis::ReportRenderer> MakeRenderer(const ReportRequest& request) {
+  analysis::ReportOptions options;
+  options.show_bytes = request.show_bytes;
+  options.sort_by_cum = request.sort_by_cum;
+  options.top = request.top;
+  switch (request.format) {
+    case Format::kCollapsed: return std::make_unique<analysis::CollapsedReportRenderer>();
+    case Format::kJson: return std::make_unique<analysis::JsonReportRenderer>(options);
+    case Format::kSvg: return std::make_unique<analysis::SvgReportRenderer>(SvgOptionsFor(request));
+    case Format::kText:
+    case Format::kPprof: break;
+  }
+  return std::make_unique<analysis::TextReportRenderer>(options);
+}
+
+Result<void> RenderAggregated(const ReportRequest& request, const analysis::HeapProfile& profile,
+                              analysis::AddressSymbolizer& symbolizer, std::ostream& out) {
+  analysis::AggregateOptions options{request.metric, request.focus, request.ignore};
+  auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
+  if (!aggregation) return Fail(aggregation.error());
+  return MakeRenderer(request)->Render(*aggregation, out);
+}
+
+}  // namespace
+
+const std::vector<std::string>& FormatNames() {
+  static const std::vector<std::string> names = {"text", "collapsed", "pprof", "svg", "json"};
+  return names;
+}
+
+std::optional<Format> ParseFormat(std::string_view name) {
+  if (name == "text") return Format::kText;
+  if (name == "collapsed") return Format::kCollapsed;
+  if (name == "pprof") return Format::kPprof;
+  if (name == "svg") return Format::kSvg;
+  if (name == "json") return Format::kJson;
+  return std::nullopt;
+}
+
+std::string_view FormatExtension(Format format) {
+  switch (format) {
+    case Format::kText: return "txt";
+    case Format::kCollapsed: return "collapsed";
+    case Format::kPprof: return "pb.gz";
+    case Format::kSvg: return "svg";
+    case Format::kJson: return "json";
+  }
+  return "txt";
+}
+
+Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out) {
+  auto profile = LoadRequestedProfile(request);
+  if (!profile) return Fail(profile.error());
+  auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
+  auto symbolizer = symbolize::Symbolizer::Create(map.mappings, SymbolizerOptionsFor(request));
+  if (!symbolizer) return Fail(symbolizer.error());
+  pprof::DwflAddressSymbolizer adapter(*symbolizer);
+  if (request.format != Format::kPprof) {
+    return RenderAggregated(request, *profile, adapter, out);
+  }
+  pprof::PprofOptions options;
+  options.sysroot = SymbolizerOptionsFor(request).sysroot;
+  return pprof::WritePprof(*profile, adapter, map.mappings, options, out);
+}
+
+}  // namespace memprof::report

@@ -1,0 +1,53 @@
+#ifndef MEMPROF_CLI_REPORT_REPORT_PIPELINE_H_
+#define MEMPROF_CLI_REPORT_REPORT_PIPELINE_H_
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/analysis/profile.h"
+#include "common/result.h"
+
+namespace memprof::report {
+
+// The output formats of `memprofctl report` (and `dump --format`).
+enum class Format { kText, kCollapsed, kPprof, kSvg, kJson };
+
+// "text", "collapsed", "pprof", "svg", "json".
+const std::vector<std::string>& FormatNames();
+std::optional<Format> ParseFormat(std::string_view name);
+// The file extension for --out-dir style names: "txt", "collapsed", "pb.gz", "svg", "json".
+std::string_view FormatExtension(Format format);
+
+// Everything one report needs; the defaults are jeprof's.
+struct ReportRequest {
+  std::string dump_path;
+  std::string base_path;  // --base: subtract this earlier dump ("" = none)
+  Format format = Format::kText;
+  analysis::Metric metric = analysis::Metric::kInuseSpace;
+  std::string focus;   // regex; "" = unset
+  std::string ignore;  // regex; "" = unset
+  std::optional<size_t> top;
+  bool show_bytes = false;
+  bool sort_by_cum = false;
+  bool lines = false;  // file:line (and inline frames) in the names
+  // The live process the dump came from: its binaries are read through
+  // /proc/<pid>/map_files and /proc/<pid>/root (containers, replaced files).
+  std::optional<pid_t> pid;
+  // Root under which the dump's paths are looked up ("" = this host's /).
+  std::string sysroot;
+};
+
+// dump -> unsample (-> minus base) -> symbolize -> the requested format.
+// Errors: kInvalidArgument for a malformed dump ("file:line: what") or a bad
+// regex, kNotFound for a missing file, kInternal when writing fails.
+[[nodiscard]] Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out);
+
+}  // namespace memprof::report
+
+#endif  // MEMPROF_CLI_REPORT_REPORT_PIPELINE_H_

@@ -1,0 +1,159 @@
+// memprofctl report on dumps of real targets, against jeprof on the same files.
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/integration/integration_fixture.h"
+#include "tests/integration/test_binaries.h"
+#include "tests/integration/wait_until.h"
+
+namespace memprof::integration {
+namespace {
+
+using std::chrono::seconds;
+
+// jeprof's "Total: ..." line and the name in its first table row.
+struct TextSummary {
+  std::string total;
+  std::string top_function;
+  std::string top_flat;
+};
+
+TextSummary Summarize(const std::string& text) {
+  TextSummary summary;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("Total:")) {
+      summary.total = line;
+      continue;
+    }
+    if (summary.total.empty() || !summary.top_function.empty()) continue;
+    std::istringstream fields(line);
+    std::string flat, flat_pct, sum_pct, cum, cum_pct, name;
+    if (fields >> flat >> flat_pct >> sum_pct >> cum >> cum_pct >> name) {
+      summary.top_flat = flat;
+      // jeprof names dynamic symbols as nm -D spells them, with the symbol
+      // version ("OPENSSL_LH_insert@@OPENSSL_3.0.0"); the function is the same.
+      summary.top_function = name.substr(0, name.find('@'));
+    }
+  }
+  return summary;
+}
+
+class ReportTest : public IntegrationTest {
+ protected:
+  // plain_target sampling every 4 KiB: its two allocating functions show up
+  // in the first dumps.
+  TargetProcess* StartSampled() {
+    TargetOptions options;
+    options.argv = {kPlainTarget};
+    options.env = {{"LD_PRELOAD", kAgentLibrary},
+                   {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
+    return Start(options);
+  }
+
+  std::string Dump(const TargetProcess& target, const std::string& name) {
+    const std::string path = dir().File(name);
+    CommandResult r = CliFor(target, "dump", {"--out", path});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    return path;
+  }
+
+  CommandResult Jeprof(std::vector<std::string> args) {
+    std::vector<std::string> argv = {kJeprof};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, {});
+  }
+};
+
+TEST_F(ReportTest, TextTotalsAndTopFunctionEqualJeprofs) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string dump = Dump(*t, "report.heap");
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{}, {"--show-bytes"}, {"--inuse-objects"}}) {
+    std::vector<std::string> ours_args = {"report", dump};
+    ours_args.insert(ours_args.end(), flags.begin(), flags.end());
+    CommandResult ours = Cli(ours_args);
+    ASSERT_EQ(ours.exit_code, 0) << ours;
+    std::vector<std::string> jeprof_args = {"--text"};
+    for (const std::string& f : flags) jeprof_args.push_back(f == "--show-bytes" ? "--show_bytes" : "--inuse_objects");
+    jeprof_args.push_back(kPlainTarget);
+    jeprof_args.push_back(dump);
+    CommandResult jeprof = Jeprof(jeprof_args);
+    ASSERT_EQ(jeprof.exit_code, 0) << jeprof;
+    TextSummary a = Summarize(ours.out);
+    TextSummary b = Summarize(jeprof.out);
+    ASSERT_FALSE(a.total.empty()) << ours.out;
+    EXPECT_EQ(a.total, b.total) << "ours:\n" << ours.out << "\njeprof:\n" << jeprof.out;
+    EXPECT_EQ(a.top_function, b.top_function) << ours.out << "\n" << jeprof.out;
+    EXPECT_EQ(a.top_flat, b.top_flat) << ours.out << "\n" << jeprof.out;
+  }
+}
+
+TEST_F(ReportTest, BaseShowsWhatGrewAsJeprofDoes) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string before = Dump(*t, "before.heap");
+  // PlainTargetLeak keeps 400 KiB/s: wait until the next dump has grown.
+  const uint64_t size_before = StatusJson(*t)["rss_bytes"].get<uint64_t>();
+  ASSERT_TRUE(WaitUntil(
+      [&] { return StatusJson(*t)["rss_bytes"].get<uint64_t>() > size_before + (1u << 20); },
+      seconds(30)));
+  const std::string after = Dump(*t, "after.heap");
+  CommandResult ours = Cli({"report", after, "--base", before, "--show-bytes"});
+  ASSERT_EQ(ours.exit_code, 0) << ours;
+  CommandResult jeprof =
+      Jeprof({"--text", "--show_bytes", "--base=" + before, kPlainTarget, after});
+  ASSERT_EQ(jeprof.exit_code, 0) << jeprof;
+  EXPECT_EQ(Summarize(ours.out).total, Summarize(jeprof.out).total)
+      << "ours:\n" << ours.out << "\njeprof:\n" << jeprof.out;
+  EXPECT_NE(ours.out.find("PlainTargetLeak"), std::string::npos) << ours.out;
+}
+
+TEST_F(ReportTest, EveryFormatWritesAPrivateFileAtomically) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string dump = Dump(*t, "formats.heap");
+  for (const char* format : {"text", "collapsed", "pprof", "svg", "json"}) {
+    const std::string out = dir().File(std::string("report.") + format);
+    CommandResult r = Cli({"report", dump, "--format", format, "-o", out});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    struct stat st {};
+    ASSERT_EQ(::stat(out.c_str(), &st), 0) << format;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << format;
+    const std::string data = ReadFile(out);
+    if (std::string(format) == "pprof") {
+      EXPECT_EQ(data.substr(0, 2), std::string("\x1f\x8b", 2)) << "gzip";
+    } else {
+      EXPECT_NE(data.find("PlainTarget"), std::string::npos) << format;
+    }
+  }
+  const std::vector<std::string> expected = {"formats.heap",     "report.collapsed", "report.json",
+                                             "report.pprof",     "report.svg",       "report.text"};
+  std::vector<std::string> entries = NonSocketEntries();
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, expected) << "no temp files";
+}
+
+TEST_F(ReportTest, MalformedDumpIsRejectedWithTheLineAndNothingIsWritten) {
+  const std::string bad = dir().File("bad.heap");
+  ASSERT_TRUE(WriteFile(bad, "heap_v2/524288\n  t*: 1: 10 [0: 0]\n@ 0xZZ\n"));
+  const std::string out = dir().File("bad.txt");
+  ExpectCliError(Cli({"report", bad, "-o", out}), 2, "bad.heap:3:");
+  EXPECT_FALSE(FileExists(out));
+  ExpectCliError(Cli({"report", dir().File("missing.heap")}), 2, "missing.heap");
+  ExpectCliError(Cli({"report", bad, "--format", "png"}), 2, "png");
+}
+
+}  // namespace
+}  // namespace memprof::integration
