@@ -503,10 +503,23 @@ TEST_F(BadInputTest, TargetExitsDuringTheDump) {
   ASSERT_NE(t, nullptr);
   const std::string out = dir().File("p.heap");
   ASSERT_TRUE(WriteFile(out, "precious\n"));
-  auto temp_has_data = [&] {
+  // memprofctl writes into an anonymous O_TMPFILE file in the output
+  // directory (a visible .p.heap.XXXXXX where O_TMPFILE is missing): data
+  // flows once that file, seen through memprofctl's fds, is not empty.
+  auto temp_has_data = [&](const Subprocess& writer) {
     for (const std::string& name : dir().List()) {
       struct stat st {};
       if (name.starts_with(".p.heap.") && ::stat(dir().File(name).c_str(), &st) == 0 &&
+          st.st_size > 0) {
+        return true;
+      }
+    }
+    const std::string fds = "/proc/" + std::to_string(writer.pid()) + "/fd";
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(fds, ec)) {
+      struct stat st {};
+      const std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+      if (target.starts_with(dir().path() + "/#") && ::stat(entry.path().c_str(), &st) == 0 &&
           st.st_size > 0) {
         return true;
       }
@@ -524,7 +537,7 @@ TEST_F(BadInputTest, TargetExitsDuringTheDump) {
         -1});
     ASSERT_TRUE(spawned.has_value()) << spawned.error().message;
     cli = std::move(*spawned);
-    ASSERT_TRUE(WaitUntil([&] { return temp_has_data() || cli->HasExited(); }, seconds(60),
+    ASSERT_TRUE(WaitUntil([&] { return temp_has_data(*cli) || cli->HasExited(); }, seconds(60),
                           milliseconds(1)));
     t->process().Signal(SIGSTOP);
     if (cli->HasExited()) {  // too quick: put the old file back and try again

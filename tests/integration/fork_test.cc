@@ -50,7 +50,7 @@ class ForkTest : public IntegrationTest {
 
   // Waits until the target has announced `count` workers; the last one.
   static std::optional<Worker> AwaitWorker(TargetProcess& target, size_t count) {
-    if (!WaitUntil([&] { return Workers(target).size() >= count; }, seconds(20))) {
+    if (!WaitUntil([&] { return Workers(target).size() >= count; }, seconds(60))) {
       ADD_FAILURE() << "no worker #" << count << "\n" << target.process().StderrText();
       return std::nullopt;
     }
@@ -95,7 +95,7 @@ TEST_F(ForkTest, AWorkerThatStartsItsAgentIsServedAndCleansUpOnlyItsOwnSocket) {
   auto worker = AwaitWorker(*parent, 1);
   ASSERT_TRUE(worker.has_value());
   EXPECT_EQ(worker->agent, "0") << parent->process().StderrText();
-  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(10)));
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)));
   ExpectServedAs(worker->pid);
   ExpectServedAs(parent->pid());
   const std::string out = SocketDir() + "/worker.heap";
@@ -144,7 +144,7 @@ TEST_F(ForkTest, AWorkerForkedAfterTheParentsServerWentIdleGetsItsAgent) {
   auto worker = AwaitWorker(*parent, 2);
   ASSERT_TRUE(worker.has_value());
   EXPECT_EQ(worker->agent, "0") << parent->process().StderrText();
-  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(10)));
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)));
   ExpectServedAs(worker->pid);
 }
 
