@@ -3,13 +3,24 @@
 #include <optional>
 #include <utility>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
 #include "cli/atomic_file_writer.h"
+#include "cli/commands/report_command.h"
 #include "cli/human_format.h"
+#include "cli/report/report_pipeline.h"
 
 namespace memprof::cli {
 namespace {
 
 constexpr char kStdout[] = "-";
+constexpr char kRawFormat[] = "heap";
 
 // Where the data goes: the temp file of FILE, or stdout.
 class DumpOutput {
@@ -100,18 +111,32 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
                   "or - for stdout")
       ->required()
       ->type_name("FILE|-");
+  cmd->add_option("-f,--format", options.format,
+                  "heap (the raw profile, default), or analyse it right away on this host: "
+                  "text, collapsed, pprof, svg, json (see `memprofctl report`)")
+      ->type_name("FORMAT");
   AddJsonFlag(*cmd, options.target.json);
   cmd->footer(
       "Examples:\n"
       "  memprofctl dump --pid 1234 --out profile.heap\n"
       "  memprofctl dump --pid 1234 --out - | gzip > profile.heap.gz\n"
-      "  jeprof --text /proc/1234/exe profile.heap\n");
+      "  memprofctl dump --pid 1234 --format svg --out heap.svg   # flame graph, symbolized here\n"
+      "  memprofctl report profile.heap --top 20\n");
   return cmd;
 }
 
-Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, ProfileClient& client,
-                     const Console& console, std::stop_token stop) {
-  auto output = OpenOutput(options, console.out);
+namespace {
+
+struct DumpResult {
+  DumpSummary summary;
+  pid_t pid = 0;
+};
+
+// Resolves the target and streams its profile into `options.out`.
+Result<DumpResult> DumpToOutput(const DumpOptions& options, TargetDiscovery& discovery,
+                                ProfileClient& client, std::ostream& out,
+                                const std::stop_token& stop) {
+  auto output = OpenOutput(options, out);
   if (!output) return Fail(output.error());
   auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
@@ -121,7 +146,78 @@ Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, Pro
   };
   if (!summary) return fail(summary.error());
   if (auto committed = output->Commit(); !committed) return fail(committed.error());
-  Report(options, *summary, target->pid, console);
+  return DumpResult{*summary, target->pid};
+}
+
+// An unnamed file (O_TMPFILE) in $TMPDIR or /tmp for the raw profile while it
+// is analysed: nothing is left behind whatever happens to memprofctl.
+Result<Fd> ScratchFile() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  Fd fd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!fd) {
+    return Fail(ErrorCode::kInternal, "cannot create a scratch file in " + dir +
+                                          " for the profile: " + std::strerror(errno));
+  }
+  return fd;
+}
+
+// dump --format F: the raw profile goes to a scratch file, the report of it
+// to --out.
+Result<void> DumpAndReport(const DumpOptions& options, report::Format format,
+                           TargetDiscovery& discovery, ProfileClient& client,
+                           const Console& console, const std::stop_token& stop) {
+  if (options.out != kStdout) {  // fail on a bad --out before any work
+    auto probe = AtomicFileWriter::Create(options.out);
+    if (!probe) return Fail(probe.error());
+  }
+  auto scratch = ScratchFile();
+  if (!scratch) return Fail(scratch.error());
+  const std::string scratch_path = "/proc/self/fd/" + std::to_string(scratch->get());
+  std::ofstream raw(scratch_path, std::ios::binary);
+  DumpOptions raw_options = options;
+  raw_options.out = kStdout;  // "stdout" here is the scratch stream
+  raw_options.target.json = false;
+  auto dumped = DumpToOutput(raw_options, discovery, client, raw, stop);
+  if (!dumped) return Fail(dumped.error());
+  raw.close();
+  report::ReportRequest request;
+  request.dump_path = scratch_path;
+  request.format = format;
+  request.pid = dumped->pid;
+  if (auto r = WriteReport(request, options.out, console, false); !r) return r;
+  if (options.target.json) {
+    nlohmann::json j = DumpSummaryToJson(dumped->summary, dumped->pid, options.out);
+    j["format"] = options.format;
+    console.out << j.dump(2) << '\n';
+  } else {
+    console.err << "pid " << dumped->pid << ": wrote the " << options.format << " report of a "
+                << FormatBytes(dumped->summary.size_bytes) << " heap profile to "
+                << (options.out == kStdout ? std::string("stdout") : options.out) << '\n';
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, ProfileClient& client,
+                     const Console& console, std::stop_token stop) {
+  if (options.format != kRawFormat) {
+    auto format = report::ParseFormat(options.format);
+    if (!format) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "unknown dump format '" + options.format +
+                      "' (valid: heap, text, collapsed, pprof, svg, json)");
+    }
+    if (options.out == kStdout && options.target.json) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "--json cannot be combined with --out - (the report itself goes to stdout)");
+    }
+    return DumpAndReport(options, *format, discovery, client, console, stop);
+  }
+  auto dumped = DumpToOutput(options, discovery, client, console.out, stop);
+  if (!dumped) return Fail(dumped.error());
+  Report(options, dumped->summary, dumped->pid, console);
   return {};
 }
 

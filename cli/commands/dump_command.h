@@ -20,6 +20,10 @@ namespace memprof::cli {
 struct DumpOptions {
   TargetOptions target;
   std::string out;
+  // "heap" (the raw heap_v2 profile, default) or a `report` format: the
+  // profile is then analysed right away, on this host, where the target's
+  // binaries are (read through /proc/<pid>), and only the report is written.
+  std::string format = "heap";
 };
 
 CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options);

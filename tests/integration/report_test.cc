@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -143,6 +144,28 @@ TEST_F(ReportTest, EveryFormatWritesAPrivateFileAtomically) {
   std::vector<std::string> entries = NonSocketEntries();
   std::sort(entries.begin(), entries.end());
   EXPECT_EQ(entries, expected) << "no temp files";
+}
+
+TEST_F(ReportTest, DumpWithAFormatSymbolizesRightAwayAndLeavesOnlyTheReport) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  // The raw profile lives in an unnamed scratch file in $TMPDIR meanwhile.
+  const std::map<std::string, std::string> env = {{"TMPDIR", SocketDir()}};
+  const std::string svg = dir().File("now.svg");
+  CommandResult r = Cli({"dump", "--pid", std::to_string(t->pid()), "--format", "svg", "--out", svg},
+                        env);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(ReadFile(svg).find("PlainTargetAllocate"), std::string::npos);
+  CommandResult text =
+      Cli({"dump", "--pid", std::to_string(t->pid()), "--format", "text", "--out", "-"}, env);
+  ASSERT_EQ(text.exit_code, 0) << text;
+  EXPECT_TRUE(text.out.starts_with("Total:")) << text.out;
+  EXPECT_NE(text.out.find("PlainTarget"), std::string::npos) << text.out;
+  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"now.svg"}) << "scratch files left";
+  ExpectCliError(CliFor(*t, "dump", {"--format", "png", "--out", dir().File("x")}), 2,
+                 "unknown dump format 'png'");
+  EXPECT_FALSE(FileExists(dir().File("x")));
 }
 
 TEST_F(ReportTest, MalformedDumpIsRejectedWithTheLineAndNothingIsWritten) {
