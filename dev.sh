@@ -138,10 +138,13 @@ cmd_demo() {
   section "memprofctl stats --pid ${DEMO_PID}"
   "${memprofctl}" stats --pid "${DEMO_PID}"
 
-  section "jeprof --text memprof-demo demo.heap (top 20)"
-  jeprof --text "${demo_bin}" "${dump}" >"${DEMO_DIR}/jeprof.txt" 2>"${DEMO_DIR}/jeprof.err" ||
-    die "jeprof failed: $(cat "${DEMO_DIR}/jeprof.err")"
-  head -n 20 "${DEMO_DIR}/jeprof.txt"
+  section "memprofctl report demo.heap --top 15"
+  "${memprofctl}" report "${dump}" --top 15
+
+  local svg="${ROOT}/memprof-demo.svg"
+  section "memprofctl report demo.heap --format svg -o ${svg}"
+  "${memprofctl}" report "${dump}" --format svg -o "${svg}"
+  echo "open ${svg} in a browser: hover for details, click to zoom, Ctrl-F to search"
 
   section "Stopping the demo"
   kill -TERM "${DEMO_PID}"
