@@ -1,5 +1,5 @@
 // A target in a container: its own pid and mount namespaces and a private
-// /tmp, so its agent's socket (<dir>/1.sock inside) exists only under
+// socket directory, so its agent's socket (<dir>/1.sock inside) exists only under
 // /proc/<host pid>/root. memprofctl on the host finds and uses it by the host
 // pid (PRODUCT.md section 2, "local discovery"). Skipped when this machine
 // does not let the test create namespaces.
@@ -28,11 +28,15 @@ using std::chrono::seconds;
 
 constexpr char kUnshare[] = "/usr/bin/unshare";
 
-// The namespace's init: sh mounts a private /tmp and execs the target, which
-// thus becomes pid 1 in there. --kill-child: if unshare dies, so does it.
-std::vector<std::string> ContainerArgv(const std::string& program) {
+// The namespace's init: sh mounts a private tmpfs over the socket directory
+// and execs the target, which thus becomes pid 1 in there. Only that
+// directory is made private, not all of /tmp: the binaries under test may
+// live under /tmp themselves (a CI checkout). --kill-child: if unshare dies,
+// so does the target.
+std::vector<std::string> ContainerArgv(const std::string& program, const std::string& socket_dir) {
   return {kUnshare, "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c",
-          "mount -t tmpfs -o mode=1777 memprof-container /tmp && exec \"$0\"", program};
+          "mount -t tmpfs -o mode=1777 memprof-container \"$1\" && exec \"$0\"", program,
+          socket_dir};
 }
 
 bool IsSocket(const std::string& path) {
@@ -67,12 +71,12 @@ class ContainerTest : public IntegrationTest {
   }
 
   // Starts the linked target in a container with MEMPROF_SOCKET_DIR = this
-  // test's directory path: inside, that path is in the private /tmp (the
-  // agent creates it there); on the host it is our own, empty directory.
+  // test's directory path: inside, that path is a private tmpfs; on the host
+  // it is our own, empty directory.
   // Returns the target's pid on the host.
   std::optional<pid_t> StartInContainer() {
     TargetOptions options;
-    options.argv = ContainerArgv(kLinkedTarget);
+    options.argv = ContainerArgv(kLinkedTarget, SocketDir());
     options.env = {{"MALLOC_CONF", kProfilingReadyConf}};
     options.socket_dir = SocketDir();
     options.expect_agent = false;  // its socket is not at <dir>/<unshare pid>.sock
