@@ -3,15 +3,21 @@
 #
 #   bash dev.sh deps    install the Debian 12 packages memprof needs (as root)
 #   bash dev.sh build   configure and build everything in ./build (warnings are errors)
-#   bash dev.sh test    deps + build + every test under CTest
+#   bash dev.sh test    deps + build + every test under CTest + a short fuzz run
+#   bash dev.sh fuzz [SECONDS]
+#                       build the libFuzzer target with clang-14 in ./build-fuzz
+#                       and fuzz the heap_v2 parser for SECONDS (default 60)
 #   bash dev.sh demo    deps + build + the end-to-end demo against memprof-demo
 #
-# MEMPROF_BUILD_DIR overrides the build directory (default: ./build).
+# MEMPROF_BUILD_DIR overrides the build directory (default: ./build),
+# MEMPROF_FUZZ_BUILD_DIR the fuzzer's (default: ./build-fuzz).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly ROOT
 readonly BUILD_DIR="${MEMPROF_BUILD_DIR:-${ROOT}/build}"
+readonly FUZZ_BUILD_DIR="${MEMPROF_FUZZ_BUILD_DIR:-${ROOT}/build-fuzz}"
+readonly CI_FUZZ_SECONDS=60
 readonly TEST_TIMEOUT_SECONDS=600
 readonly AGENT_WAIT_SECONDS=30
 readonly DEMO_PROFILE_SECONDS=5
@@ -31,6 +37,8 @@ readonly PACKAGES=(
   # pprof output; headless chromium renders the svg flame graph; xmllint
   # checks it; redis-server is a third-party jemalloc target.
   golang-go chromium libxml2-utils
+  # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
+  clang-14 libclang-rt-14-dev
 )
 
 section() { printf '\n==> %s\n' "$*"; }
@@ -77,6 +85,33 @@ cmd_test() {
   section "Tests"
   ctest --test-dir "${BUILD_DIR}" --output-on-failure --no-tests=error \
     --timeout "${TEST_TIMEOUT_SECONDS}"
+  fuzz_run "${CI_FUZZ_SECONDS}"
+}
+
+# Builds heap_v2_parser_fuzz (ASan + UBSan + libFuzzer, clang-14) and runs it
+# for $1 seconds from the committed seed corpus. New inputs go to a temporary
+# directory; a crash input is kept in ${FUZZ_BUILD_DIR} and fails the run.
+fuzz_run() {
+  local seconds="$1"
+  [[ "${seconds}" =~ ^[1-9][0-9]*$ ]] || die "fuzz: SECONDS must be a positive whole number, got '${seconds}'"
+  section "Fuzzing the heap_v2 parser for ${seconds}s (${FUZZ_BUILD_DIR})"
+  CC=clang-14 CXX=clang++-14 cmake -S "${ROOT}" -B "${FUZZ_BUILD_DIR}" -DMEMPROF_FUZZ=ON \
+    -DMEMPROF_BUILD_AGENT=OFF -DMEMPROF_WERROR=ON >/dev/null
+  cmake --build "${FUZZ_BUILD_DIR}" --target heap_v2_parser_fuzz -j"$(nproc)"
+  local corpus
+  corpus="$(mktemp -d -t memprof-fuzz.XXXXXX)"
+  local status=0
+  (cd "${FUZZ_BUILD_DIR}" &&
+    ./tests/fuzz/heap_v2_parser_fuzz -max_total_time="${seconds}" -max_len=16384 \
+      -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 \
+      "${corpus}" "${ROOT}/tests/data/analysis/corpus") || status=$?
+  rm -rf "${corpus}"
+  ((status == 0)) || die "the fuzzer found a failing input (status ${status}); it is in ${FUZZ_BUILD_DIR}"
+}
+
+cmd_fuzz() {
+  cmd_deps
+  fuzz_run "${1:-${CI_FUZZ_SECONDS}}"
 }
 
 # --- demo ----------------------------------------------------------------------
@@ -162,8 +197,9 @@ main() {
     build) cmd_build ;;
     test) cmd_test ;;
     demo) cmd_demo ;;
+    fuzz) cmd_fuzz "${2:-${CI_FUZZ_SECONDS}}" ;;
     *)
-      echo "usage: bash dev.sh {deps|build|test|demo}" >&2
+      echo "usage: bash dev.sh {deps|build|test|demo|fuzz [SECONDS]}" >&2
       exit 2
       ;;
   esac
