@@ -10,7 +10,7 @@ build=$(cd "${1:-build}" && pwd)
 secs=${2:-10}
 agent=$build/agent/libmemprof_agent.so
 ctl=$build/cli/memprofctl
-jemalloc=$(/sbin/ldconfig -p | awk '/libjemalloc.so.2 /{print $NF; exit}')
+jemalloc=$(/sbin/ldconfig -p | awk '/libjemalloc.so.2 / && !found {print $NF; found = 1}')  # no early exit: SIGPIPE + pipefail
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
