@@ -10,6 +10,7 @@
 #include "cli/symbolize/inline_frames.h"
 #include "cli/symbolize/module_file.h"
 #include "cli/symbolize/module_table.h"
+#include "cli/symbolize/symbol_index.h"
 
 namespace memprof::symbolize {
 namespace {
@@ -36,15 +37,6 @@ std::string PlaceholderName(const Frame& frame, uint64_t address) {
   return frame.module + "+0x" + LowerHex(frame.module_offset);
 }
 
-// The ELF symbol table's name for `address` (stripped binaries keep .dynsym).
-std::string SymbolName(Dwfl_Module* module, uint64_t address) {
-  GElf_Off offset = 0;
-  GElf_Sym symbol;
-  const char* name =
-      dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
-  return name != nullptr ? Demangle(name) : std::string();
-}
-
 }  // namespace
 
 struct Symbolizer::Impl {
@@ -58,12 +50,14 @@ struct Symbolizer::Impl {
   std::vector<ModuleSlot> slots;      // parallel to table.instances()
   FrameCache return_cache;
   FrameCache pc_cache;
+  std::unordered_map<Dwfl_Module*, SymbolIndex> symbol_indexes;  // built on first use
   std::vector<std::string> problems;
   size_t skipped_map_lines = 0;
 
   std::span<const Frame> Cached(FrameCache& cache, uint64_t address, uint64_t lookup);
   std::vector<Frame> Symbolize(uint64_t address, uint64_t lookup);
   std::vector<Frame> ModuleFrames(Dwfl_Module* module, const Frame& base, uint64_t lookup);
+  std::string SymbolName(Dwfl_Module* module, uint64_t address);
   Dwfl_Module* ModuleFor(const MemoryMapping& mapping);
   Result<Dwfl_Module*> Load(const ModuleInstance& instance);
 };
@@ -111,6 +105,16 @@ std::vector<Frame> Symbolizer::Impl::ModuleFrames(Dwfl_Module* module, const Fra
     frames.back().function = SymbolName(module, lookup);
   }
   return frames;
+}
+
+// The ELF symbol table's name for `address` (stripped binaries keep .dynsym).
+std::string Symbolizer::Impl::SymbolName(Dwfl_Module* module, uint64_t address) {
+  auto it = symbol_indexes.find(module);
+  if (it == symbol_indexes.end()) {
+    it = symbol_indexes.emplace(module, SymbolIndex::Build(module)).first;
+  }
+  const std::optional<std::string_view> name = it->second.Find(address);
+  return name ? Demangle(std::string(*name).c_str()) : std::string();
 }
 
 Dwfl_Module* Symbolizer::Impl::ModuleFor(const MemoryMapping& mapping) {
