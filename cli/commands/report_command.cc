@@ -1,8 +1,9 @@
 #include "cli/commands/report_command.h"
 
-#include <sstream>
+#include <ostream>
 
 #include "cli/atomic_file_writer.h"
+#include "cli/file_streambuf.h"
 #include "cli/option_validators.h"
 
 namespace memprof::cli {
@@ -114,9 +115,12 @@ Result<void> WriteReport(const report::ReportRequest& request, const std::string
   // Checked before the (possibly long) analysis, so a bad path fails fast.
   auto writer = AtomicFileWriter::Create(out_path);
   if (!writer) return Fail(writer.error());
-  std::ostringstream buffer;
-  if (auto r = report::RunReportPipeline(request, buffer); !r) return r;
-  if (auto r = writer->Write(buffer.view()); !r) return r;
+  FileStreamBuf file(*writer);
+  std::ostream stream(&file);
+  const Result<void> rendered = report::RunReportPipeline(request, stream);
+  // A write error explains a failed render better than the render does.
+  if (auto flushed = file.Finish(); !flushed) return flushed;
+  if (!rendered) return rendered;
   return writer->Commit();
 }
 
