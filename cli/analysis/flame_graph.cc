@@ -49,8 +49,7 @@ class TreeBuilder {
   uint32_t Child(uint32_t parent, const LocationFrame& frame);
 
   const Aggregation& aggregation_;
-  FlameGraph graph_;
-  std::vector<std::string> names_;
+  FlameGraph graph_;  // graph_.names: the interned names
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<std::vector<LocationFrame>> location_frames_;  // filled lazily
   std::unordered_map<uint64_t, uint32_t> children_;          // parent << 32 | name id
@@ -60,12 +59,13 @@ TreeBuilder::TreeBuilder(const Aggregation& aggregation)
     : aggregation_(aggregation), location_frames_(aggregation.locations.size()) {
   graph_.metric = aggregation.metric;
   graph_.profile_total = aggregation.total;
-  graph_.nodes.push_back({"all", FrameKind::kRoot, 0, 0, {}});
+  graph_.nodes.push_back({NameId("all"), FrameKind::kRoot, 0, 0, {}});
 }
 
 uint32_t TreeBuilder::NameId(std::string name) {
-  auto [it, inserted] = name_ids_.emplace(std::move(name), static_cast<uint32_t>(names_.size()));
-  if (inserted) names_.push_back(it->first);
+  auto [it, inserted] =
+      name_ids_.emplace(std::move(name), static_cast<uint32_t>(graph_.names.size()));
+  if (inserted) graph_.names.push_back(it->first);
   return it->second;
 }
 
@@ -88,7 +88,7 @@ uint32_t TreeBuilder::Child(uint32_t parent, const LocationFrame& frame) {
   auto [it, inserted] = children_.emplace(key, static_cast<uint32_t>(graph_.nodes.size()));
   if (inserted) {
     uint32_t depth = graph_.nodes[parent].depth + 1;
-    graph_.nodes.push_back({names_[frame.name_id], frame.kind, 0, depth, {}});
+    graph_.nodes.push_back({frame.name_id, frame.kind, 0, depth, {}});
     graph_.nodes[parent].children.push_back(it->second);
   }
   return it->second;
@@ -113,11 +113,12 @@ void TreeBuilder::AddStack(const StackSample& stack) {
 // Widest first puts the biggest consumers at the left edge, where the eye
 // starts; names break ties so the output never depends on hash order.
 FlameGraph TreeBuilder::Finish() {
-  std::vector<FlameNode>& nodes = graph_.nodes;
-  for (FlameNode& node : nodes) {
-    std::sort(node.children.begin(), node.children.end(), [&nodes](uint32_t a, uint32_t b) {
+  const std::vector<FlameNode>& nodes = graph_.nodes;
+  const std::vector<std::string>& names = graph_.names;
+  for (FlameNode& node : graph_.nodes) {
+    std::sort(node.children.begin(), node.children.end(), [&](uint32_t a, uint32_t b) {
       if (nodes[a].value != nodes[b].value) return nodes[a].value > nodes[b].value;
-      return nodes[a].name < nodes[b].name;
+      return names[nodes[a].name_id] < names[nodes[b].name_id];
     });
   }
   return std::move(graph_);

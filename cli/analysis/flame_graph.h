@@ -21,7 +21,7 @@ enum class FrameKind : uint8_t { kRoot, kApp, kRuntime, kUnknown, kMerged };
 // One frame of the flame graph: a function reached through one particular
 // chain of callers. Its value counts every stack that passes through it.
 struct FlameNode {
-  std::string name;  // as the collapsed report spells it (frame_names.h)
+  uint32_t name_id = 0;  // index into FlameGraph::names
   FrameKind kind = FrameKind::kApp;
   double value = 0;
   uint32_t depth = 0;              // the root is 0, its callees 1, ...
@@ -41,8 +41,12 @@ struct FlameGraph {
   // has them): a width cannot be negative.
   size_t negative_stacks = 0;
   std::vector<FlameNode> nodes;  // nodes[0] is the root, named "all"
+  // Each distinct frame name once, as the collapsed report spells it
+  // (frame_names.h): a call tree repeats a name in many nodes.
+  std::vector<std::string> names;
 
   const FlameNode& root() const { return nodes.front(); }
+  const std::string& name(const FlameNode& node) const { return names[node.name_id]; }
 };
 
 // Merges the aggregation's stacks (after jeprof's allocator cut and the

@@ -126,7 +126,7 @@ std::string Percent(double value, double total) {
 }
 
 std::string RectName(const FlameGraph& graph, const FlameRect& rect) {
-  if (rect.node != FlameRect::kMergedNode) return graph.nodes[rect.node].name;
+  if (rect.node != FlameRect::kMergedNode) return graph.name(graph.nodes[rect.node]);
   return "[" + std::to_string(rect.merged_frames) + " small frames]";
 }
 

@@ -46,7 +46,7 @@ std::string RenderSvg(const Aggregation& aggregation, const SvgOptions& options 
 std::string Describe(const FlameGraph& graph, uint32_t node = 0) {
   const FlameNode& n = graph.nodes[node];
   std::string text =
-      n.name + "=" + std::to_string(static_cast<long>(n.value)) + "/" + std::to_string(n.depth);
+      graph.name(n) + "=" + std::to_string(static_cast<long>(n.value)) + "/" + std::to_string(n.depth);
   for (uint32_t child : n.children) text += " " + Describe(graph, child);
   return text;
 }
@@ -123,14 +123,19 @@ TEST(FlameGraphTest, ClassifiesFramesForColour) {
             FrameKind::kRuntime);
 }
 
+// Appends a node named `name` (its own entry in graph.names).
+void AddNode(FlameGraph& graph, std::string name, FrameKind kind, double value, uint32_t depth) {
+  graph.nodes.push_back({static_cast<uint32_t>(graph.names.size()), kind, value, depth, {}});
+  graph.names.push_back(std::move(name));
+}
+
 FlameGraph TinyChildren(std::vector<double> values) {
   FlameGraph graph;
-  graph.nodes.push_back({"all", FrameKind::kRoot, 0, 0, {}});
+  AddNode(graph, "all", FrameKind::kRoot, 0, 0);
   for (double value : values) {
     graph.nodes[0].children.push_back(static_cast<uint32_t>(graph.nodes.size()));
     graph.nodes[0].value += value;
-    graph.nodes.push_back(
-        {"c" + std::to_string(graph.nodes.size()), FrameKind::kApp, value, 1, {}});
+    AddNode(graph, "c" + std::to_string(graph.nodes.size()), FrameKind::kApp, value, 1);
   }
   graph.profile_total = graph.nodes[0].value;
   return graph;
@@ -157,7 +162,7 @@ TEST(FlameLayoutTest, OmitsTinyFramesAndEverythingTheyCall) {
   FlameGraph graph = TinyChildren({9991, 9});
   // A callee under the tiny frame: dropped with it, counted as omitted.
   graph.nodes[2].children.push_back(3);
-  graph.nodes.push_back({"callee", FrameKind::kApp, 9, 2, {}});
+  AddNode(graph, "callee", FrameKind::kApp, 9, 2);
   FlameLayout layout = LayoutFlameGraph(graph, 0.001);
   ASSERT_EQ(layout.rects.size(), 2u);
   EXPECT_EQ(layout.omitted_frames, 2u);
