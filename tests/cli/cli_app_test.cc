@@ -155,6 +155,24 @@ TEST_F(CliAppTest, ConflictingStatsFlagsAreAUsageError) {
   ExpectOneErrorLine("--json excludes --raw");
 }
 
+TEST_F(CliAppTest, ActivateHelpSaysWhatDiscardsSamples) {
+  EXPECT_EQ(Run({"activate", "--help"}), 0);
+  for (const char* text : {"--sample-interval SIZE", "--reset",
+                           "DISCARDS the samples collected so far",
+                           "Only --reset and a new --sample-interval discard samples; deactivate "
+                           "keeps them"}) {
+    EXPECT_NE(out_.str().find(text), std::string::npos) << text << "\n" << out_.str();
+  }
+}
+
+TEST_F(CliAppTest, BadSampleIntervalIsAUsageErrorBeforeAnyContact) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"activate", "--pid", "42", "--sample-interval", "1.5MiB"}), 2);
+  ExpectOneErrorLine("activate: --sample-interval: invalid size '1.5MiB': fractions are not "
+                     "accepted");
+  EXPECT_EQ(clients_made_, 0);
+}
+
 TEST_F(CliAppTest, MissingOutIsAUsageError) {
   EXPECT_EQ(Run({"dump", "--pid", "42"}), 2);
   ExpectOneErrorLine("--out is required");
