@@ -57,8 +57,9 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   if (ec != std::errc()) return Fail(Invalid(text, "expected a number"));
   const std::string_view unit = text.substr(static_cast<size_t>(ptr - text.data()));
   if (!unit.empty() && (unit.front() == '.' || unit.front() == ',')) {
-    return Fail(Invalid(text, "fractions are not accepted; use a smaller unit (1536KiB, not "
-                              "1.5MiB)"));
+    return Fail(Invalid(text,
+                        "fractions are not accepted; use a smaller unit (1536KiB, not "
+                        "1.5MiB)"));
   }
   const auto multiplier = UnitBytes(unit);
   if (!multiplier) return Fail(Invalid(text, UnitProblem(unit)));

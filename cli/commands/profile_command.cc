@@ -26,7 +26,9 @@ int64_t NowUnixMs() { return ToUnixMillis(std::chrono::system_clock::now()); }
 // Everything that can be checked without the agent; returns the duration.
 Result<milliseconds> Validate(const ProfileOptions& options) {
   auto duration = ParseDuration(options.duration);
-  if (!duration) return Fail(ErrorCode::kInvalidArgument, "--duration: " + duration.error().message);
+  if (!duration) {
+    return Fail(ErrorCode::kInvalidArgument, "--duration: " + duration.error().message);
+  }
   if (options.format != kRawFormat && !report::ParseFormat(options.format)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "unknown profile format '" + options.format +
@@ -80,7 +82,7 @@ class ProfileRun {
   const ProfileRuntime& runtime_;
   Target target_;
   ProfileOutcome outcome_;
-  bool activation_sent_ = false;    // Activate was called (it may have worked even if cancelled)
+  bool activation_sent_ = false;  // Activate was called (it may have worked even if cancelled)
   memprof::v1::ProfilingState opened_;  // the state after profile's own activation
 };
 
@@ -94,11 +96,10 @@ Result<void> ProfileRun::Run() {
   outcome_.profiled = waited.waited;
   outcome_.ended_early = waited.end == WindowEnd::kEndedEarly;
   if (waited.end == WindowEnd::kTargetExited) {
-    return Fail(ErrorCode::kNotFound, DescribeTarget(target_) +
-                                          " exited during the profiling window, after " +
-                                          FormatElapsed(waited.waited) + " of " +
-                                          FormatDuration(outcome_.requested) +
-                                          "; no profile was written");
+    return Fail(ErrorCode::kNotFound,
+                DescribeTarget(target_) + " exited during the profiling window, after " +
+                    FormatElapsed(waited.waited) + " of " + FormatDuration(outcome_.requested) +
+                    "; no profile was written");
   }
   auto dumped = Dump();
   Restore();
@@ -210,8 +211,7 @@ void ProfileRun::Print() const {
 
 CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
   CLI::App* cmd = app.add_subcommand(
-      "profile",
-      "Profile for a while: activate, wait, dump, and leave profiling as it was before");
+      "profile", "Profile for a while: activate, wait, dump, and leave profiling as it was before");
   AddPidOption(*cmd, options.target);
   cmd->add_option("--duration", options.duration,
                   "How long to profile (1s to 24h, e.g. 30s, 5m, 1h30m)")

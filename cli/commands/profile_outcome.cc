@@ -20,8 +20,8 @@ std::string Where(const std::string& path) { return path == "-" ? std::string("s
 std::string WhatWasWritten(const ProfileOutcome& o) {
   const std::string size = FormatBytes(o.dump.size_bytes);
   if (o.format == "heap") {
-    return "wrote " + size + " heap profile to " + Where(o.path) + " (sha256 " +
-           o.dump.sha256_hex + ")";
+    return "wrote " + size + " heap profile to " + Where(o.path) + " (sha256 " + o.dump.sha256_hex +
+           ")";
   }
   return "wrote the " + o.format + " report of a " + size + " heap profile to " + Where(o.path);
 }

@@ -51,9 +51,9 @@ RestoreStep PlanRestore(const memprof::v1::ProfilingState& previous, bool activa
 // Everything `profile` did, for the summary and --json.
 struct ProfileOutcome {
   pid_t pid = 0;
-  std::string path;            // --out ("-" for stdout)
-  std::string format = "heap"; // --format
-  DumpSummary dump;            // the heap profile (a report's source for --format F)
+  std::string path;             // --out ("-" for stdout)
+  std::string format = "heap";  // --format
+  DumpSummary dump;             // the heap profile (a report's source for --format F)
   std::chrono::milliseconds requested{0};
   std::chrono::milliseconds profiled{0};  // from activation (or the start of the wait) to its end
   bool ended_early = false;               // SIGINT/SIGTERM ended the window

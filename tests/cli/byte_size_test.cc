@@ -54,7 +54,7 @@ TEST(ByteSizeTest, RejectsUnitsThatCouldMean1000Or1024) {
 TEST(ByteSizeTest, NearestPowerOfTwoRoundsToTheCloserOneAndTiesUp) {
   EXPECT_EQ(NearestPowerOfTwo(0), 1u);
   EXPECT_EQ(NearestPowerOfTwo(1), 1u);
-  EXPECT_EQ(NearestPowerOfTwo(3), 4u);      // tie between 2 and 4
+  EXPECT_EQ(NearestPowerOfTwo(3), 4u);  // tie between 2 and 4
   EXPECT_EQ(NearestPowerOfTwo(5), 4u);
   EXPECT_EQ(NearestPowerOfTwo(1000), 1024u);
   EXPECT_EQ(NearestPowerOfTwo(1500), 1024u);

@@ -245,8 +245,8 @@ TEST_F(ProfileCommandTest, BadOptionsFailBeforeContactingAnything) {
        "unknown profile format 'pdf' (valid: heap, text, collapsed, pprof, svg, json)"},
       {[](ProfileOptions& o) { o.out = "-", o.target.json = true; }, ErrorCode::kInvalidArgument,
        "--json cannot be combined with --out -"},
-      {[this](ProfileOptions& o) { o.out = out_dir_.Join("missing/p.heap"); },
-       ErrorCode::kInternal, "No such file or directory"},
+      {[this](ProfileOptions& o) { o.out = out_dir_.Join("missing/p.heap"); }, ErrorCode::kInternal,
+       "No such file or directory"},
   };
   for (const Case& c : cases) {
     ProfileOptions options = Options();

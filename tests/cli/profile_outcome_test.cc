@@ -115,9 +115,10 @@ TEST(ProfileOutcomeTest, DescribesEachWayTheStateIsLeft) {
                                FormatLocalTime(kNowMs - 1'000) + ") has ended meanwhile");
   o.restore_error = "agent gone";
   o.restored = State(true, kNowMs + 35'000);
-  EXPECT_EQ(second_line(), "pid 42: could not put the profiling state back (agent gone); it "
-                           "stays active until " + FormatLocalTime(kNowMs + 35'000) +
-                               " (in 35s), when the agent ends it");
+  EXPECT_EQ(second_line(),
+            "pid 42: could not put the profiling state back (agent gone); it "
+            "stays active until " +
+                FormatLocalTime(kNowMs + 35'000) + " (in 35s), when the agent ends it");
 }
 
 TEST(ProfileOutcomeTest, JsonHasFixedKeysAndTypes) {
@@ -142,8 +143,7 @@ TEST(ProfileOutcomeTest, ProgressLineFillsWithTime) {
             "[----------] 0s / 30s  Ctrl-C: stop early and dump");
   EXPECT_EQ(ProgressLine(milliseconds(15'400), seconds(30), 10),
             "[#####-----] 15s / 30s  Ctrl-C: stop early and dump");
-  EXPECT_EQ(ProgressLine(minutes(2), minutes(1), 4),
-            "[####] 2m / 1m  Ctrl-C: stop early and dump");
+  EXPECT_EQ(ProgressLine(minutes(2), minutes(1), 4), "[####] 2m / 1m  Ctrl-C: stop early and dump");
 }
 
 TEST(ProfileOutcomeTest, ElapsedTimeHasTenthsBelowAMinute) {

@@ -94,8 +94,8 @@ TEST_F(ProfileTest, ProfilesForTheDurationAndSwitchesProfilingOffAgain) {
   TargetProcess* t = StartTarget();
   ASSERT_NE(t, nullptr);
   const std::string path = dir().File("p.heap");
-  CommandResult r = Cli({"profile", "--pid", std::to_string(t->pid()), "--duration", "2s",
-                         "--out", path, "--json"});
+  CommandResult r = Cli(
+      {"profile", "--pid", std::to_string(t->pid()), "--duration", "2s", "--out", path, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_EQ(r.err, "") << "nothing on stderr with --json off a terminal";
   json j = ParseJsonOutput(r);
@@ -137,8 +137,8 @@ TEST_F(ProfileTest, OpenEndedActivationIsLeftAsItWas) {
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(CliFor(*t, "activate").exit_code, 0);
   const std::string path = dir().File("p.heap");
-  CommandResult r = Cli({"profile", "--pid", std::to_string(t->pid()), "--duration", "1s",
-                         "--out", path, "--json"});
+  CommandResult r = Cli(
+      {"profile", "--pid", std::to_string(t->pid()), "--duration", "1s", "--out", path, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r;
   json j = ParseJsonOutput(r);
   ExpectVerifiedProfile(j, path);
@@ -156,8 +156,8 @@ TEST_F(ProfileTest, ALongerWindowIsLeftExactlyAsItWas) {
   CommandResult on = CliFor(*t, "activate", {"--for", "1h", "--json"});
   ASSERT_EQ(on.exit_code, 0) << on;
   const int64_t end = ParseJsonOutput(on)["current"]["window_end_unix_ms"].get<int64_t>();
-  CommandResult r = Cli({"profile", "--pid", std::to_string(t->pid()), "--duration", "1s",
-                         "--out", dir().File("p.heap"), "--json"});
+  CommandResult r = Cli({"profile", "--pid", std::to_string(t->pid()), "--duration", "1s", "--out",
+                         dir().File("p.heap"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_EQ(ParseJsonOutput(r)["restored"]["window_end_unix_ms"], end);
   json status = StatusJson(*t);
@@ -211,8 +211,7 @@ TEST_P(ProfileSignalTest, AnInterruptEndsTheWindowEarlyAndStillWritesTheProfile)
   EXPECT_EQ(j["ended_early"], true);
   EXPECT_LT(j["profiled_seconds"].get<double>(), 60.0);
   EXPECT_EQ(j["restored"]["active"], false);
-  EXPECT_NE(cli->StderrText().find("interrupted: profiling window ended after "),
-            std::string::npos)
+  EXPECT_NE(cli->StderrText().find("interrupted: profiling window ended after "), std::string::npos)
       << cli->StderrText();
   ExpectInactiveWithoutWindow(*t);
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"p.heap"});
@@ -225,8 +224,8 @@ TEST_P(ProfileSignalTest, ASecondInterruptAbortsAndLeavesNoFile) {
   TargetProcess* t = StartTarget();
   ASSERT_NE(t, nullptr);
   const std::string path = dir().File("p.heap");
-  auto cli = Spawn({"profile", "--pid", std::to_string(t->pid()), "--duration", "60s", "--out",
-                    path});
+  auto cli =
+      Spawn({"profile", "--pid", std::to_string(t->pid()), "--duration", "60s", "--out", path});
   ASSERT_NE(cli, nullptr);
   AwaitWindow(*t);
   t->process().Signal(SIGSTOP);
@@ -313,17 +312,21 @@ TEST_F(ProfileTest, BadInputIsRefusedBeforeAnythingChanges) {
     std::string message;
   };
   const std::vector<Bad> calls = {
-      {{"--duration", "30", "--out", out}, 2,
+      {{"--duration", "30", "--out", out},
+       2,
        "profile: --duration: invalid duration '30': missing unit"},
       {{"--duration", "0s", "--out", out}, 2, "invalid duration '0s': must be between 1s and 24h"},
       {{"--duration", "25h", "--out", out}, 2, "must be between 1s and 24h"},
       {{"--out", out}, 2, "--duration is required"},
       {{"--duration", "5s"}, 2, "--out is required"},
-      {{"--duration", "5s", "--out", out, "--format", "pdf"}, 2,
+      {{"--duration", "5s", "--out", out, "--format", "pdf"},
+       2,
        "unknown profile format 'pdf' (valid: heap, text, collapsed, pprof, svg, json)"},
-      {{"--duration", "5s", "--out", "-", "--json"}, 2,
+      {{"--duration", "5s", "--out", "-", "--json"},
+       2,
        "--json cannot be combined with --out - (the profile itself goes to stdout)"},
-      {{"--duration", "5s", "--out", dir().File("missing/p.heap")}, 1,
+      {{"--duration", "5s", "--out", dir().File("missing/p.heap")},
+       1,
        "cannot create a file in directory '" + dir().File("missing") + "'"},
   };
   for (const Bad& call : calls) {
@@ -349,9 +352,9 @@ TEST_F(ProfileTest, ProcessesThatCannotBeProfiledSayWhy) {
   TargetProcess* no_jemalloc = Start(glibc);
   ASSERT_NE(no_jemalloc, nullptr);
   const std::string out = dir().File("p.heap");
-  ExpectCliError(Cli({"profile", "--pid", std::to_string(no_prof->pid()), "--duration", "1s",
-                      "--out", out}),
-                 5, "restart it with MALLOC_CONF=prof:true,prof_active:false");
+  ExpectCliError(
+      Cli({"profile", "--pid", std::to_string(no_prof->pid()), "--duration", "1s", "--out", out}),
+      5, "restart it with MALLOC_CONF=prof:true,prof_active:false");
   ExpectCliError(Cli({"profile", "--pid", std::to_string(no_jemalloc->pid()), "--duration", "1s",
                       "--out", out}),
                  5, "memprofctl run");
