@@ -102,6 +102,13 @@ uint64_t JemallocControl::SampleInterval() const {
   return uint64_t{1} << *lg;
 }
 
+Result<void> JemallocControl::Reset(std::optional<unsigned> lg_sample) const {
+  // prof.reset reads an optional size_t; without one it keeps prof.lg_sample.
+  if (!lg_sample) return Write("prof.reset", nullptr, 0);
+  const size_t value = *lg_sample;
+  return Write("prof.reset", &value, sizeof(value));
+}
+
 Result<void> JemallocControl::DumpTo(const std::string& path) const {
   // prof.dump takes a `const char*` by value: pass the address of the pointer.
   const char* filename = path.c_str();

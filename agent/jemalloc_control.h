@@ -47,6 +47,11 @@ class JemallocControl {
   [[nodiscard]] Result<bool> SetActive(bool active) const;
   // Average bytes between samples (2^prof.lg_sample); 0 when unavailable.
   uint64_t SampleInterval() const;
+  // prof.reset: DISCARDS every sample collected so far (later dumps show only
+  // allocations sampled after the reset) and sets the sample interval to
+  // 2^lg_sample, or keeps the current one when `lg_sample` is nullopt.
+  // prof.active is not changed. jemalloc clamps lg_sample to 63.
+  [[nodiscard]] Result<void> Reset(std::optional<unsigned> lg_sample) const;
   // Writes a heap_v2 profile to `path` (prof.dump). jemalloc opens the path itself.
   [[nodiscard]] Result<void> DumpTo(const std::string& path) const;
   // Refreshes the statistics epoch, then reads the summary.

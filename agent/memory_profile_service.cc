@@ -140,16 +140,21 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
 
 Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request,
                                               v1::ActivateResponse& response) {
-  std::optional<std::chrono::milliseconds> window;
+  ActivationRequest activation;
   if (request.duration_ms() > 0) {
-    window = std::chrono::milliseconds(static_cast<int64_t>(
+    activation.window = std::chrono::milliseconds(static_cast<int64_t>(
         std::min<uint64_t>(request.duration_ms(), static_cast<uint64_t>(INT64_MAX))));
   }
-  auto change = profiling_.Activate(window);
+  activation.sample_interval_bytes = request.sample_interval_bytes();
+  activation.reset = request.reset();
+  auto change = profiling_.Activate(activation);
   if (!change) return Fail(change.error());
   ToProto(change->previous, *response.mutable_previous());
   ToProto(change->current, *response.mutable_current());
   response.set_window_replaced(change->window_replaced);
+  response.set_sample_interval_bytes(change->sample_interval_bytes);
+  response.set_previous_sample_interval_bytes(change->previous_sample_interval_bytes);
+  response.set_samples_reset(change->samples_reset);
   return {};
 }
 

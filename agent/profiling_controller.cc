@@ -2,6 +2,7 @@
 
 #include "agent/agent_logger.h"
 #include "common/duration.h"
+#include "common/sample_interval.h"
 
 namespace memprof::agent {
 namespace {
@@ -9,6 +10,24 @@ namespace {
 int64_t UnixMillisAfter(std::chrono::milliseconds d) {
   auto end = std::chrono::system_clock::now() + d;
   return std::chrono::duration_cast<std::chrono::milliseconds>(end.time_since_epoch()).count();
+}
+
+Result<void> CheckWindow(std::optional<std::chrono::milliseconds> window) {
+  if (window && (*window < kMinWindow || *window > kMaxWindow)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "profiling window " + FormatDuration(*window) + " is outside " +
+                    FormatDuration(kMinWindow) + ".." + FormatDuration(kMaxWindow));
+  }
+  return {};
+}
+
+void LogActivation(const ActivationRequest& request, const ActivationChange& change) {
+  Logger().info("profiling activated{}",
+                request.window ? " for " + FormatDuration(*request.window) : "");
+  if (change.samples_reset) {
+    Logger().info("samples reset (prof.reset); sample interval {} bytes (was {})",
+                  change.sample_interval_bytes, change.previous_sample_interval_bytes);
+  }
 }
 
 }  // namespace
@@ -28,25 +47,40 @@ void ProfilingController::AbandonAfterFork() {
 
 Result<ActivationChange> ProfilingController::Activate(
     std::optional<std::chrono::milliseconds> window) {
+  return Activate(ActivationRequest{window});
+}
+
+Result<ActivationChange> ProfilingController::Activate(const ActivationRequest& request) {
   auto jemalloc = RequireHeapProfiling(allocator_);
   if (!jemalloc) return Fail(jemalloc.error());
-  if (window && (*window < kMinWindow || *window > kMaxWindow)) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "profiling window " + FormatDuration(*window) + " is outside " +
-                    FormatDuration(kMinWindow) + ".." + FormatDuration(kMaxWindow));
+  if (auto ok = CheckWindow(request.window); !ok) return Fail(ok.error());
+  std::optional<unsigned> lg_sample;
+  if (request.sample_interval_bytes != 0) {
+    auto lg = SampleIntervalLg(request.sample_interval_bytes);
+    if (!lg) return Fail(lg.error());
+    lg_sample = *lg;
   }
   std::lock_guard lock(mu_);
   ActivationChange change;
   change.previous = StateLocked(**jemalloc);
+  change.previous_sample_interval_bytes = (*jemalloc)->SampleInterval();
+  const bool new_interval = request.sample_interval_bytes != 0 &&
+                            request.sample_interval_bytes != change.previous_sample_interval_bytes;
+  if (new_interval || request.reset) {
+    // Before prof.active: the samples of this activation are all kept.
+    if (auto r = (*jemalloc)->Reset(lg_sample); !r) return Fail(r.error());
+    change.samples_reset = true;
+  }
   if (auto r = (*jemalloc)->SetActive(true); !r) return Fail(r.error());
   change.window_replaced = deadline_.has_value();
-  if (window) {
-    ArmLocked(*window);
+  if (request.window) {
+    ArmLocked(*request.window);
   } else {
     DisarmLocked();
   }
   change.current = StateLocked(**jemalloc);
-  Logger().info("profiling activated{}", window ? " for " + FormatDuration(*window) : "");
+  change.sample_interval_bytes = (*jemalloc)->SampleInterval();
+  LogActivation(request, change);
   return change;
 }
 

@@ -19,10 +19,22 @@ struct ProfilingState {
   int64_t window_end_unix_ms = 0;  // 0: no timed window
 };
 
+// What an activation asks for besides prof.active=true.
+struct ActivationRequest {
+  std::optional<std::chrono::milliseconds> window;  // nullopt: until deactivated
+  // A new sample interval (a power of two, 1 B..1 GiB); 0 keeps the current one.
+  uint64_t sample_interval_bytes = 0;
+  // Discard the samples collected so far even if the interval does not change.
+  bool reset = false;
+};
+
 struct ActivationChange {
   ProfilingState previous;
   ProfilingState current;
   bool window_replaced = false;  // a timed window in progress was replaced or cancelled
+  uint64_t previous_sample_interval_bytes = 0;
+  uint64_t sample_interval_bytes = 0;  // in force after the change
+  bool samples_reset = false;          // prof.reset ran: earlier samples are gone
 };
 
 // Owns prof.active and the timed profiling window. A window is closed by the
@@ -42,6 +54,13 @@ class ProfilingController {
   // window replaces the old one, and activating without a window cancels a
   // window in progress (profiling then runs until deactivated). Idempotent.
   [[nodiscard]] Result<ActivationChange> Activate(std::optional<std::chrono::milliseconds> window);
+  // As above, and first resets the samples (prof.reset) when `request.reset`
+  // is set or the sample interval changes: that DISCARDS every sample
+  // collected so far, and is the only thing here that does. A sample interval
+  // already in force resets nothing. An interval that is not a power of two
+  // within 1 B..1 GiB, or a window outside 1s..24h, is kInvalidArgument and
+  // changes nothing.
+  [[nodiscard]] Result<ActivationChange> Activate(const ActivationRequest& request);
   // Sets prof.active=false and cancels any window. Samples are kept.
   [[nodiscard]] Result<ActivationChange> Deactivate();
   int64_t WindowEndUnixMs() const;

@@ -10,6 +10,7 @@
 #include "cli/commands/deactivate_command.h"
 #include "cli/commands/dump_command.h"
 #include "cli/commands/list_command.h"
+#include "cli/commands/profile_command.h"
 #include "cli/commands/report_command.h"
 #include "cli/commands/stats_command.h"
 #include "cli/commands/status_command.h"
@@ -40,6 +41,7 @@ struct CommandLine {
   ActivateOptions activate;
   DeactivateOptions deactivate;
   DumpOptions dump;
+  ProfileOptions profile;
   StatsOptions stats;
   ReportOptions report;
   RunOptions run;
@@ -48,6 +50,7 @@ struct CommandLine {
   CLI::App* activate_cmd = nullptr;
   CLI::App* deactivate_cmd = nullptr;
   CLI::App* dump_cmd = nullptr;
+  CLI::App* profile_cmd = nullptr;
   CLI::App* stats_cmd = nullptr;
   CLI::App* report_cmd = nullptr;
   CLI::App* run_cmd = nullptr;
@@ -66,11 +69,12 @@ CommandLine::CommandLine() {
   activate_cmd = RegisterActivateCommand(app, activate);
   deactivate_cmd = RegisterDeactivateCommand(app, deactivate);
   dump_cmd = RegisterDumpCommand(app, dump);
+  profile_cmd = RegisterProfileCommand(app, profile);
   stats_cmd = RegisterStatsCommand(app, stats);
   report_cmd = RegisterReportCommand(app, report);
   run_cmd = RegisterRunCommand(app);
-  for (CLI::App* cmd :
-       {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, stats_cmd, report_cmd}) {
+  for (CLI::App* cmd : {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, profile_cmd,
+                        stats_cmd, report_cmd}) {
     cmd->fallthrough();  // global options may follow the command name
   }
   // Set after the subcommands so they do not inherit these: leftovers reach
@@ -144,6 +148,33 @@ int Finish(const Result<void>& result, std::ostream& out) {
   return kExitOk;
 }
 
+// `profile`: the first signal only ends its window early (end_early), so
+// its client is cancelled by the second (abort), and the state is restored
+// through a client that nothing cancels.
+Result<void> DispatchProfile(const CommandLine& cl, const CliEnvironment& env,
+                             TargetDiscovery& discovery, ProfileClient& client,
+                             const Console& console, const InterruptWatcher* watcher,
+                             std::chrono::milliseconds timeout) {
+  auto restore_client = env.make_client(timeout, std::stop_token());
+  ProfileRuntime runtime;
+  if (watcher != nullptr) {
+    runtime.end_early = watcher->stop_token();
+    runtime.abort = watcher->abort_token();
+  }
+  runtime.restore_client = restore_client.get();
+  runtime.progress = env.stderr_is_terminal;
+  return RunProfile(cl.profile, discovery, client, console, runtime);
+}
+
+// The signal a target command dies by: the first one, except for `profile`,
+// which dies only when a second one aborted it.
+int SignalToReRaise(const CommandLine& cl, const InterruptWatcher& watcher,
+                    const Result<void>& result) {
+  if (!cl.profile_cmd->parsed()) return watcher.received_signal();
+  const bool aborted = !result && result.error().code == ErrorCode::kCancelled;
+  return aborted ? watcher.abort_signal() : 0;
+}
+
 int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
   std::unique_ptr<InterruptWatcher> watcher;
   if (env.watch_signals) {
@@ -151,14 +182,22 @@ int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
     if (!started) return Finish(Fail(started.error()), *env.out);
     watcher = std::move(*started);
   }
-  const std::stop_token stop = watcher ? watcher->stop_token() : std::stop_token();
-  const auto timeout = ParseDuration(cl.timeout, kMinTimeout, kMaxTimeout);
-  auto client = env.make_client(timeout.value_or(std::chrono::seconds(10)), stop);
+  const bool profile = cl.profile_cmd->parsed();
+  std::stop_token stop;
+  if (watcher) stop = profile ? watcher->abort_token() : watcher->stop_token();
+  const auto timeout =
+      ParseDuration(cl.timeout, kMinTimeout, kMaxTimeout).value_or(std::chrono::seconds(10));
+  auto client = env.make_client(timeout, stop);
   TargetDiscovery discovery(env.proc_root, env.socket_dir);
-  const Result<void> result = Dispatch(cl, discovery, *client, Console{*env.out, *env.err}, stop);
+  const Console console{*env.out, *env.err};
+  const Result<void> result =
+      profile ? DispatchProfile(cl, env, discovery, *client, console, watcher.get(), timeout)
+              : Dispatch(cl, discovery, *client, console, stop);
   const int code = Finish(result, *env.out);
-  if (watcher && watcher->received_signal() != 0) {
-    InterruptWatcher::ReRaise(watcher->received_signal());
+  if (watcher) {
+    if (const int signal = SignalToReRaise(cl, *watcher, result); signal != 0) {
+      InterruptWatcher::ReRaise(signal);
+    }
   }
   return code;
 }
@@ -171,6 +210,7 @@ CliEnvironment ProductionEnvironment() {
   env.err = &std::cerr;
   env.socket_dir = SocketDirectory();
   env.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
+  env.stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;
   env.make_client = [](std::chrono::milliseconds timeout, std::stop_token stop) {
     return std::make_unique<GrpcProfileClient>(timeout, std::move(stop));
   };

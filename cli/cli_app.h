@@ -31,6 +31,8 @@ struct CliEnvironment {
   bool watch_signals = true;
   // Binary output (report --format pprof) is refused on a terminal.
   bool stdout_is_terminal = false;
+  // `profile` draws a progress bar on a terminal, and nothing otherwise.
+  bool stderr_is_terminal = false;
 };
 
 // std::cout/std::cerr, /proc, $MEMPROF_SOCKET_DIR, GrpcProfileClient, execve.

@@ -11,7 +11,7 @@ std::string RootDescription() {
 }
 
 std::string RootFooter() {
-  return "Target selection (status, activate, deactivate, dump, stats):\n"
+  return "Target selection (status, activate, deactivate, dump, profile, stats):\n"
          "  --pid N, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n\n"
          "Environment:\n"
          "  MEMPROF_SOCKET_DIR    where agents put their sockets (default /tmp/memprof)\n"
@@ -24,6 +24,10 @@ std::string RootFooter() {
          "  memprofctl list                                # processes with an agent\n"
          "  memprofctl activate --pid 1234 --for 10m       # sample allocations for 10 minutes\n"
          "  memprofctl dump --pid 1234 --out profile.heap  # stream a heap profile\n"
+         "  memprofctl profile --pid 1234 --duration 30s --out p.heap\n"
+         "                        # activate, wait 30s, dump, leave profiling as it was\n"
+         "  memprofctl activate --pid 1234 --sample-interval 128KiB\n"
+         "                        # finer sampling; DISCARDS the samples so far (as --reset)\n"
          "  memprofctl stats --pid 1234 --json             # allocator statistics for scripts\n"
          "  memprofctl report profile.heap --top 20        # top allocating functions\n"
          "  memprofctl report profile.heap -f svg -o h.svg # flame graph for a browser\n\n"

@@ -63,10 +63,15 @@ void InterruptWatcher::Loop() {
     if (fds[1].revents != 0) return;
     signalfd_siginfo info{};
     if (::read(signal_fd_.get(), &info, sizeof(info)) != sizeof(info)) continue;
+    const int signo = static_cast<int>(info.ssi_signo);
     int expected = 0;
-    signal_.compare_exchange_strong(expected, static_cast<int>(info.ssi_signo));
-    // Runs the registered stop callbacks (TryCancel) on this thread.
-    stop_.request_stop();
+    if (signal_.compare_exchange_strong(expected, signo)) {
+      // Runs the registered stop callbacks (TryCancel) on this thread.
+      stop_.request_stop();
+      continue;
+    }
+    expected = 0;
+    if (abort_signal_.compare_exchange_strong(expected, signo)) abort_.request_stop();
   }
 }
 

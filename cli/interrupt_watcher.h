@@ -34,6 +34,12 @@ class InterruptWatcher {
   // The first signal received, 0 if none.
   int received_signal() const { return signal_.load(); }
 
+  // Stopped once a second SIGINT or SIGTERM has arrived: for commands whose
+  // first signal means "finish early" (profile), the second means "abort".
+  std::stop_token abort_token() const { return abort_.get_token(); }
+  // The second signal received, 0 if none.
+  int abort_signal() const { return abort_signal_.load(); }
+
   // Kills the calling process with `signal` under its default disposition.
   [[noreturn]] static void ReRaise(int signal);
 
@@ -46,6 +52,8 @@ class InterruptWatcher {
   sigset_t old_mask_;  // the caller's signal mask before Start()
   std::stop_source stop_;
   std::atomic<int> signal_{0};
+  std::stop_source abort_;
+  std::atomic<int> abort_signal_{0};
   std::thread thread_;
 };
 

@@ -4,6 +4,7 @@
 #include <climits>
 #include <string>
 
+#include "cli/byte_size.h"
 #include "common/duration.h"
 
 namespace memprof::cli {
@@ -12,6 +13,15 @@ CLI::Validator DurationValidator(std::chrono::milliseconds min, std::chrono::mil
   return CLI::Validator(
       [min, max](std::string& text) -> std::string {
         auto parsed = ParseDuration(text, min, max);
+        return parsed ? std::string() : parsed.error().message;
+      },
+      "");
+}
+
+CLI::Validator SampleIntervalValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto parsed = ParseSampleInterval(text);
         return parsed ? std::string() : parsed.error().message;
       },
       "");

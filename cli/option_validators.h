@@ -12,6 +12,9 @@ namespace memprof::cli {
 // A duration with a unit ("30s", "5m", "1h30m") within [min, max] (ParseDuration).
 CLI::Validator DurationValidator(std::chrono::milliseconds min, std::chrono::milliseconds max);
 
+// A sample interval: a size (cli/byte_size.h) from 1 B to 1 GiB.
+CLI::Validator SampleIntervalValidator();
+
 // A positive process id.
 CLI::Validator PidValidator();
 

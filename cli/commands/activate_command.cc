@@ -1,11 +1,49 @@
 #include "cli/commands/activate_command.h"
 
+#include "cli/byte_size.h"
 #include "cli/commands/profiling_format.h"
 #include "cli/human_format.h"
 #include "cli/option_validators.h"
 #include "common/duration.h"
 
 namespace memprof::cli {
+namespace {
+
+// The request for the options; kInvalidArgument for a bad --for or --sample-interval.
+Result<memprof::v1::ActivateRequest> MakeRequest(const ActivateOptions& options,
+                                                 uint64_t& requested_interval) {
+  memprof::v1::ActivateRequest request;
+  if (!options.duration.empty()) {
+    auto duration = ParseDuration(options.duration);
+    if (!duration) return Fail(ErrorCode::kInvalidArgument, "--for: " + duration.error().message);
+    request.set_duration_ms(static_cast<uint64_t>(duration->count()));
+  }
+  if (!options.sample_interval.empty()) {
+    auto interval = ParseSampleInterval(options.sample_interval);
+    if (!interval) {
+      return Fail(ErrorCode::kInvalidArgument, "--sample-interval: " + interval.error().message);
+    }
+    requested_interval = interval->requested_bytes;
+    request.set_sample_interval_bytes(interval->bytes);
+  }
+  request.set_reset(options.reset);
+  return request;
+}
+
+// An agent from before sampling control ignores the new request fields and
+// answers no interval: say so rather than pretend the samples were reset.
+Result<void> CheckSamplingSupported(const memprof::v1::ActivateRequest& request,
+                                    const memprof::v1::ActivateResponse& response,
+                                    const Target& target) {
+  const bool asked = request.sample_interval_bytes() != 0 || request.reset();
+  if (!asked || response.sample_interval_bytes() != 0) return {};
+  return Fail(ErrorCode::kFailedPrecondition,
+              "the memprof agent of " + DescribeTarget(target) +
+                  " is too old for --sample-interval and --reset (upgrade the agent); profiling "
+                  "was activated, but no samples were discarded and the interval did not change");
+}
+
+}  // namespace
 
 CLI::App* RegisterActivateCommand(CLI::App& app, ActivateOptions& options) {
   CLI::App* cmd = app.add_subcommand(
@@ -16,31 +54,43 @@ CLI::App* RegisterActivateCommand(CLI::App& app, ActivateOptions& options) {
                   "default: until `memprofctl deactivate`")
       ->check(DurationValidator(kMinWindow, kMaxWindow))
       ->type_name("DURATION");
+  cmd->add_option("--sample-interval", options.sample_interval,
+                  "Sample once every SIZE allocated bytes on average (1 B to 1 GiB, e.g. 4096, "
+                  "128KiB, 1MiB; rounded to the nearest power of two). A new interval DISCARDS "
+                  "the samples collected so far (jemalloc prof.reset)")
+      ->check(SampleIntervalValidator())
+      ->type_name("SIZE");
+  cmd->add_flag("--reset", options.reset,
+                "DISCARD every sample collected so far (jemalloc prof.reset), then activate. "
+                "Only --reset and a new --sample-interval discard samples; deactivate keeps them");
   AddJsonFlag(*cmd, options.target.json);
   cmd->footer(
       "Examples:\n"
       "  memprofctl activate --pid 1234            # until deactivated\n"
-      "  memprofctl activate --pid 1234 --for 5m   # the agent stops sampling after 5 minutes\n");
+      "  memprofctl activate --pid 1234 --for 5m   # the agent stops sampling after 5 minutes\n"
+      "  memprofctl activate --pid 1234 --sample-interval 128KiB   # finer; discards samples\n"
+      "  memprofctl activate --pid 1234 --reset    # start afresh: discards samples so far\n");
   return cmd;
 }
 
 Result<void> RunActivate(const ActivateOptions& options, TargetDiscovery& discovery,
                          ProfileClient& client, std::ostream& out) {
-  memprof::v1::ActivateRequest request;
-  if (!options.duration.empty()) {
-    auto duration = ParseDuration(options.duration);
-    if (!duration) return Fail(ErrorCode::kInvalidArgument, "--for: " + duration.error().message);
-    request.set_duration_ms(static_cast<uint64_t>(duration->count()));
-  }
+  uint64_t requested_interval = 0;
+  auto request = MakeRequest(options, requested_interval);
+  if (!request) return Fail(request.error());
   auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
-  auto response = client.Activate(*target, request);
+  auto response = client.Activate(*target, *request);
   if (!response) return Fail(response.error());
+  if (auto ok = CheckSamplingSupported(*request, *response, *target); !ok) return ok;
   if (options.target.json) {
-    out << ActivationToJson(*response, target->pid).dump(2) << '\n';
-  } else {
-    out << DescribeActivation(*response, target->pid, std::chrono::system_clock::now()) << '\n';
+    out << ActivationToJson(*response, target->pid, requested_interval).dump(2) << '\n';
+    return {};
   }
+  out << DescribeActivation(*response, target->pid, std::chrono::system_clock::now()) << '\n';
+  const std::string sampling =
+      DescribeSampling(*response, target->pid, requested_interval, options.reset);
+  if (!sampling.empty()) out << sampling << '\n';
   return {};
 }
 
@@ -61,11 +111,36 @@ std::string DescribeActivation(const memprof::v1::ActivateResponse& response, pi
   return who + "profiling already active, " + until;
 }
 
-nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, pid_t pid) {
+std::string DescribeSampling(const memprof::v1::ActivateResponse& response, pid_t pid,
+                             uint64_t requested_bytes, bool reset_requested) {
+  if (requested_bytes == 0 && !reset_requested) return "";
+  const uint64_t now = response.sample_interval_bytes();
+  const uint64_t was = response.previous_sample_interval_bytes();
+  std::string text = "pid " + std::to_string(pid) + ": ";
+  if (requested_bytes != 0 && requested_bytes != now) {
+    text += "--sample-interval " + std::to_string(requested_bytes) + " bytes rounded to " +
+            std::to_string(now) + " bytes (jemalloc samples at powers of two); ";
+  }
+  const std::string interval =
+      FormatBytes(now) + (now >= 1024 ? " (" + std::to_string(now) + " bytes)" : "");
+  if (!response.samples_reset()) {
+    return text + "sample interval already " + interval + "; samples collected so far are kept";
+  }
+  text += now == was ? "sample interval unchanged, " + interval
+                     : "sample interval now " + interval + ", was " + FormatBytes(was);
+  return text + "; the samples collected so far were discarded (prof.reset)";
+}
+
+nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, pid_t pid,
+                                uint64_t requested_sample_interval_bytes) {
   return {{"pid", pid},
           {"previous", ProfilingStateToJson(response.previous())},
           {"current", ProfilingStateToJson(response.current())},
-          {"window_replaced", response.window_replaced()}};
+          {"window_replaced", response.window_replaced()},
+          {"sample_interval_bytes", response.sample_interval_bytes()},
+          {"previous_sample_interval_bytes", response.previous_sample_interval_bytes()},
+          {"requested_sample_interval_bytes", requested_sample_interval_bytes},
+          {"samples_reset", response.samples_reset()}};
 }
 
 }  // namespace memprof::cli

@@ -14,16 +14,21 @@
 
 namespace memprof::cli {
 
-// `memprofctl activate [--pid N] [--for DURATION] [--json]`: start sampling
-// allocations, optionally for a window the agent closes by itself.
+// `memprofctl activate [--pid N] [--for DURATION] [--sample-interval SIZE]
+// [--reset] [--json]`: start sampling allocations, optionally for a window the
+// agent closes by itself, optionally after discarding the samples so far.
 struct ActivateOptions {
   TargetOptions target;
-  std::string duration;  // --for; empty: until deactivated
+  std::string duration;         // --for; empty: until deactivated
+  std::string sample_interval;  // --sample-interval SIZE; empty: keep the current one
+  bool reset = false;           // --reset: discard the samples collected so far
 };
 
 CLI::App* RegisterActivateCommand(CLI::App& app, ActivateOptions& options);
 
-// A bad --for fails with kInvalidArgument before anything is contacted.
+// A bad --for or --sample-interval fails with kInvalidArgument before
+// anything is contacted. An agent too old for --sample-interval/--reset
+// (it answers no sample interval) is kFailedPrecondition.
 [[nodiscard]] Result<void> RunActivate(const ActivateOptions& options, TargetDiscovery& discovery,
                                        ProfileClient& client, std::ostream& out);
 
@@ -31,7 +36,16 @@ CLI::App* RegisterActivateCommand(CLI::App& app, ActivateOptions& options);
 std::string DescribeActivation(const memprof::v1::ActivateResponse& response, pid_t pid,
                                std::chrono::system_clock::time_point now);
 
-nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, pid_t pid);
+// What happened to the samples and the sample interval, or "" when the
+// activation did not touch them ("pid 42: sample interval now 1.0 MiB (was
+// 512.0 KiB); the samples collected so far were discarded (prof.reset)").
+// `requested_bytes` is what --sample-interval said before rounding (0: not given).
+std::string DescribeSampling(const memprof::v1::ActivateResponse& response, pid_t pid,
+                             uint64_t requested_bytes, bool reset_requested);
+
+// `requested_sample_interval_bytes`: what --sample-interval said, 0 if not given.
+nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, pid_t pid,
+                                uint64_t requested_sample_interval_bytes = 0);
 
 }  // namespace memprof::cli
 

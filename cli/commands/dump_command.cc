@@ -127,13 +127,8 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
 
 namespace {
 
-struct DumpResult {
-  DumpSummary summary;
-  pid_t pid = 0;
-};
-
 // Resolves the target and streams its profile into `options.out`.
-Result<DumpResult> DumpToOutput(const DumpOptions& options, TargetDiscovery& discovery,
+Result<DeliveredDump> DumpToOutput(const DumpOptions& options, TargetDiscovery& discovery,
                                 ProfileClient& client, std::ostream& out,
                                 const std::stop_token& stop) {
   auto output = OpenOutput(options, out);
@@ -146,7 +141,7 @@ Result<DumpResult> DumpToOutput(const DumpOptions& options, TargetDiscovery& dis
   };
   if (!summary) return fail(summary.error());
   if (auto committed = output->Commit(); !committed) return fail(committed.error());
-  return DumpResult{*summary, target->pid};
+  return DeliveredDump{*summary, target->pid};
 }
 
 // An unnamed file (O_TMPFILE) in $TMPDIR or /tmp for the raw profile while it
@@ -164,9 +159,9 @@ Result<Fd> ScratchFile() {
 
 // dump --format F: the raw profile goes to a scratch file, the report of it
 // to --out.
-Result<void> DumpAndReport(const DumpOptions& options, report::Format format,
-                           TargetDiscovery& discovery, ProfileClient& client,
-                           const Console& console, const std::stop_token& stop) {
+Result<DeliveredDump> DumpAndReport(const DumpOptions& options, report::Format format,
+                                    TargetDiscovery& discovery, ProfileClient& client,
+                                    const Console& console, const std::stop_token& stop) {
   if (options.out != kStdout) {  // fail on a bad --out before any work
     auto probe = AtomicFileWriter::Create(options.out);
     if (!probe) return Fail(probe.error());
@@ -185,39 +180,53 @@ Result<void> DumpAndReport(const DumpOptions& options, report::Format format,
   request.dump_path = scratch_path;
   request.format = format;
   request.pid = dumped->pid;
-  if (auto r = WriteReport(request, options.out, console, false); !r) return r;
+  if (auto r = WriteReport(request, options.out, console, false); !r) return Fail(r.error());
+  return dumped;
+}
+
+void ReportAnalysis(const DumpOptions& options, const DeliveredDump& dumped,
+                    const Console& console) {
   if (options.target.json) {
-    nlohmann::json j = DumpSummaryToJson(dumped->summary, dumped->pid, options.out);
+    nlohmann::json j = DumpSummaryToJson(dumped.summary, dumped.pid, options.out);
     j["format"] = options.format;
     console.out << j.dump(2) << '\n';
-  } else {
-    console.err << "pid " << dumped->pid << ": wrote the " << options.format << " report of a "
-                << FormatBytes(dumped->summary.size_bytes) << " heap profile to "
-                << (options.out == kStdout ? std::string("stdout") : options.out) << '\n';
+    return;
   }
-  return {};
+  console.err << "pid " << dumped.pid << ": wrote the " << options.format << " report of a "
+              << FormatBytes(dumped.summary.size_bytes) << " heap profile to "
+              << (options.out == kStdout ? std::string("stdout") : options.out) << '\n';
 }
 
 }  // namespace
 
+Result<DeliveredDump> DeliverDump(const DumpOptions& options, TargetDiscovery& discovery,
+                                  ProfileClient& client, const Console& console,
+                                  std::stop_token stop) {
+  if (options.format == kRawFormat) {
+    return DumpToOutput(options, discovery, client, console.out, stop);
+  }
+  auto format = report::ParseFormat(options.format);
+  if (!format) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "unknown dump format '" + options.format +
+                    "' (valid: heap, text, collapsed, pprof, svg, json)");
+  }
+  if (options.out == kStdout && options.target.json) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--json cannot be combined with --out - (the report itself goes to stdout)");
+  }
+  return DumpAndReport(options, *format, discovery, client, console, stop);
+}
+
 Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, ProfileClient& client,
                      const Console& console, std::stop_token stop) {
-  if (options.format != kRawFormat) {
-    auto format = report::ParseFormat(options.format);
-    if (!format) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "unknown dump format '" + options.format +
-                      "' (valid: heap, text, collapsed, pprof, svg, json)");
-    }
-    if (options.out == kStdout && options.target.json) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "--json cannot be combined with --out - (the report itself goes to stdout)");
-    }
-    return DumpAndReport(options, *format, discovery, client, console, stop);
-  }
-  auto dumped = DumpToOutput(options, discovery, client, console.out, stop);
+  auto dumped = DeliverDump(options, discovery, client, console, std::move(stop));
   if (!dumped) return Fail(dumped.error());
-  Report(options, dumped->summary, dumped->pid, console);
+  if (options.format == kRawFormat) {
+    Report(options, dumped->summary, dumped->pid, console);
+  } else {
+    ReportAnalysis(options, *dumped, console);
+  }
   return {};
 }
 

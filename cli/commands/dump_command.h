@@ -37,6 +37,19 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options);
                                    ProfileClient& client, const Console& console,
                                    std::stop_token stop);
 
+// What a dump delivered: the verified heap profile (for --format F, the one
+// the report was made from) and the pid it came from.
+struct DeliveredDump {
+  DumpSummary summary;
+  pid_t pid = 0;
+};
+
+// RunDump without its summary line or JSON, for commands that dump as one of
+// their steps (profile): the same checks, temp file, verification and rename.
+[[nodiscard]] Result<DeliveredDump> DeliverDump(const DumpOptions& options,
+                                                TargetDiscovery& discovery, ProfileClient& client,
+                                                const Console& console, std::stop_token stop);
+
 nlohmann::json DumpSummaryToJson(const DumpSummary& summary, pid_t pid, const std::string& path);
 
 }  // namespace memprof::cli

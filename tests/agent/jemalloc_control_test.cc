@@ -27,7 +27,23 @@ class JemallocControlTest : public ::testing::Test {
     ASSERT_TRUE(detected.has_value()) << "this test binary must run on jemalloc";
     control_.emplace(*detected);
   }
-  void TearDown() override { (void)control_->SetActive(false); }
+  void TearDown() override {
+    (void)control_->SetActive(false);
+    (void)control_->Reset(kStartupLgSample);  // other tests expect lg_prof_sample:10
+  }
+  // What a dump shows now.
+  std::string Dump() {
+    char tmpl[] = "/tmp/memprof-jemalloc-test-XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    if (fd < 0) return {};
+    ::close(fd);
+    auto r = control_->DumpTo(tmpl);
+    std::string dump = r ? ReadAll(tmpl) : std::string();
+    ::unlink(tmpl);
+    EXPECT_TRUE(r) << r.error().message;
+    return dump;
+  }
+  static constexpr unsigned kStartupLgSample = 10;
   std::optional<JemallocControl> control_;
 };
 
@@ -62,6 +78,34 @@ TEST_F(JemallocControlTest, DumpWritesHeapV2NamingTheAllocatingFunction) {
   EXPECT_EQ(dump.rfind("heap_v2/1024\n", 0), 0u) << dump.substr(0, 40);
   EXPECT_NE(dump.find("MAPPED_LIBRARIES:"), std::string::npos);
   EXPECT_NE(dump.find("\n@ 0x"), std::string::npos) << "no stack samples in the dump";
+}
+
+// Samples taken while active, then profiling switched off: only a reset can
+// make them go away, and no new ones can arrive meanwhile.
+TEST_F(JemallocControlTest, ResetDiscardsTheSamplesCollectedSoFar) {
+  ASSERT_TRUE(control_->SetActive(true));
+  auto blocks = AllocateForProfile(256, 4096);
+  ASSERT_TRUE(control_->SetActive(false));
+  ASSERT_NE(Dump().find("\n@ 0x"), std::string::npos) << "no samples before the reset";
+
+  auto r = control_->Reset(std::nullopt);
+  ASSERT_TRUE(r) << r.error().message;
+  const std::string after = Dump();
+  FreeAll(blocks);
+  EXPECT_EQ(after.rfind("heap_v2/1024\n", 0), 0u) << "the interval was kept: " << after.substr(0, 40);
+  EXPECT_EQ(after.find("\n@ 0x"), std::string::npos) << "samples survived the reset:\n" << after;
+  EXPECT_FALSE(control_->ProfilingActive()) << "prof.reset does not touch prof.active";
+}
+
+TEST_F(JemallocControlTest, ResetWithALgSampleChangesTheInterval) {
+  auto r = control_->Reset(20);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(control_->SampleInterval(), uint64_t{1} << 20);
+  EXPECT_EQ(Dump().rfind("heap_v2/1048576\n", 0), 0u);
+  ASSERT_TRUE(control_->Reset(0));
+  EXPECT_EQ(control_->SampleInterval(), 1u);
+  ASSERT_TRUE(control_->Reset(std::nullopt));
+  EXPECT_EQ(control_->SampleInterval(), 1u) << "no lg_sample keeps the current one";
 }
 
 TEST_F(JemallocControlTest, DumpToUnwritablePathFailsCleanly) {

@@ -133,6 +133,39 @@ TEST_F(MemoryProfileServiceTest, ActivateThenDeactivateReportStates) {
   EXPECT_FALSE(d.current().active());
 }
 
+TEST_F(MemoryProfileServiceTest, ActivateSetsTheSampleIntervalThroughAReset) {
+  grpc::ClientContext c1, c2, c3;
+  v1::ActivateRequest req;
+  req.set_sample_interval_bytes(4096);
+  v1::ActivateResponse a;
+  ASSERT_TRUE(stub_->Activate(&c1, req, &a).ok());
+  EXPECT_EQ(a.previous_sample_interval_bytes(), 1024u);
+  EXPECT_EQ(a.sample_interval_bytes(), 4096u);
+  EXPECT_TRUE(a.samples_reset());
+  v1::StatusResponse status;
+  ASSERT_TRUE(stub_->Status(&c2, {}, &status).ok());
+  EXPECT_EQ(status.sample_interval_bytes(), 4096u) << "Status shows the new interval";
+  // Back to the start-up interval for the other tests, with an explicit reset.
+  req.set_sample_interval_bytes(1024);
+  req.set_reset(true);
+  ASSERT_TRUE(stub_->Activate(&c3, req, &a).ok());
+  EXPECT_EQ(a.sample_interval_bytes(), 1024u);
+  EXPECT_TRUE(a.samples_reset());
+}
+
+TEST_F(MemoryProfileServiceTest, ActivateRejectsASampleIntervalThatIsNotAPowerOfTwo) {
+  grpc::ClientContext ctx;
+  v1::ActivateRequest req;
+  req.set_sample_interval_bytes(1000);
+  v1::ActivateResponse r;
+  grpc::Status s = stub_->Activate(&ctx, req, &r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("1000 bytes is not a power of two"), std::string::npos)
+      << s.error_message();
+  EXPECT_FALSE(allocator_->Info().profiling_active) << "a rejected activate changed nothing";
+  EXPECT_EQ(allocator_->Info().sample_interval_bytes, 1024u);
+}
+
 TEST_F(MemoryProfileServiceTest, DumpStreamsMetadataDataAndVerifiableTrailer) {
   ASSERT_TRUE(profiling_->Activate(std::nullopt));
   auto blocks = AllocateForProfile(256, 4096);

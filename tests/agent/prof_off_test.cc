@@ -35,6 +35,26 @@ TEST(ProfilingOffTest, ActivateAndDumpExplainHowToRestart) {
   EXPECT_EQ(dumps.DumpsServed(), 0u);
 }
 
+TEST(ProfilingOffTest, ResetAndSampleIntervalExplainHowToRestart) {
+  auto allocator = DetectAllocator();
+  ProfilingController controller(*allocator);
+  for (const ActivationRequest& request :
+       {ActivationRequest{std::nullopt, 0, true}, ActivationRequest{std::nullopt, 4096, false}}) {
+    auto r = controller.Activate(request);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ErrorCode::kFailedPrecondition);
+    EXPECT_NE(r.error().message.find("MALLOC_CONF=prof:true,prof_active:false"),
+              std::string::npos)
+        << r.error().message;
+  }
+  // The facade itself: prof.reset answers ENOENT without opt.prof.
+  auto reset = allocator->Jemalloc()->Reset(std::nullopt);
+  ASSERT_FALSE(reset);
+  EXPECT_EQ(reset.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(reset.error().message.find("opt.prof=false"), std::string::npos)
+      << reset.error().message;
+}
+
 TEST(ProfilingOffTest, StatisticsStillWork) {
   auto allocator = DetectAllocator();
   auto summary = allocator->Summary();

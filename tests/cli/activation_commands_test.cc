@@ -73,11 +73,95 @@ TEST_F(ActivationCommandsTest, ReplacedWindowIsReported) {
 }
 
 TEST_F(ActivationCommandsTest, ActivateJsonShape) {
-  const auto j = ActivationToJson(Activation(true, 5, 6, true), 42);
+  auto response = Activation(true, 5, 6, true);
+  response.set_sample_interval_bytes(1024);
+  response.set_previous_sample_interval_bytes(524288);
+  response.set_samples_reset(true);
+  const auto j = ActivationToJson(response, 42, 1000);
   EXPECT_EQ(j, nlohmann::json::parse(R"({"pid": 42,
       "previous": {"active": true, "window_end_unix_ms": 5},
       "current": {"active": true, "window_end_unix_ms": 6},
-      "window_replaced": true})"));
+      "window_replaced": true,
+      "sample_interval_bytes": 1024,
+      "previous_sample_interval_bytes": 524288,
+      "requested_sample_interval_bytes": 1000,
+      "samples_reset": true})"));
+  // Without --sample-interval the keys are there all the same, as numbers.
+  EXPECT_EQ(ActivationToJson(Activation(false, 0, 0, false), 42)["requested_sample_interval_bytes"],
+            0);
+}
+
+memprof::v1::ActivateResponse Sampling(uint64_t was, uint64_t now, bool reset) {
+  auto r = Activation(false, 0, 0, false);
+  r.set_previous_sample_interval_bytes(was);
+  r.set_sample_interval_bytes(now);
+  r.set_samples_reset(reset);
+  return r;
+}
+
+TEST_F(ActivationCommandsTest, SampleIntervalIsRoundedSentAndReported) {
+  client_.activate_result = Sampling(524288, 1024, true);
+  ActivateOptions options;
+  options.target.pid = kPid;
+  options.sample_interval = "1000";
+  ASSERT_TRUE(RunActivate(options, discovery_, client_, out_));
+  EXPECT_EQ(client_.last_activate.sample_interval_bytes(), 1024u);
+  EXPECT_FALSE(client_.last_activate.reset());
+  EXPECT_EQ(out_.str(),
+            "pid 42: profiling activated (was inactive), until deactivated\n"
+            "pid 42: --sample-interval 1000 bytes rounded to 1024 bytes (jemalloc samples at "
+            "powers of two); sample interval now 1.0 KiB (1024 bytes), was 512.0 KiB; the "
+            "samples collected so far were discarded (prof.reset)\n");
+}
+
+TEST_F(ActivationCommandsTest, ResetIsSentAndItsCostSpelledOut) {
+  client_.activate_result = Sampling(524288, 524288, true);
+  ActivateOptions options;
+  options.target.pid = kPid;
+  options.reset = true;
+  ASSERT_TRUE(RunActivate(options, discovery_, client_, out_));
+  EXPECT_TRUE(client_.last_activate.reset());
+  EXPECT_EQ(client_.last_activate.sample_interval_bytes(), 0u);
+  EXPECT_NE(out_.str().find("pid 42: sample interval unchanged, 512.0 KiB (524288 bytes); the "
+                            "samples collected so far were discarded (prof.reset)"),
+            std::string::npos)
+      << out_.str();
+}
+
+TEST_F(ActivationCommandsTest, TheIntervalInForceKeepsTheSamples) {
+  EXPECT_EQ(DescribeSampling(Sampling(1048576, 1048576, false), 42, 1048576, false),
+            "pid 42: sample interval already 1.0 MiB (1048576 bytes); samples collected so far "
+            "are kept");
+  EXPECT_EQ(DescribeSampling(Sampling(1048576, 1048576, false), 42, 0, false), "")
+      << "a plain activate says nothing about sampling";
+}
+
+TEST_F(ActivationCommandsTest, BadSampleIntervalFailsBeforeContactingAnything) {
+  ActivateOptions options;
+  options.target.pid = kPid;
+  options.sample_interval = "2GiB";
+  auto result = RunActivate(options, discovery_, client_, out_);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(result.error().message.find("--sample-interval: invalid size '2GiB'"),
+            std::string::npos)
+      << result.error().message;
+  EXPECT_EQ(client_.calls, 0);
+}
+
+TEST_F(ActivationCommandsTest, AnAgentTooOldForSamplingControlIsNamed) {
+  client_.activate_result = Activation(false, 0, 0, false);  // no sample_interval_bytes
+  ActivateOptions options;
+  options.target.pid = kPid;
+  options.reset = true;
+  auto result = RunActivate(options, discovery_, client_, out_);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(result.error().message.find("too old for --sample-interval and --reset"),
+            std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("no samples were discarded"), std::string::npos);
+  EXPECT_TRUE(out_.str().empty());
 }
 
 TEST_F(ActivationCommandsTest, PreconditionFailureFromTheAgentPassesThrough) {

@@ -131,7 +131,7 @@ TEST_F(CliAppTest, UnknownCommandListsTheValidOnes) {
   EXPECT_EQ(Run({"statsu"}), 2);
   ExpectOneErrorLine(
       "unknown command 'statsu' (valid commands: list, status, activate, deactivate, dump, "
-      "stats, report, run)");
+      "profile, stats, report, run)");
 }
 
 TEST_F(CliAppTest, UnknownFlagListsTheValidOptions) {
@@ -153,6 +153,44 @@ TEST_F(CliAppTest, BadPidIsAUsageError) {
 TEST_F(CliAppTest, ConflictingStatsFlagsAreAUsageError) {
   EXPECT_EQ(Run({"stats", "--json", "--raw"}), 2);
   ExpectOneErrorLine("--json excludes --raw");
+}
+
+TEST_F(CliAppTest, ProfileHelpExplainsInterruptsAndRestore) {
+  EXPECT_EQ(Run({"profile", "--help"}), 0);
+  for (const char* text : {"--duration DURATION", "-o,--out FILE|-", "-f,--format FORMAT",
+                           "Ctrl-C or SIGTERM ends the window early and still writes the profile",
+                           "a second one aborts and writes nothing",
+                           "memprofctl profile --pid 1234 --duration 30s --out profile.heap"}) {
+    EXPECT_NE(out_.str().find(text), std::string::npos) << text << "\n" << out_.str();
+  }
+}
+
+TEST_F(CliAppTest, ProfileOptionsAreCheckedBeforeAnyContact) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"profile", "--pid", "42", "--duration", "30", "--out", tmp_.Join("p.heap")}), 2);
+  ExpectOneErrorLine("profile: --duration: invalid duration '30': missing unit");
+  err_.str("");
+  EXPECT_EQ(Run({"profile", "--pid", "42", "--out", tmp_.Join("p.heap")}), 2);
+  ExpectOneErrorLine("--duration is required");
+  EXPECT_EQ(clients_made_, 0);
+}
+
+TEST_F(CliAppTest, ActivateHelpSaysWhatDiscardsSamples) {
+  EXPECT_EQ(Run({"activate", "--help"}), 0);
+  for (const char* text : {"--sample-interval SIZE", "--reset",
+                           "DISCARDS the samples collected so far",
+                           "Only --reset and a new --sample-interval discard samples; deactivate "
+                           "keeps them"}) {
+    EXPECT_NE(out_.str().find(text), std::string::npos) << text << "\n" << out_.str();
+  }
+}
+
+TEST_F(CliAppTest, BadSampleIntervalIsAUsageErrorBeforeAnyContact) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"activate", "--pid", "42", "--sample-interval", "1.5MiB"}), 2);
+  ExpectOneErrorLine("activate: --sample-interval: invalid size '1.5MiB': fractions are not "
+                     "accepted");
+  EXPECT_EQ(clients_made_, 0);
 }
 
 TEST_F(CliAppTest, MissingOutIsAUsageError) {

@@ -24,32 +24,36 @@ class FakeProfileClient : public ProfileClient {
 
   int calls = 0;
   std::vector<Target> targets;
+  // The RPCs in the order they were called: "Status", "Activate", ...
+  std::vector<std::string> rpcs;
+  // Called at the start of every RPC with its name.
+  std::function<void(const std::string& rpc)> on_call;
   memprof::v1::ActivateRequest last_activate;
   memprof::v1::StatsRequest last_stats;
 
   Result<memprof::v1::StatusResponse> Status(const Target& target) override {
-    Record(target);
+    Record(target, "Status");
     return status_result;
   }
   Result<memprof::v1::ActivateResponse> Activate(
       const Target& target, const memprof::v1::ActivateRequest& request) override {
-    Record(target);
+    Record(target, "Activate");
     last_activate = request;
     return activate_result;
   }
   Result<memprof::v1::DeactivateResponse> Deactivate(const Target& target) override {
-    Record(target);
+    Record(target, "Deactivate");
     return deactivate_result;
   }
   Result<memprof::v1::StatsResponse> Stats(const Target& target,
                                            const memprof::v1::StatsRequest& request) override {
-    Record(target);
+    Record(target, "Stats");
     last_stats = request;
     return stats_result;
   }
   Result<void> Dump(const Target& target, const memprof::v1::DumpRequest&,
                     const DumpChunkSink& sink) override {
-    Record(target);
+    Record(target, "Dump");
     for (size_t i = 0; i < dump_chunks.size(); ++i) {
       if (before_chunk) {
         if (auto ok = before_chunk(i); !ok) return ok;
@@ -60,9 +64,11 @@ class FakeProfileClient : public ProfileClient {
   }
 
  private:
-  void Record(const Target& target) {
+  void Record(const Target& target, const std::string& rpc) {
     ++calls;
     targets.push_back(target);
+    rpcs.push_back(rpc);
+    if (on_call) on_call(rpc);
   }
 };
 

@@ -94,5 +94,82 @@ TEST_P(InterruptedDumpTest, RemovesTheTempFileAndDiesByTheSignal) {
 
 INSTANTIATE_TEST_SUITE_P(Signals, InterruptedDumpTest, ::testing::Values(SIGINT, SIGTERM));
 
+// Runs `memprofctl profile --duration 1h` through RunCli against a fake agent
+// for this very process (so the real window wait watches a live pid). The
+// fake's Activate delivers `first` to the process, as Ctrl-C during the window
+// would; with `second` != 0, the sixth dump chunk delivers that one too.
+void ProfileAndGetSignals(const std::string& root, int first, int second) {
+  const pid_t self = ::getpid();
+  testing::MakeProcEntry(root + "/proc", self, "demo");
+  testing::MakeSocketFile(root + "/s/" + std::to_string(self) + ".sock");
+  testing::FakeProfileClient fake;
+  fake.status_result.value().set_allocator(memprof::v1::ALLOCATOR_KIND_JEMALLOC);
+  fake.activate_result.value().mutable_current()->set_active(true);
+  fake.dump_chunks = testing::MakeDumpStream(std::string(100000, 'p'), 4096);
+  fake.on_call = [first](const std::string& rpc) {
+    if (rpc == "Activate") ::kill(::getpid(), first);
+    if (rpc == "Deactivate") std::cerr << "fake agent: Deactivate\n";
+  };
+  int clients = 0;
+  CliEnvironment env;
+  env.out = &std::cout;
+  env.err = &std::cerr;
+  env.proc_root = root + "/proc";
+  env.socket_dir = root + "/s";
+  env.make_client = [&](milliseconds, std::stop_token stop) {
+    if (++clients == 1 && second != 0) {  // the first client is profile's own, not the restore one
+      fake.before_chunk = [stop, second](size_t i) -> Result<void> {
+        if (i != 5) return {};
+        ::kill(::getpid(), second);
+        if (!WaitForStop(stop)) return Fail(ErrorCode::kInternal, "abort never requested");
+        return Fail(ErrorCode::kCancelled, "cancelled");
+      };
+    }
+    return std::make_unique<testing::ForwardingClient>(fake);
+  };
+  std::exit(RunCli({"profile", "--pid", std::to_string(self), "--duration", "1h", "--out",
+                    root + "/out/profile.heap"},
+                   env));
+}
+
+class InterruptedProfileTest : public ::testing::TestWithParam<int> {
+ protected:
+  testing::TempDir tmp_;
+
+  void SetUp() override {
+    testing::MakeDirs(tmp_.Join("out"));
+    testing::MakeDirs(tmp_.Join("s"));
+    testing::MakeDirs(tmp_.Join("proc"));
+  }
+  std::vector<std::string> Left() const {
+    std::vector<std::string> left;
+    for (const auto& entry : std::filesystem::directory_iterator(tmp_.Join("out"))) {
+      left.push_back(entry.path().filename().string());
+    }
+    return left;
+  }
+};
+
+TEST_P(InterruptedProfileTest, FirstSignalEndsTheWindowAndStillWritesTheProfile) {
+  GTEST_FLAG_SET(death_test_style, "fast");
+  EXPECT_EXIT(ProfileAndGetSignals(tmp_.path(), GetParam(), 0), ::testing::ExitedWithCode(0),
+              "interrupted: profiling window ended after .* of 1h; dumping now.*"
+              "fake agent: Deactivate.*profiled for .* of 1h \\(ended early by an interrupt\\)");
+  EXPECT_EQ(Left(), std::vector<std::string>{"profile.heap"});
+  EXPECT_EQ(testing::ReadFile(tmp_.Join("out/profile.heap")), std::string(100000, 'p'));
+}
+
+TEST_P(InterruptedProfileTest, SecondSignalAbortsWritesNothingAndDiesByIt) {
+  GTEST_FLAG_SET(death_test_style, "fast");
+  const int second = GetParam() == SIGINT ? SIGTERM : SIGINT;
+  EXPECT_EXIT(ProfileAndGetSignals(tmp_.path(), GetParam(), second),
+              ::testing::KilledBySignal(second),
+              "fake agent: Deactivate.*memprofctl: error: profile aborted by a second interrupt; "
+              ".*profile.heap was not written");
+  EXPECT_TRUE(Left().empty()) << Left().front();
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, InterruptedProfileTest, ::testing::Values(SIGINT, SIGTERM));
+
 }  // namespace
 }  // namespace memprof::cli

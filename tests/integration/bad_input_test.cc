@@ -333,7 +333,7 @@ TEST_F(BadInputTest, UnknownCommandAndFlagListTheValidChoices) {
       {{"frobnicate"},
        2,
        "unknown command 'frobnicate' (valid commands: list, status, activate, deactivate, dump, "
-       "stats, "},
+       "profile, stats, "},
       {{"stauts", "--pid", "1"}, 2, "unknown command 'stauts' (valid commands: "},
       {{"status", "--bogus"},
        2,

@@ -1,0 +1,252 @@
+#include "cli/commands/profile_command.h"
+
+#include <utility>
+
+#include "cli/atomic_file_writer.h"
+#include "cli/commands/dump_command.h"
+#include "cli/commands/profile_outcome.h"
+#include "cli/human_format.h"
+#include "cli/logging.h"
+#include "cli/option_validators.h"
+#include "cli/report/report_pipeline.h"
+#include "common/duration.h"
+
+namespace memprof::cli {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr char kStdout[] = "-";
+constexpr char kRawFormat[] = "heap";
+constexpr milliseconds kProgressTick(250);
+constexpr size_t kProgressWidth = 30;
+
+int64_t NowUnixMs() { return ToUnixMillis(std::chrono::system_clock::now()); }
+
+// Everything that can be checked without the agent; returns the duration.
+Result<milliseconds> Validate(const ProfileOptions& options) {
+  auto duration = ParseDuration(options.duration);
+  if (!duration) {
+    return Fail(ErrorCode::kInvalidArgument, "--duration: " + duration.error().message);
+  }
+  if (options.format != kRawFormat && !report::ParseFormat(options.format)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "unknown profile format '" + options.format +
+                    "' (valid: heap, text, collapsed, pprof, svg, json)");
+  }
+  if (options.out == kStdout && options.target.json) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--json cannot be combined with --out - (the profile itself goes to stdout)");
+  }
+  if (options.out != kStdout) {
+    // Creates (and drops) the anonymous temp file: a bad --out fails now,
+    // not after the whole window.
+    auto probe = AtomicFileWriter::Create(options.out);
+    if (!probe) return Fail(probe.error());
+  }
+  return *duration;
+}
+
+// One run of `profile`, step by step.
+class ProfileRun {
+ public:
+  ProfileRun(const ProfileOptions& options, milliseconds duration, TargetDiscovery& discovery,
+             ProfileClient& client, const Console& console, const ProfileRuntime& runtime)
+      : options_(options),
+        discovery_(discovery),
+        client_(client),
+        restore_client_(runtime.restore_client != nullptr ? *runtime.restore_client : client),
+        console_(console),
+        runtime_(runtime) {
+    outcome_.path = options.out;
+    outcome_.format = options.format;
+    outcome_.requested = duration;
+  }
+
+  Result<void> Run();
+
+ private:
+  Result<void> Start();
+  Result<void> Activate(milliseconds window);
+  WindowWaitResult Wait();
+  Result<DeliveredDump> Dump();
+  void Restore();
+  Error Aborted(const std::string& what_was_lost) const;
+  void Print() const;
+
+  const ProfileOptions& options_;
+  TargetDiscovery& discovery_;
+  ProfileClient& client_;
+  ProfileClient& restore_client_;
+  const Console& console_;
+  const ProfileRuntime& runtime_;
+  Target target_;
+  ProfileOutcome outcome_;
+  bool activation_sent_ = false;  // Activate was called (it may have worked even if cancelled)
+  memprof::v1::ProfilingState opened_;  // the state after profile's own activation
+};
+
+Result<void> ProfileRun::Run() {
+  if (auto started = Start(); !started) {
+    if (activation_sent_ && started.error().code == ErrorCode::kCancelled) Restore();
+    if (runtime_.abort.stop_requested()) return Fail(Aborted("nothing was written"));
+    return started;
+  }
+  const WindowWaitResult waited = Wait();
+  outcome_.profiled = waited.waited;
+  outcome_.ended_early = waited.end == WindowEnd::kEndedEarly;
+  if (waited.end == WindowEnd::kTargetExited) {
+    return Fail(ErrorCode::kNotFound,
+                DescribeTarget(target_) + " exited during the profiling window, after " +
+                    FormatElapsed(waited.waited) + " of " + FormatDuration(outcome_.requested) +
+                    "; no profile was written");
+  }
+  auto dumped = Dump();
+  Restore();
+  if (!dumped) return Fail(dumped.error());
+  outcome_.dump = dumped->summary;
+  Print();
+  return {};
+}
+
+Result<void> ProfileRun::Start() {
+  auto target = discovery_.Resolve(options_.target.selector());
+  if (!target) return Fail(target.error());
+  target_ = *target;
+  outcome_.pid = target_.pid;
+  auto status = client_.Status(target_);
+  if (!status) return Fail(status.error());
+  outcome_.previous.set_active(status->profiling_active());
+  outcome_.previous.set_window_end_unix_ms(status->window_end_unix_ms());
+  opened_ = outcome_.previous;
+  const auto window = WindowToOpen(outcome_.previous, outcome_.requested, NowUnixMs());
+  return window ? Activate(*window) : Result<void>();
+}
+
+Result<void> ProfileRun::Activate(milliseconds window) {
+  memprof::v1::ActivateRequest request;
+  request.set_duration_ms(static_cast<uint64_t>(window.count()));
+  activation_sent_ = true;
+  auto activated = client_.Activate(target_, request);
+  if (!activated) return Fail(activated.error());
+  opened_ = activated->current();
+  Log().info("pid {}: profiling window of {} opened", target_.pid, FormatDuration(window));
+  return {};
+}
+
+WindowWaitResult ProfileRun::Wait() {
+  WindowTick tick;
+  if (runtime_.progress) {
+    tick = [this](milliseconds waited) {
+      console_.err << '\r' << ProgressLine(waited, outcome_.requested, kProgressWidth)
+                   << std::flush;
+    };
+    tick(milliseconds(0));
+  }
+  const WindowWaitResult waited =
+      runtime_.wait(target_.pid, outcome_.requested, runtime_.end_early, kProgressTick, tick);
+  if (runtime_.progress) console_.err << "\r\033[K" << std::flush;  // clear the bar's line
+  if (waited.end == WindowEnd::kEndedEarly) {
+    console_.err << "pid " << target_.pid << ": interrupted: profiling window ended after "
+                 << FormatElapsed(waited.waited) << " of " << FormatDuration(outcome_.requested)
+                 << "; dumping now (interrupt again to abort)\n"
+                 << std::flush;
+  }
+  return waited;
+}
+
+Result<DeliveredDump> ProfileRun::Dump() {
+  DumpOptions dump;
+  dump.target.pid = target_.pid;
+  dump.out = options_.out;
+  dump.format = options_.format;
+  auto delivered = DeliverDump(dump, discovery_, client_, console_, runtime_.abort);
+  if (!delivered && runtime_.abort.stop_requested()) {
+    return Fail(Aborted(options_.out == kStdout
+                            ? "the data written to stdout is not a valid profile"
+                            : options_.out + " was not written"));
+  }
+  return delivered;
+}
+
+void ProfileRun::Restore() {
+  const RestoreStep step = PlanRestore(outcome_.previous, activation_sent_, NowUnixMs());
+  outcome_.restore = step.kind;
+  outcome_.restored = step.kind == RestoreStep::Kind::kNothing ? outcome_.previous : opened_;
+  if (step.kind == RestoreStep::Kind::kNothing) return;
+  Result<memprof::v1::ProfilingState> now;
+  if (step.kind == RestoreStep::Kind::kDeactivate) {
+    auto r = restore_client_.Deactivate(target_);
+    now = r ? Result<memprof::v1::ProfilingState>(r->current()) : Fail(r.error());
+  } else {
+    memprof::v1::ActivateRequest request;
+    request.set_duration_ms(static_cast<uint64_t>(step.window.count()));
+    auto r = restore_client_.Activate(target_, request);
+    now = r ? Result<memprof::v1::ProfilingState>(r->current()) : Fail(r.error());
+  }
+  if (now) {
+    outcome_.restored = *now;
+    return;
+  }
+  outcome_.restore_error = now.error().message;
+}
+
+Error ProfileRun::Aborted(const std::string& what_was_lost) const {
+  return Error(ErrorCode::kCancelled, "profile aborted by a second interrupt; " + what_was_lost);
+}
+
+void ProfileRun::Print() const {
+  if (options_.target.json) {
+    console_.out << ProfileOutcomeToJson(outcome_).dump(2) << '\n';
+    if (!outcome_.restore_error.empty()) {  // the human summary says it in its own words
+      Log().warn("pid {}: could not put the profiling state back: {}", target_.pid,
+                 outcome_.restore_error);
+    }
+  } else {
+    console_.err << DescribeProfile(outcome_, std::chrono::system_clock::now()) << '\n';
+  }
+}
+
+}  // namespace
+
+CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Profile for a while: activate, wait, dump, and leave profiling as it was before");
+  AddPidOption(*cmd, options.target);
+  cmd->add_option("--duration", options.duration,
+                  "How long to profile (1s to 24h, e.g. 30s, 5m, 1h30m)")
+      ->required()
+      ->check(DurationValidator(kMinWindow, kMaxWindow))
+      ->type_name("DURATION");
+  cmd->add_option("-o,--out", options.out,
+                  "File to write (created atomically; verified by size and SHA-256), "
+                  "or - for stdout")
+      ->required()
+      ->type_name("FILE|-");
+  cmd->add_option("-f,--format", options.format,
+                  "heap (the raw profile, default), or analyse it right away on this host: "
+                  "text, collapsed, pprof, svg, json (as `memprofctl dump --format`)")
+      ->type_name("FORMAT");
+  AddJsonFlag(*cmd, options.target.json);
+  cmd->footer(
+      "Profiling is activated for the duration (unless it is already active for long enough)\n"
+      "with a window the agent closes by itself 5s after the duration, so it stops even if\n"
+      "memprofctl dies; afterwards it is switched off again, or left active as it was.\n"
+      "Ctrl-C or SIGTERM ends the window early and still writes the profile (exit 0);\n"
+      "a second one aborts and writes nothing.\n\n"
+      "Examples:\n"
+      "  memprofctl profile --pid 1234 --duration 30s --out profile.heap\n"
+      "  memprofctl profile --name '^redis' --duration 5m --format svg --out heap.svg\n"
+      "  memprofctl profile --pid 1234 --duration 1m --out p.heap --json | jq .profiled_seconds\n");
+  return cmd;
+}
+
+Result<void> RunProfile(const ProfileOptions& options, TargetDiscovery& discovery,
+                        ProfileClient& client, const Console& console,
+                        const ProfileRuntime& runtime) {
+  auto duration = Validate(options);
+  if (!duration) return Fail(duration.error());
+  return ProfileRun(options, *duration, discovery, client, console, runtime).Run();
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,66 @@
+#ifndef MEMPROF_CLI_COMMANDS_PROFILE_COMMAND_H_
+#define MEMPROF_CLI_COMMANDS_PROFILE_COMMAND_H_
+
+#include <sys/types.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <functional>
+#include <stop_token>
+#include <string>
+
+#include "cli/commands/target_options.h"
+#include "cli/console.h"
+#include "cli/profile_client.h"
+#include "cli/target_discovery.h"
+#include "cli/window_wait.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// `memprofctl profile --duration D --out FILE [--format F] [--pid N|--name RE]
+// [--json]`: activate, wait D, dump, and put the activation state back as it
+// was: one command for "what does this process allocate over the next D?".
+struct ProfileOptions {
+  TargetOptions target;
+  std::string duration;         // required, 1s..24h
+  std::string out;              // FILE, or - for stdout
+  std::string format = "heap";  // as `dump --format`
+};
+
+CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options);
+
+// What RunProfile needs besides the target and its agent.
+struct ProfileRuntime {
+  // First SIGINT/SIGTERM: end the window now, and still dump.
+  std::stop_token end_early;
+  // Second signal: give up. The dump is cancelled (no file, no temp file);
+  // `client` should be cancelled by this token too.
+  std::stop_token abort;
+  // Puts the activation state back; never cancelled (bounded by its RPC
+  // deadline), so that an aborted profile still leaves the process as it
+  // found it. nullptr: use `client`.
+  ProfileClient* restore_client = nullptr;
+  // Draw a progress bar on console.err (it is a terminal).
+  bool progress = false;
+  // How the window is waited for (tests replace it).
+  std::function<WindowWaitResult(pid_t, std::chrono::milliseconds, const std::stop_token&,
+                                 std::chrono::milliseconds, const WindowTick&)>
+      wait = WaitForWindow;
+};
+
+// Validates everything (duration, format, --out, which is probed by creating
+// its temp file) before contacting the agent. Then: Status; Activate with a
+// window of duration + kProfileWindowMargin unless profiling is already active
+// for long enough; wait; dump as `dump` does (temp file, size and SHA-256
+// check, rename); restore the state. Errors: the agent's and the dump's; the
+// target exiting during the window is kNotFound and writes nothing; an abort
+// is kCancelled and writes nothing. The summary goes to console.err, --json
+// to console.out.
+[[nodiscard]] Result<void> RunProfile(const ProfileOptions& options, TargetDiscovery& discovery,
+                                      ProfileClient& client, const Console& console,
+                                      const ProfileRuntime& runtime);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COMMANDS_PROFILE_COMMAND_H_
