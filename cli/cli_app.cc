@@ -144,6 +144,13 @@ int Finish(const Result<void>& result, std::ostream& out) {
   return kExitOk;
 }
 
+// Commands that run until told to stop (dump --every): SIGINT/SIGTERM is
+// their normal end, so they exit with their own status (0) instead of dying
+// by the signal.
+bool EndsOnSignal(const CommandLine& cl) {
+  return cl.dump_cmd->parsed() && !cl.dump.every.empty();
+}
+
 int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
   std::unique_ptr<InterruptWatcher> watcher;
   if (env.watch_signals) {
@@ -157,7 +164,7 @@ int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
   TargetDiscovery discovery(env.proc_root, env.socket_dir);
   const Result<void> result = Dispatch(cl, discovery, *client, Console{*env.out, *env.err}, stop);
   const int code = Finish(result, *env.out);
-  if (watcher && watcher->received_signal() != 0) {
+  if (watcher && watcher->received_signal() != 0 && !EndsOnSignal(cl)) {
     InterruptWatcher::ReRaise(watcher->received_signal());
   }
   return code;

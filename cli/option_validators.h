@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdint>
 
 namespace memprof::cli {
 
@@ -14,6 +15,9 @@ CLI::Validator DurationValidator(std::chrono::milliseconds min, std::chrono::mil
 
 // A positive process id.
 CLI::Validator PidValidator();
+
+// A whole number of things (--count) within [min, max].
+CLI::Validator CountValidator(uint64_t min, uint64_t max);
 
 }  // namespace memprof::cli
 
