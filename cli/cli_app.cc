@@ -119,8 +119,8 @@ std::optional<int> CheckLeftovers(CommandLine& cl) {
   return std::nullopt;
 }
 
-Result<void> Dispatch(const CommandLine& cl, TargetDiscovery& discovery, ProfileClient& client,
-                      const Console& console, std::stop_token stop) {
+Result<void> Dispatch(const CommandLine& cl, const CliEnvironment& env, TargetDiscovery& discovery,
+                      ProfileClient& client, const Console& console, std::stop_token stop) {
   if (cl.list_cmd->parsed()) return RunList(cl.list, discovery, client, console.out);
   if (cl.status_cmd->parsed()) return RunStatus(cl.status, discovery, client, console.out);
   if (cl.activate_cmd->parsed()) return RunActivate(cl.activate, discovery, client, console.out);
@@ -128,7 +128,9 @@ Result<void> Dispatch(const CommandLine& cl, TargetDiscovery& discovery, Profile
     return RunDeactivate(cl.deactivate, discovery, client, console.out);
   }
   if (cl.dump_cmd->parsed()) return RunDump(cl.dump, discovery, client, console, std::move(stop));
-  if (cl.stats_cmd->parsed()) return RunStats(cl.stats, discovery, client, console.out);
+  if (cl.stats_cmd->parsed()) {
+    return RunStatsCommand(cl.stats, discovery, client, console.out, env.stdout_is_terminal, stop);
+  }
   return Fail(ErrorCode::kInternal, "no command to run");
 }
 
@@ -144,11 +146,12 @@ int Finish(const Result<void>& result, std::ostream& out) {
   return kExitOk;
 }
 
-// Commands that run until told to stop (dump --every): SIGINT/SIGTERM is
-// their normal end, so they exit with their own status (0) instead of dying
-// by the signal.
+// Commands that run until told to stop (dump --every, stats --watch):
+// SIGINT/SIGTERM is their normal end, so they exit with their own status (0)
+// instead of dying by the signal.
 bool EndsOnSignal(const CommandLine& cl) {
-  return cl.dump_cmd->parsed() && !cl.dump.every.empty();
+  return (cl.stats_cmd->parsed() && !cl.stats.watch.empty()) ||
+         (cl.dump_cmd->parsed() && !cl.dump.every.empty());
 }
 
 int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
@@ -162,7 +165,8 @@ int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
   const auto timeout = ParseDuration(cl.timeout, kMinTimeout, kMaxTimeout);
   auto client = env.make_client(timeout.value_or(std::chrono::seconds(10)), stop);
   TargetDiscovery discovery(env.proc_root, env.socket_dir);
-  const Result<void> result = Dispatch(cl, discovery, *client, Console{*env.out, *env.err}, stop);
+  const Result<void> result =
+      Dispatch(cl, env, discovery, *client, Console{*env.out, *env.err}, stop);
   const int code = Finish(result, *env.out);
   if (watcher && watcher->received_signal() != 0 && !EndsOnSignal(cl)) {
     InterruptWatcher::ReRaise(watcher->received_signal());
