@@ -9,6 +9,7 @@
 #include "cli/commands/activate_command.h"
 #include "cli/commands/deactivate_command.h"
 #include "cli/commands/dump_command.h"
+#include "cli/commands/exporter_command.h"
 #include "cli/commands/list_command.h"
 #include "cli/commands/report_command.h"
 #include "cli/commands/stats_command.h"
@@ -41,6 +42,7 @@ struct CommandLine {
   DeactivateOptions deactivate;
   DumpOptions dump;
   StatsOptions stats;
+  ExporterOptions exporter;
   ReportOptions report;
   RunOptions run;
   CLI::App* list_cmd = nullptr;
@@ -49,6 +51,7 @@ struct CommandLine {
   CLI::App* deactivate_cmd = nullptr;
   CLI::App* dump_cmd = nullptr;
   CLI::App* stats_cmd = nullptr;
+  CLI::App* exporter_cmd = nullptr;
   CLI::App* report_cmd = nullptr;
   CLI::App* run_cmd = nullptr;
 
@@ -67,10 +70,11 @@ CommandLine::CommandLine() {
   deactivate_cmd = RegisterDeactivateCommand(app, deactivate);
   dump_cmd = RegisterDumpCommand(app, dump);
   stats_cmd = RegisterStatsCommand(app, stats);
+  exporter_cmd = RegisterExporterCommand(app, exporter);
   report_cmd = RegisterReportCommand(app, report);
   run_cmd = RegisterRunCommand(app);
-  for (CLI::App* cmd :
-       {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, stats_cmd, report_cmd}) {
+  for (CLI::App* cmd : {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, stats_cmd,
+                        exporter_cmd, report_cmd}) {
     cmd->fallthrough();  // global options may follow the command name
   }
   // Set after the subcommands so they do not inherit these: leftovers reach
@@ -131,6 +135,12 @@ Result<void> Dispatch(const CommandLine& cl, const CliEnvironment& env, TargetDi
   if (cl.stats_cmd->parsed()) {
     return RunStatsCommand(cl.stats, discovery, client, console.out, env.stdout_is_terminal, stop);
   }
+  if (cl.exporter_cmd->parsed()) {
+    const TimedClientFactory make_client = [&env, stop](std::chrono::milliseconds timeout) {
+      return env.make_client(timeout, stop);
+    };
+    return RunExporter(cl.exporter, discovery, make_client, console, stop);
+  }
   return Fail(ErrorCode::kInternal, "no command to run");
 }
 
@@ -146,11 +156,11 @@ int Finish(const Result<void>& result, std::ostream& out) {
   return kExitOk;
 }
 
-// Commands that run until told to stop (dump --every, stats --watch):
-// SIGINT/SIGTERM is their normal end, so they exit with their own status (0)
-// instead of dying by the signal.
+// Commands that run until told to stop (dump --every, stats --watch,
+// exporter): SIGINT/SIGTERM is their normal end, so they exit with their own
+// status (0) instead of dying by the signal.
 bool EndsOnSignal(const CommandLine& cl) {
-  return (cl.stats_cmd->parsed() && !cl.stats.watch.empty()) ||
+  return cl.exporter_cmd->parsed() || (cl.stats_cmd->parsed() && !cl.stats.watch.empty()) ||
          (cl.dump_cmd->parsed() && !cl.dump.every.empty());
 }
 

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <mutex>
 #include <set>
+#include <sstream>
 
+#include "cli/commands/exporter_command.h"
 #include "command_test_fixture.h"
 
 namespace memprof::cli {
@@ -93,6 +95,29 @@ TEST_F(TargetMetricsTest, NoTargetsIsAnEmptyScrape) {
   auto metrics = CollectTargetMetrics(none, factory_, 8);
   ASSERT_TRUE(metrics);
   EXPECT_TRUE(metrics->empty());
+}
+
+TEST_F(TargetMetricsTest, ExporterRefusesARemoteAddressWithoutAllowRemote) {
+  std::ostringstream out;
+  std::ostringstream err;
+  std::stop_source stop;
+  ExporterOptions options;
+  options.listen = "0.0.0.0:0";
+  TimedClientFactory make = [this](std::chrono::milliseconds) {
+    return std::make_unique<PerPidClient>(shared_);
+  };
+  auto result = RunExporter(options, discovery_, make, Console{out, err}, stop.get_token());
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(result.error().message.find("--listen 0.0.0.0:0 is reachable from other hosts"),
+            std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("--allow-remote"), std::string::npos);
+  options.listen = "localhost";
+  result = RunExporter(options, discovery_, make, Console{out, err}, stop.get_token());
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message.find("invalid listen address 'localhost'"), std::string::npos);
+  EXPECT_EQ(err.str(), "") << "nothing was served";
 }
 
 }  // namespace
