@@ -33,7 +33,8 @@ std::string ExitCodeHelp() {
          "  4    permission denied\n"
          "  5    precondition failed (not jemalloc, profiling not enabled at start-up)\n"
          "  6    partial failure in a multi-target run\n"
-         "  130  interrupted (SIGINT; 143 for SIGTERM)\n";
+         "  130  interrupted (SIGINT; 143 for SIGTERM); dump --every, stats --watch and\n"
+         "       exporter stop cleanly on either and exit 0\n";
 }
 
 }  // namespace memprof::cli
