@@ -78,7 +78,14 @@ std::string RenderWatchTable(const Target& target, std::chrono::milliseconds eve
   }
   table.AddRow({"fragmentation", FormatPercent(Fragmentation(sample.figures)), "", "",
                 "(active - allocated) / active"});
-  table.Print(out);
+  std::ostringstream rows;
+  table.Print(rows);
+  // The unlabelled last column leaves padding at the end of the header.
+  std::istringstream lines(rows.str());
+  for (std::string line; std::getline(lines, line);) {
+    line.erase(line.find_last_not_of(' ') + 1);
+    out << line << '\n';
+  }
   return out.str();
 }
 

@@ -123,6 +123,7 @@ TEST(StatsWatchRendererTest, TableShowsValuesChangesAndRates) {
   EXPECT_EQ(first.find("+"), std::string::npos) << "no change on the first reading\n" << first;
   EXPECT_EQ(LineCount(table), 10u) << "title, header, 7 figures, fragmentation\n" << table;
   EXPECT_EQ(LineCount(first), LineCount(table)) << "frames of one size redraw cleanly";
+  EXPECT_EQ(table.find(" \n"), std::string::npos) << "no trailing blanks\n" << table;
 }
 
 TEST(StatsWatchRendererTest, RedrawMovesUpOverThePreviousFrameAndClears) {
