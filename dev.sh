@@ -31,12 +31,14 @@ readonly PACKAGES=(
   libcli11-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   libdw-dev libelf-dev zlib1g-dev libssl-dev
+  libmicrohttpd-dev
   golang-github-google-pprof-dev
   binutils procps perl
   # Test-only: the real pprof (built from Debian's sources with go) reads our
   # pprof output; headless chromium renders the svg flame graph; xmllint
-  # checks it; redis-server is a third-party jemalloc target.
-  golang-go chromium libxml2-utils
+  # checks it; redis-server is a third-party jemalloc target; promtool
+  # (package prometheus) checks the exporter's exposition format.
+  golang-go chromium libxml2-utils prometheus
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )

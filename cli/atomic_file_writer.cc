@@ -128,7 +128,8 @@ AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
     : path_(std::move(other.path_)),
       temp_path_(std::exchange(other.temp_path_, std::string())),
       fd_(std::move(other.fd_)),
-      anonymous_(other.anonymous_) {}
+      anonymous_(other.anonymous_),
+      synced_(other.synced_) {}
 
 AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept {
   if (this != &other) {
@@ -137,6 +138,7 @@ AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept
     temp_path_ = std::exchange(other.temp_path_, std::string());
     fd_ = std::move(other.fd_);
     anonymous_ = other.anonymous_;
+    synced_ = other.synced_;
   }
   return *this;
 }
@@ -182,10 +184,35 @@ Result<void> AtomicFileWriter::Write(std::string_view data) {
   return {};
 }
 
-Result<void> AtomicFileWriter::Commit() {
-  if (temp_path_.empty()) return Fail(ErrorCode::kInternal, "commit twice to " + path_);
+Result<void> AtomicFileWriter::SyncData() {
+  if (synced_) return {};
   if (::fsync(fd_.get()) != 0) return ErrnoFail(errno, "cannot sync " + temp_path_);
   if (::fchmod(fd_.get(), kFinalMode) != 0) return ErrnoFail(errno, "cannot chmod " + temp_path_);
+  synced_ = true;
+  return {};
+}
+
+Result<bool> AtomicFileWriter::CommitNew(const std::string& path) {
+  if (temp_path_.empty()) return Fail(ErrorCode::kInternal, "commit twice to " + path);
+  if (DirectoryOf(path) != DirectoryOf(path_)) {
+    return Fail(ErrorCode::kInternal, path + " is not in the directory of " + path_);
+  }
+  if (auto synced = SyncData(); !synced) return Fail(synced.error());
+  const int rc = anonymous_ ? LinkAnonymous(temp_path_, path)
+                            : ::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, path.c_str(),
+                                          RENAME_NOREPLACE);
+  if (rc != 0 && errno == EEXIST) return false;
+  if (rc != 0) return ErrnoFail(errno, "cannot create " + path);
+  path_ = path;
+  temp_path_.clear();
+  fd_.Reset();
+  SyncDirectory(DirectoryOf(path_));
+  return true;
+}
+
+Result<void> AtomicFileWriter::Commit() {
+  if (temp_path_.empty()) return Fail(ErrorCode::kInternal, "commit twice to " + path_);
+  if (auto synced = SyncData(); !synced) return synced;
   if (anonymous_) {
     if (auto linked = LinkIntoPlace(); !linked) return linked;
   } else if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {

@@ -41,6 +41,14 @@ class AtomicFileWriter {
   // writer is done; after failure the temp file is still removed on destruction.
   [[nodiscard]] Result<void> Commit();
 
+  // Like Commit(), but gives the data the name `path` (in the directory of
+  // the path given to Create) only if nothing has that name yet: an existing
+  // file is never replaced, not even in a race (linkat / renameat2 with
+  // RENAME_NOREPLACE). Returns false, with the data kept, when the name is
+  // taken, so the caller may try another name; true once committed (path()
+  // is then `path`).
+  [[nodiscard]] Result<bool> CommitNew(const std::string& path);
+
   const std::string& path() const { return path_; }
   // Where the data is while being written: the named temp file, or
   // /proc/self/fd/<n> for an anonymous one. Empty once committed or discarded.
@@ -50,12 +58,14 @@ class AtomicFileWriter {
  private:
   AtomicFileWriter(std::string path, std::string temp_path, Fd fd, bool anonymous);
   void Discard();
+  Result<void> SyncData();
   Result<void> LinkIntoPlace();
 
   std::string path_;
   std::string temp_path_;  // empty once committed or discarded
   Fd fd_;
   bool anonymous_ = false;
+  bool synced_ = false;  // SyncData() done
 };
 
 // The directory part of `path` ("." when it has none).

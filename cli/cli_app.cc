@@ -9,6 +9,7 @@
 #include "cli/commands/activate_command.h"
 #include "cli/commands/deactivate_command.h"
 #include "cli/commands/dump_command.h"
+#include "cli/commands/exporter_command.h"
 #include "cli/commands/list_command.h"
 #include "cli/commands/profile_command.h"
 #include "cli/commands/report_command.h"
@@ -43,6 +44,7 @@ struct CommandLine {
   DumpOptions dump;
   ProfileOptions profile;
   StatsOptions stats;
+  ExporterOptions exporter;
   ReportOptions report;
   RunOptions run;
   CLI::App* list_cmd = nullptr;
@@ -52,6 +54,7 @@ struct CommandLine {
   CLI::App* dump_cmd = nullptr;
   CLI::App* profile_cmd = nullptr;
   CLI::App* stats_cmd = nullptr;
+  CLI::App* exporter_cmd = nullptr;
   CLI::App* report_cmd = nullptr;
   CLI::App* run_cmd = nullptr;
 
@@ -71,10 +74,11 @@ CommandLine::CommandLine() {
   dump_cmd = RegisterDumpCommand(app, dump);
   profile_cmd = RegisterProfileCommand(app, profile);
   stats_cmd = RegisterStatsCommand(app, stats);
+  exporter_cmd = RegisterExporterCommand(app, exporter);
   report_cmd = RegisterReportCommand(app, report);
   run_cmd = RegisterRunCommand(app);
   for (CLI::App* cmd : {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, profile_cmd,
-                        stats_cmd, report_cmd}) {
+                        stats_cmd, exporter_cmd, report_cmd}) {
     cmd->fallthrough();  // global options may follow the command name
   }
   // Set after the subcommands so they do not inherit these: leftovers reach
@@ -123,8 +127,8 @@ std::optional<int> CheckLeftovers(CommandLine& cl) {
   return std::nullopt;
 }
 
-Result<void> Dispatch(const CommandLine& cl, TargetDiscovery& discovery, ProfileClient& client,
-                      const Console& console, std::stop_token stop) {
+Result<void> Dispatch(const CommandLine& cl, const CliEnvironment& env, TargetDiscovery& discovery,
+                      ProfileClient& client, const Console& console, std::stop_token stop) {
   if (cl.list_cmd->parsed()) return RunList(cl.list, discovery, client, console.out);
   if (cl.status_cmd->parsed()) return RunStatus(cl.status, discovery, client, console.out);
   if (cl.activate_cmd->parsed()) return RunActivate(cl.activate, discovery, client, console.out);
@@ -132,7 +136,15 @@ Result<void> Dispatch(const CommandLine& cl, TargetDiscovery& discovery, Profile
     return RunDeactivate(cl.deactivate, discovery, client, console.out);
   }
   if (cl.dump_cmd->parsed()) return RunDump(cl.dump, discovery, client, console, std::move(stop));
-  if (cl.stats_cmd->parsed()) return RunStats(cl.stats, discovery, client, console.out);
+  if (cl.stats_cmd->parsed()) {
+    return RunStatsCommand(cl.stats, discovery, client, console.out, env.stdout_is_terminal, stop);
+  }
+  if (cl.exporter_cmd->parsed()) {
+    const TimedClientFactory make_client = [&env, stop](std::chrono::milliseconds timeout) {
+      return env.make_client(timeout, stop);
+    };
+    return RunExporter(cl.exporter, discovery, make_client, console, stop);
+  }
   return Fail(ErrorCode::kInternal, "no command to run");
 }
 
@@ -166,10 +178,20 @@ Result<void> DispatchProfile(const CommandLine& cl, const CliEnvironment& env,
   return RunProfile(cl.profile, discovery, client, console, runtime);
 }
 
+// Commands that run until told to stop (dump --every, stats --watch,
+// exporter): SIGINT/SIGTERM is their normal end, so they exit with their own
+// status (0) instead of dying by the signal.
+bool EndsOnSignal(const CommandLine& cl) {
+  return cl.exporter_cmd->parsed() || (cl.stats_cmd->parsed() && !cl.stats.watch.empty()) ||
+         (cl.dump_cmd->parsed() && !cl.dump.every.empty());
+}
+
 // The signal a target command dies by: the first one, except for `profile`,
-// which dies only when a second one aborted it.
+// which dies only when a second one aborted it, and the commands that end on
+// a signal, which do not die by it.
 int SignalToReRaise(const CommandLine& cl, const InterruptWatcher& watcher,
                     const Result<void>& result) {
+  if (EndsOnSignal(cl)) return 0;
   if (!cl.profile_cmd->parsed()) return watcher.received_signal();
   const bool aborted = !result && result.error().code == ErrorCode::kCancelled;
   return aborted ? watcher.abort_signal() : 0;
@@ -192,7 +214,7 @@ int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
   const Console console{*env.out, *env.err};
   const Result<void> result =
       profile ? DispatchProfile(cl, env, discovery, *client, console, watcher.get(), timeout)
-              : Dispatch(cl, discovery, *client, console, stop);
+              : Dispatch(cl, env, discovery, *client, console, stop);
   const int code = Finish(result, *env.out);
   if (watcher) {
     if (const int signal = SignalToReRaise(cl, *watcher, result); signal != 0) {

@@ -34,7 +34,8 @@ std::string ExitCodeHelp() {
          "  5    precondition failed (not jemalloc, profiling not enabled at start-up)\n"
          "  6    partial failure in a multi-target run\n"
          "  130  interrupted (SIGINT; 143 for SIGTERM); `profile` still writes its profile\n"
-         "       on the first interrupt (exit 0) and dies like this on the second\n";
+         "       on the first interrupt (exit 0) and dies like this on the second;\n"
+         "       dump --every, stats --watch and exporter stop cleanly and exit 0\n";
 }
 
 }  // namespace memprof::cli

@@ -12,7 +12,8 @@ std::string RootDescription() {
 
 std::string RootFooter() {
   return "Target selection (status, activate, deactivate, dump, profile, stats):\n"
-         "  --pid N, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n\n"
+         "  --pid N, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n"
+         "  `exporter` serves every process with an agent, found anew at each scrape.\n\n"
          "Environment:\n"
          "  MEMPROF_SOCKET_DIR    where agents put their sockets (default /tmp/memprof)\n"
          "  MEMPROF_PID           default target pid\n"
@@ -29,6 +30,9 @@ std::string RootFooter() {
          "  memprofctl activate --pid 1234 --sample-interval 128KiB\n"
          "                        # finer sampling; DISCARDS the samples so far (as --reset)\n"
          "  memprofctl stats --pid 1234 --json             # allocator statistics for scripts\n"
+         "  memprofctl stats --pid 1234 --watch 2s         # live, with changes per second\n"
+         "  memprofctl dump --pid 1234 --every 5m --out-dir heaps   # timestamped dumps\n"
+         "  memprofctl exporter --listen 127.0.0.1:9464    # Prometheus: GET /metrics\n"
          "  memprofctl report profile.heap --top 20        # top allocating functions\n"
          "  memprofctl report profile.heap -f svg -o h.svg # flame graph for a browser\n\n"
          "Run `memprofctl COMMAND --help` for the options of a command.\n";

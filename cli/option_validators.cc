@@ -41,4 +41,19 @@ CLI::Validator PidValidator() {
       "");
 }
 
+CLI::Validator CountValidator(uint64_t min, uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        uint64_t value = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() ||
+            value < min || value > max) {
+          return "invalid count '" + text + "': expected a whole number from " +
+                 std::to_string(min) + " to " + std::to_string(max);
+        }
+        return std::string();
+      },
+      "");
+}
+
 }  // namespace memprof::cli

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdint>
 
 namespace memprof::cli {
 
@@ -17,6 +18,9 @@ CLI::Validator SampleIntervalValidator();
 
 // A positive process id.
 CLI::Validator PidValidator();
+
+// A whole number of things (--count) within [min, max].
+CLI::Validator CountValidator(uint64_t min, uint64_t max);
 
 }  // namespace memprof::cli
 

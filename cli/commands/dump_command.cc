@@ -3,18 +3,17 @@
 #include <optional>
 #include <utility>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 
 #include "cli/atomic_file_writer.h"
 #include "cli/commands/report_command.h"
+#include "cli/dump_file_name.h"
+#include "cli/dump_transfer.h"
 #include "cli/human_format.h"
+#include "cli/option_validators.h"
+#include "cli/periodic_dump.h"
 #include "cli/report/report_pipeline.h"
+#include "common/duration.h"
 
 namespace memprof::cli {
 namespace {
@@ -78,15 +77,8 @@ Error WithNote(Error error, const std::string& note) {
 
 Result<DumpSummary> Stream(const Target& target, ProfileClient& client, DumpOutput& output,
                            const std::stop_token& stop) {
-  DumpReceiver receiver([&output](std::string_view data) { return output.Write(data); });
-  auto streamed = client.Dump(
-      target, memprof::v1::DumpRequest(),
-      [&receiver](const memprof::v1::DumpChunk& chunk) { return receiver.OnChunk(chunk); });
-  if (!streamed) return Fail(streamed.error());
-  auto summary = receiver.Finish();
-  if (!summary) return Fail(summary.error());
-  if (stop.stop_requested()) return Fail(ErrorCode::kCancelled, "dump interrupted");
-  return summary;
+  return StreamDump(
+      target, client, [&output](std::string_view data) { return output.Write(data); }, stop);
 }
 
 void Report(const DumpOptions& options, const DumpSummary& summary, pid_t pid,
@@ -106,11 +98,29 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "dump", "Stream a heap profile (jemalloc heap_v2) from the process into a file");
   AddPidOption(*cmd, options.target);
-  cmd->add_option("-o,--out", options.out,
-                  "File to write (created atomically; verified by size and SHA-256), "
-                  "or - for stdout")
-      ->required()
-      ->type_name("FILE|-");
+  CLI::Option* out =
+      cmd->add_option("-o,--out", options.out,
+                      "File to write (created atomically; verified by size and SHA-256), "
+                      "or - for stdout")
+          ->type_name("FILE|-");
+  CLI::Option* out_dir =
+      cmd->add_option("--out-dir", options.out_dir,
+                      "Directory to write into, under generated names "
+                      "{host}-{pid}-{UTC time}.heap (or the --format's extension); "
+                      "existing files are never overwritten")
+          ->type_name("DIR")
+          ->excludes(out);
+  CLI::Option* every =
+      cmd->add_option("--every", options.every,
+                      "Dump periodically, e.g. 30s, 5m, 1h (1s to 24h); needs --out-dir; "
+                      "runs until Ctrl-C/SIGTERM unless --count is given")
+          ->check(DurationValidator(kMinDumpEvery, kMaxDumpEvery))
+          ->type_name("DURATION")
+          ->needs(out_dir);
+  cmd->add_option("--count", options.count, "With --every: stop after N dumps (1 to 1000000)")
+      ->check(CountValidator(1, kMaxDumpCount))
+      ->type_name("N")
+      ->needs(every);
   cmd->add_option("-f,--format", options.format,
                   "heap (the raw profile, default), or analyse it right away on this host: "
                   "text, collapsed, pprof, svg, json (see `memprofctl report`)")
@@ -121,6 +131,8 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
       "  memprofctl dump --pid 1234 --out profile.heap\n"
       "  memprofctl dump --pid 1234 --out - | gzip > profile.heap.gz\n"
       "  memprofctl dump --pid 1234 --format svg --out heap.svg   # flame graph, symbolized here\n"
+      "  memprofctl dump --pid 1234 --every 5m --count 12 --out-dir /var/tmp/heaps\n"
+      "  memprofctl dump --pid 1234 --every 1m --out-dir heaps --json   # until Ctrl-C\n"
       "  memprofctl report profile.heap --top 20\n");
   return cmd;
 }
@@ -144,19 +156,6 @@ Result<DeliveredDump> DumpToOutput(const DumpOptions& options, TargetDiscovery& 
   return DeliveredDump{*summary, target->pid};
 }
 
-// An unnamed file (O_TMPFILE) in $TMPDIR or /tmp for the raw profile while it
-// is analysed: nothing is left behind whatever happens to memprofctl.
-Result<Fd> ScratchFile() {
-  const char* tmpdir = std::getenv("TMPDIR");
-  const std::string dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-  Fd fd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-  if (!fd) {
-    return Fail(ErrorCode::kInternal, "cannot create a scratch file in " + dir +
-                                          " for the profile: " + std::strerror(errno));
-  }
-  return fd;
-}
-
 // dump --format F: the raw profile goes to a scratch file, the report of it
 // to --out.
 Result<DeliveredDump> DumpAndReport(const DumpOptions& options, report::Format format,
@@ -166,7 +165,7 @@ Result<DeliveredDump> DumpAndReport(const DumpOptions& options, report::Format f
     auto probe = AtomicFileWriter::Create(options.out);
     if (!probe) return Fail(probe.error());
   }
-  auto scratch = ScratchFile();
+  auto scratch = OpenScratchFile();
   if (!scratch) return Fail(scratch.error());
   const std::string scratch_path = "/proc/self/fd/" + std::to_string(scratch->get());
   std::ofstream raw(scratch_path, std::ios::binary);
@@ -197,6 +196,34 @@ void ReportAnalysis(const DumpOptions& options, const DeliveredDump& dumped,
               << (options.out == kStdout ? std::string("stdout") : options.out) << '\n';
 }
 
+Result<void> CheckFormat(const DumpOptions& options) {
+  if (options.format == kRawFormat || report::ParseFormat(options.format)) return {};
+  return Fail(ErrorCode::kInvalidArgument,
+              "unknown dump format '" + options.format +
+                  "' (valid: heap, text, collapsed, pprof, svg, json)");
+}
+
+// dump --out-dir DIR [--every D [--count N]]
+Result<void> RunDumpIntoDirectory(const DumpOptions& options, TargetDiscovery& discovery,
+                                  ProfileClient& client, const Console& console,
+                                  const std::stop_token& stop) {
+  PeriodicDumpPlan plan;
+  plan.out_dir = options.out_dir;
+  plan.format = options.format;
+  plan.json = options.target.json;
+  plan.host = LocalFileSafeHostName();
+  if (!options.every.empty()) {
+    auto every = ParseDuration(options.every, kMinDumpEvery, kMaxDumpEvery);
+    if (!every) return Fail(every.error());
+    plan.every = *every;
+    plan.count = options.count;
+  }
+  if (auto ok = CheckOutputDirectory(options.out_dir); !ok) return ok;
+  auto target = discovery.Resolve(options.target.selector());
+  if (!target) return Fail(target.error());
+  return RunPeriodicDump(plan, *target, discovery, client, console, stop);
+}
+
 }  // namespace
 
 Result<DeliveredDump> DeliverDump(const DumpOptions& options, TargetDiscovery& discovery,
@@ -205,12 +232,8 @@ Result<DeliveredDump> DeliverDump(const DumpOptions& options, TargetDiscovery& d
   if (options.format == kRawFormat) {
     return DumpToOutput(options, discovery, client, console.out, stop);
   }
-  auto format = report::ParseFormat(options.format);
-  if (!format) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "unknown dump format '" + options.format +
-                    "' (valid: heap, text, collapsed, pprof, svg, json)");
-  }
+  if (auto ok = CheckFormat(options); !ok) return Fail(ok.error());
+  const auto format = report::ParseFormat(options.format);
   if (options.out == kStdout && options.target.json) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--json cannot be combined with --out - (the report itself goes to stdout)");
@@ -220,6 +243,15 @@ Result<DeliveredDump> DeliverDump(const DumpOptions& options, TargetDiscovery& d
 
 Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, ProfileClient& client,
                      const Console& console, std::stop_token stop) {
+  if (auto ok = CheckFormat(options); !ok) return ok;
+  if (!options.out_dir.empty()) {
+    return RunDumpIntoDirectory(options, discovery, client, console, stop);
+  }
+  if (options.out.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--out is required: a file, or - for stdout (or --out-dir DIR for "
+                "timestamped files)");
+  }
   auto dumped = DeliverDump(options, discovery, client, console, std::move(stop));
   if (!dumped) return Fail(dumped.error());
   if (options.format == kRawFormat) {
@@ -228,15 +260,6 @@ Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, Pro
     ReportAnalysis(options, *dumped, console);
   }
   return {};
-}
-
-nlohmann::json DumpSummaryToJson(const DumpSummary& summary, pid_t pid, const std::string& path) {
-  return {{"pid", pid},
-          {"path", path},
-          {"size_bytes", summary.size_bytes},
-          {"sha256", summary.sha256_hex},
-          {"sample_interval_bytes", summary.sample_interval_bytes},
-          {"created_unix_ms", summary.created_unix_ms}};
 }
 
 }  // namespace memprof::cli

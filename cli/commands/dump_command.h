@@ -2,6 +2,8 @@
 #define MEMPROF_CLI_COMMANDS_DUMP_COMMAND_H_
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stop_token>
 #include <string>
@@ -9,6 +11,7 @@
 #include "cli/commands/target_options.h"
 #include "cli/console.h"
 #include "cli/dump_receiver.h"
+#include "cli/dump_transfer.h"
 #include "cli/profile_client.h"
 #include "cli/target_discovery.h"
 #include "common/result.h"
@@ -17,9 +20,14 @@ namespace memprof::cli {
 
 // `memprofctl dump [--pid N] --out FILE|- [--json]`: stream a heap profile
 // (jemalloc heap_v2) from the agent into FILE, or to stdout for "-".
+// `dump --out-dir DIR [--every DURATION [--count N]]`: timestamped files in
+// DIR, one now or one per period (see periodic_dump.h).
 struct DumpOptions {
   TargetOptions target;
   std::string out;
+  std::string out_dir;
+  std::string every;   // a duration (validated by CLI11), "" = one dump
+  uint64_t count = 0;  // with --every: 0 = until SIGINT/SIGTERM
   // "heap" (the raw heap_v2 profile, default) or a `report` format: the
   // profile is then analysed right away, on this host, where the target's
   // binaries are (read through /proc/<pid>), and only the report is written.
@@ -33,6 +41,8 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options);
 // SHA-256), then fsynced and renamed into place. On any failure, or when
 // `stop` is requested (SIGINT/SIGTERM), the temp file is removed and FILE is
 // untouched. The human summary goes to console.err, --json to console.out.
+// With --out-dir, the run follows RunPeriodicDump instead, and a stop
+// request ends it successfully.
 [[nodiscard]] Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery,
                                    ProfileClient& client, const Console& console,
                                    std::stop_token stop);
@@ -51,6 +61,12 @@ struct DeliveredDump {
                                                 const Console& console, std::stop_token stop);
 
 nlohmann::json DumpSummaryToJson(const DumpSummary& summary, pid_t pid, const std::string& path);
+
+// Bounds of --every: as often as once a second (a dump costs the target a
+// walk of its sampled stacks), as rarely as once a day.
+inline constexpr std::chrono::milliseconds kMinDumpEvery = std::chrono::seconds(1);
+inline constexpr std::chrono::milliseconds kMaxDumpEvery = std::chrono::hours(24);
+inline constexpr uint64_t kMaxDumpCount = 1000000;
 
 }  // namespace memprof::cli
 

@@ -4,16 +4,21 @@
 
 #include "cli/commands/profiling_format.h"
 #include "cli/human_format.h"
+#include "cli/memory_figures.h"
+#include "cli/option_validators.h"
+#include "cli/prometheus_renderer.h"
+#include "cli/target_metrics.h"
 #include "cli/text_table.h"
+#include "common/duration.h"
 
 namespace memprof::cli {
 namespace {
 
 using memprof::v1::StatsResponse;
 
-memprof::v1::RawStatsFormat RequestedFormat(const StatsOptions& options) {
-  if (options.raw) return memprof::v1::RAW_STATS_FORMAT_TEXT;
-  if (options.target.json) return memprof::v1::RAW_STATS_FORMAT_JSON;
+memprof::v1::RawStatsFormat RequestedFormat(StatsFormat format) {
+  if (format == StatsFormat::kRaw) return memprof::v1::RAW_STATS_FORMAT_TEXT;
+  if (format == StatsFormat::kJson) return memprof::v1::RAW_STATS_FORMAT_JSON;
   return memprof::v1::RAW_STATS_FORMAT_NONE;
 }
 
@@ -41,25 +46,96 @@ CLI::App* RegisterStatsCommand(CLI::App& app, StatsOptions& options) {
   CLI::Option* raw = cmd->add_flag(
       "--raw", options.raw, "Print the allocator's own text report verbatim (malloc_stats_print)");
   json->excludes(raw);
+  cmd->add_option("-f,--format", options.format,
+                  "table (default), json (= --json), raw (= --raw), or prometheus "
+                  "(the text exposition format)")
+      ->type_name("FORMAT")
+      ->excludes(json)
+      ->excludes(raw);
+  CLI::Option* watch =
+      cmd->add_option("--watch", options.watch,
+                      "Read again every DURATION (1s to 1h) with the change since the last "
+                      "reading: a live table on a terminal, else one JSON line per reading; "
+                      "until Ctrl-C/SIGTERM (exit 0) or --count")
+          ->check(DurationValidator(kMinStatsWatch, kMaxStatsWatch))
+          ->type_name("DURATION");
+  cmd->add_option("--count", options.count, "With --watch: stop after N readings (1 to 1000000)")
+      ->check(CountValidator(1, kMaxStatsCount))
+      ->type_name("N")
+      ->needs(watch);
   cmd->footer(
       "Examples:\n"
       "  memprofctl stats --pid 1234\n"
       "  memprofctl stats --pid 1234 --json | jq .jemalloc.stats\n"
-      "  memprofctl stats --pid 1234 --raw\n");
+      "  memprofctl stats --pid 1234 --raw\n"
+      "  memprofctl stats --pid 1234 --format prometheus > /var/lib/node_exporter/memprof.prom\n"
+      "  memprofctl stats --pid 1234 --watch 2s              # live table; Ctrl-C to stop\n"
+      "  memprofctl stats --pid 1234 --watch 10s --count 6 | jq .delta.allocated\n");
   return cmd;
+}
+
+Result<StatsFormat> ResolveStatsFormat(const StatsOptions& options) {
+  if (options.format.empty()) {
+    if (options.raw) return StatsFormat::kRaw;
+    return options.target.json ? StatsFormat::kJson : StatsFormat::kTable;
+  }
+  if (options.format == "table") return StatsFormat::kTable;
+  if (options.format == "json") return StatsFormat::kJson;
+  if (options.format == "raw") return StatsFormat::kRaw;
+  if (options.format == "prometheus") return StatsFormat::kPrometheus;
+  return Fail(ErrorCode::kInvalidArgument, "unknown stats format '" + options.format +
+                                               "' (valid: table, json, raw, prometheus)");
+}
+
+Result<StatsWatchPlan> MakeStatsWatchPlan(const StatsOptions& options, bool stdout_is_terminal) {
+  auto format = ResolveStatsFormat(options);
+  if (!format) return Fail(format.error());
+  auto every = ParseDuration(options.watch, kMinStatsWatch, kMaxStatsWatch);
+  if (!every) return Fail(every.error());
+  StatsWatchPlan plan;
+  plan.every = *every;
+  plan.count = options.count;
+  switch (*format) {
+    case StatsFormat::kJson:
+      plan.output = StatsWatchPlan::Output::kJsonLines;
+      return plan;
+    case StatsFormat::kTable:
+      if (stdout_is_terminal) {
+        plan.output = StatsWatchPlan::Output::kLiveTable;
+      } else {
+        plan.output = options.format.empty() ? StatsWatchPlan::Output::kJsonLines
+                                             : StatsWatchPlan::Output::kTables;
+      }
+      return plan;
+    case StatsFormat::kRaw:
+    case StatsFormat::kPrometheus:
+      break;
+  }
+  return Fail(ErrorCode::kInvalidArgument,
+              "--watch shows a table or JSON lines; it cannot be combined with --format " +
+                  (options.format.empty() ? std::string("raw") : options.format) +
+                  " (valid with --watch: table, json)");
 }
 
 Result<void> RunStats(const StatsOptions& options, TargetDiscovery& discovery,
                       ProfileClient& client, std::ostream& out) {
+  auto format = ResolveStatsFormat(options);
+  if (!format) return Fail(format.error());
   auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
+  if (*format == StatsFormat::kPrometheus) {
+    auto metrics = QueryTargetMetrics(*target, client);
+    if (!metrics) return Fail(metrics.error());
+    out << RenderPrometheus({*metrics});
+    return {};
+  }
   memprof::v1::StatsRequest request;
-  request.set_raw_format(RequestedFormat(options));
+  request.set_raw_format(RequestedFormat(*format));
   auto stats = client.Stats(*target, request);
   if (!stats) return Fail(stats.error());
-  if (options.raw) {
+  if (*format == StatsFormat::kRaw) {
     out << stats->raw();
-  } else if (options.target.json) {
+  } else if (*format == StatsFormat::kJson) {
     auto json = StatsToJson(*stats, target->pid);
     if (!json) return Fail(json.error());
     out << json->dump(2) << '\n';
@@ -67,6 +143,17 @@ Result<void> RunStats(const StatsOptions& options, TargetDiscovery& discovery,
     PrintStats(*stats, out);
   }
   return {};
+}
+
+Result<void> RunStatsCommand(const StatsOptions& options, TargetDiscovery& discovery,
+                             ProfileClient& client, std::ostream& out, bool stdout_is_terminal,
+                             const std::stop_token& stop) {
+  if (options.watch.empty()) return RunStats(options, discovery, client, out);
+  auto plan = MakeStatsWatchPlan(options, stdout_is_terminal);
+  if (!plan) return Fail(plan.error());
+  auto target = discovery.Resolve(options.target.selector());
+  if (!target) return Fail(target.error());
+  return RunStatsWatch(*plan, *target, discovery, client, out, stop);
 }
 
 double FragmentationRatio(const memprof::v1::StatsSummary& summary) {
@@ -98,18 +185,14 @@ Result<nlohmann::json> StatsToJson(const StatsResponse& stats, pid_t pid) {
 }
 
 void PrintStats(const StatsResponse& stats, std::ostream& out) {
-  const auto& s = stats.summary();
+  const MemoryFigures figures = FiguresOf(stats);
   TextTable table;
   table.SetAlign(1, TextTable::Align::kRight);
-  table.AddRow({"allocated", FormatBytes(s.allocated()), "in live allocations"});
-  table.AddRow({"active", FormatBytes(s.active()), "in pages holding live allocations"});
-  table.AddRow({"resident", FormatBytes(s.resident()), "allocator memory resident in RAM"});
-  table.AddRow({"mapped", FormatBytes(s.mapped()), "mapped by the allocator"});
-  table.AddRow({"retained", FormatBytes(s.retained()), "kept for reuse, not returned to the OS"});
-  table.AddRow({"metadata", FormatBytes(s.metadata()), "the allocator's own bookkeeping"});
-  table.AddRow({"RSS", FormatBytes(stats.rss_bytes()), "whole process resident set"});
-  table.AddRow(
-      {"fragmentation", FormatPercent(FragmentationRatio(s)), "(active - allocated) / active"});
+  for (const FigureField& field : FigureFields()) {
+    table.AddRow({field.label, FormatBytes(figures.*field.value), field.meaning});
+  }
+  table.AddRow({"fragmentation", FormatPercent(FragmentationRatio(stats.summary())),
+                "(active - allocated) / active"});
   out << "allocator: " << AllocatorName(stats.allocator()) << '\n';
   table.Print(out);
 }

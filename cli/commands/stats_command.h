@@ -3,25 +3,59 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <chrono>
+#include <cstdint>
 #include <ostream>
+#include <stop_token>
+#include <string>
 
 #include "cli/commands/target_options.h"
 #include "cli/profile_client.h"
+#include "cli/stats_watch.h"
 #include "cli/target_discovery.h"
 #include "common/result.h"
 
 namespace memprof::cli {
 
-// `memprofctl stats [--pid N] [--json | --raw]`: allocator statistics.
+// `memprofctl stats [--pid N] [--format table|json|raw|prometheus]
+// [--watch DURATION [--count N]]`: allocator statistics. --json and --raw
+// are the older spellings of --format json / --format raw.
 struct StatsOptions {
   TargetOptions target;
-  bool raw = false;  // the allocator's own text report, verbatim
+  bool raw = false;    // the allocator's own text report, verbatim
+  std::string format;  // "" = table, or what --json / --raw say
+  std::string watch;   // a duration (validated by CLI11), "" = one reading
+  uint64_t count = 0;  // with --watch: 0 = until SIGINT/SIGTERM
 };
+
+enum class StatsFormat { kTable, kJson, kRaw, kPrometheus };
+
+// Bounds of --watch.
+inline constexpr std::chrono::milliseconds kMinStatsWatch = std::chrono::seconds(1);
+inline constexpr std::chrono::milliseconds kMaxStatsWatch = std::chrono::hours(1);
+inline constexpr uint64_t kMaxStatsCount = 1000000;
 
 CLI::App* RegisterStatsCommand(CLI::App& app, StatsOptions& options);
 
+// The format asked for: --format, else --json / --raw, else table.
+// kInvalidArgument for an unknown --format, naming the valid ones.
+[[nodiscard]] Result<StatsFormat> ResolveStatsFormat(const StatsOptions& options);
+
+// How --watch prints: a live table on a terminal, JSON lines on a pipe
+// unless --format table is explicit. kInvalidArgument for --format raw or
+// prometheus, which have no watch mode.
+[[nodiscard]] Result<StatsWatchPlan> MakeStatsWatchPlan(const StatsOptions& options,
+                                                        bool stdout_is_terminal);
+
+// One reading, in the requested format.
 [[nodiscard]] Result<void> RunStats(const StatsOptions& options, TargetDiscovery& discovery,
                                     ProfileClient& client, std::ostream& out);
+
+// RunStats, or RunStatsWatch with --watch (which a stop request ends
+// successfully).
+[[nodiscard]] Result<void> RunStatsCommand(const StatsOptions& options, TargetDiscovery& discovery,
+                                           ProfileClient& client, std::ostream& out,
+                                           bool stdout_is_terminal, const std::stop_token& stop);
 
 // (active - allocated) / active, 0 when nothing is active.
 double FragmentationRatio(const memprof::v1::StatsSummary& summary);

@@ -158,6 +158,36 @@ TEST(AtomicFileWriterTest, ReadOnlyDirectoryForNonRootIsPermissionDenied) {
   EXPECT_EQ(writer.error().code, ErrorCode::kPermissionDenied);
 }
 
+TEST(AtomicFileWriterTest, CommitNewNeverReplacesAndKeepsTheDataForAnotherName) {
+  TempDir dir;
+  testing::WriteFile(dir.Join("taken"), "precious");
+  auto writer = AtomicFileWriter::Create(dir.Join("taken"));
+  ASSERT_TRUE(writer);
+  ASSERT_TRUE(writer->Write("new data"));
+  auto first = writer->CommitNew(dir.Join("taken"));
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_FALSE(*first) << "the name is taken";
+  EXPECT_EQ(testing::ReadFile(dir.Join("taken")), "precious");
+  auto second = writer->CommitNew(dir.Join("free"));
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_TRUE(*second);
+  EXPECT_EQ(writer->path(), dir.Join("free"));
+  EXPECT_EQ(testing::ReadFile(dir.Join("free")), "new data");
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"free", "taken"})) << "no temp name left";
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.Join("free").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_FALSE(writer->CommitNew(dir.Join("again"))) << "committed once only";
+}
+
+TEST(AtomicFileWriterTest, CommitNewStaysInTheDirectoryOfCreate) {
+  TempDir dir;
+  ASSERT_EQ(::mkdir(dir.Join("sub").c_str(), 0700), 0);
+  auto writer = AtomicFileWriter::Create(dir.Join("a"));
+  ASSERT_TRUE(writer);
+  EXPECT_FALSE(writer->CommitNew(dir.Join("sub/b")));
+}
+
 TEST(AtomicFileWriterTest, DirectoryOf) {
   EXPECT_EQ(DirectoryOf("profile.heap"), ".");
   EXPECT_EQ(DirectoryOf("/profile.heap"), "/");

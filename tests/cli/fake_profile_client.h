@@ -21,6 +21,10 @@ class FakeProfileClient : public ProfileClient {
   Result<void> dump_result;  // returned after all chunks were sunk
   // Called before chunk `index` is handed to the sink; a failure ends Dump with it.
   std::function<Result<void>(size_t index)> before_chunk;
+  // When set, Stats answers with this instead of stats_result (n counts the
+  // Stats calls from 1), so readings can change from call to call.
+  std::function<Result<memprof::v1::StatsResponse>(int n)> stats_sequence;
+  int stats_calls = 0;
 
   int calls = 0;
   std::vector<Target> targets;
@@ -49,7 +53,8 @@ class FakeProfileClient : public ProfileClient {
                                            const memprof::v1::StatsRequest& request) override {
     Record(target, "Stats");
     last_stats = request;
-    return stats_result;
+    ++stats_calls;
+    return stats_sequence ? stats_sequence(stats_calls) : stats_result;
   }
   Result<void> Dump(const Target& target, const memprof::v1::DumpRequest&,
                     const DumpChunkSink& sink) override {

@@ -1,0 +1,57 @@
+#ifndef MEMPROF_CLI_COMMANDS_EXPORTER_COMMAND_H_
+#define MEMPROF_CLI_COMMANDS_EXPORTER_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "cli/console.h"
+#include "cli/http_server.h"
+#include "cli/profile_client.h"
+#include "cli/target_discovery.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// `memprofctl exporter [--listen ADDR] [--allow-remote] [--target-timeout D]`:
+// a Prometheus exporter. GET /metrics asks every local target (as `list`
+// finds them) for its statistics, at scrape time, and answers in the text
+// exposition format (see prometheus_renderer.h). Runs until SIGINT/SIGTERM.
+struct ExporterOptions {
+  std::string listen = "127.0.0.1:9464";
+  bool allow_remote = false;          // required for a non-loopback --listen
+  std::string target_timeout = "2s";  // deadline of each call to an agent
+};
+
+// Bounds of --target-timeout, and how many agents one scrape asks at once.
+inline constexpr std::chrono::milliseconds kMinTargetTimeout(100);
+inline constexpr std::chrono::milliseconds kMaxTargetTimeout = std::chrono::minutes(1);
+inline constexpr size_t kScrapeParallelism = 8;
+
+CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options);
+
+// A client whose calls have the given deadline.
+using TimedClientFactory =
+    std::function<std::unique_ptr<ProfileClient>(std::chrono::milliseconds rpc_timeout)>;
+
+// Where each request goes: GET or HEAD /metrics runs `scrape` (200, the
+// exposition; 500 if the targets cannot be listed at all), another method on
+// /metrics is 405, any other path 404.
+HttpResponse RouteExporterRequest(const HttpRequest& request,
+                                  const std::function<Result<std::string>()>& scrape);
+
+// Checks --listen (kInvalidArgument for a non-loopback address without
+// --allow-remote), binds, prints "serving http://ADDR/metrics" on
+// console.err (the bound port when 0 was asked for), then serves until
+// `stop` is requested and returns success.
+[[nodiscard]] Result<void> RunExporter(const ExporterOptions& options,
+                                       const TargetDiscovery& discovery,
+                                       const TimedClientFactory& make_client,
+                                       const Console& console, const std::stop_token& stop);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COMMANDS_EXPORTER_COMMAND_H_

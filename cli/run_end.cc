@@ -1,0 +1,16 @@
+#include "cli/run_end.h"
+
+namespace memprof::cli {
+
+Error ExplainEndOfRun(Error error, const Target& target, const TargetDiscovery& discovery,
+                      const std::string& progress) {
+  auto again = discovery.Resolve(target.pid);
+  if (!again && again.error().code == ErrorCode::kNotFound) {
+    return Error(ErrorCode::kNotFound, DescribeTarget(target) + " has gone away (" +
+                                           again.error().message + "); " + progress);
+  }
+  error.message += "; " + progress;
+  return error;
+}
+
+}  // namespace memprof::cli

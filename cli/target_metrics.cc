@@ -1,0 +1,81 @@
+#include "cli/target_metrics.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "cli/commands/profiling_format.h"
+#include "cli/logging.h"
+
+namespace memprof::cli {
+namespace {
+
+TargetMetrics Unreachable(const SocketEntry& entry, const std::string& why) {
+  Log().debug("pid {}: reported down: {}", entry.target.pid, why);
+  TargetMetrics metrics;
+  metrics.pid = entry.target.pid;
+  metrics.command = entry.target.command;
+  return metrics;
+}
+
+TargetMetrics Sample(const SocketEntry& entry, ProfileClient& client) {
+  if (!entry.untrusted.empty()) return Unreachable(entry, entry.untrusted);
+  auto metrics = QueryTargetMetrics(entry.target, client);
+  if (!metrics) return Unreachable(entry, metrics.error().message);
+  return *metrics;
+}
+
+// Runs `work(i)` for every i < n on at most `max_parallel` threads (this
+// one included).
+void ForEachInParallel(size_t n, size_t max_parallel, const std::function<void(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < n; i = next++) work(i);
+  };
+  std::vector<std::jthread> helpers;
+  const size_t threads = std::min(std::max<size_t>(max_parallel, 1), n);
+  for (size_t k = 1; k < threads; ++k) {
+    try {
+      helpers.emplace_back(worker);
+    } catch (const std::system_error& e) {  // out of threads: fewer helpers
+      Log().debug("scrape: cannot start a worker thread: {}", e.what());
+      break;
+    }
+  }
+  worker();
+}
+
+}  // namespace
+
+Result<TargetMetrics> QueryTargetMetrics(const Target& target, ProfileClient& client) {
+  auto stats = client.Stats(target, memprof::v1::StatsRequest());
+  if (!stats) return Fail(stats.error());
+  auto status = client.Status(target);
+  if (!status) return Fail(status.error());
+  TargetMetrics metrics;
+  metrics.pid = target.pid;
+  metrics.command = target.command;
+  metrics.up = true;
+  metrics.allocator = AllocatorName(stats->allocator());
+  metrics.profiling_active = status->profiling_active();
+  metrics.figures = FiguresOf(*stats);
+  return metrics;
+}
+
+Result<std::vector<TargetMetrics>> CollectTargetMetrics(const TargetDiscovery& discovery,
+                                                        const ClientFactory& make_client,
+                                                        size_t max_parallel) {
+  auto entries = discovery.Scan();
+  if (!entries) return Fail(entries.error());
+  std::erase_if(*entries, [](const SocketEntry& e) { return !e.process_exists; });
+  std::vector<TargetMetrics> results(entries->size());
+  ForEachInParallel(entries->size(), max_parallel, [&](size_t i) {
+    // A client per call: GrpcProfileClient holds no connection, so this is
+    // cheap, and no client is shared between threads.
+    const std::unique_ptr<ProfileClient> client = make_client();
+    results[i] = Sample((*entries)[i], *client);
+  });
+  return results;
+}
+
+}  // namespace memprof::cli

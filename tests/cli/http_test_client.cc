@@ -1,0 +1,64 @@
+#include "http_test_client.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "common/fd.h"
+
+namespace memprof::cli::testing {
+namespace {
+
+constexpr int kStepTimeoutMs = 10000;
+
+bool SendAll(int fd, const std::string& data) {
+  size_t sent = 0;
+  while (sent < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string ReceiveAll(int fd) {
+  std::string data;
+  char buf[4096];
+  while (true) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, kStepTimeoutMs) <= 0) break;
+    const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  return data;
+}
+
+}  // namespace
+
+HttpReply HttpRequestTo(const ListenAddress& address, const std::string& method,
+                        const std::string& path, const std::string& extra_body) {
+  HttpReply reply;
+  Fd fd(::socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd || ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.storage),
+                       address.length) != 0) {
+    return reply;
+  }
+  std::string request = method + " " + path + " HTTP/1.0\r\nHost: test\r\n";
+  if (!extra_body.empty()) {
+    request += "Content-Length: " + std::to_string(extra_body.size()) + "\r\n";
+  }
+  request += "\r\n" + extra_body;
+  if (!SendAll(fd.get(), request)) return reply;
+  const std::string data = ReceiveAll(fd.get());
+  const size_t end = data.find("\r\n\r\n");
+  if (!data.starts_with("HTTP/1.") || end == std::string::npos || data.size() < 12) return reply;
+  reply.status = std::atoi(data.substr(9, 3).c_str());
+  reply.headers = data.substr(0, end);
+  reply.body = data.substr(end + 4);
+  return reply;
+}
+
+}  // namespace memprof::cli::testing
