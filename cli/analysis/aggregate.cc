@@ -168,12 +168,12 @@ std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
     total += value;
     if (value == 0) continue;
     std::vector<uint32_t> path = CutAllocatorFrames(sample.stack, table);
-    auto [it, inserted] = index.emplace(path, stacks.size());
-    if (inserted) {
-      stacks.push_back({std::move(path), value});
-    } else {
+    if (auto it = index.find(path); it != index.end()) {
       stacks[it->second].value += value;
+      continue;
     }
+    index.emplace(path, stacks.size());
+    stacks.push_back({std::move(path), value});
   }
   return stacks;
 }

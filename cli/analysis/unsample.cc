@@ -58,20 +58,21 @@ HeapProfile Unsample(HeapDump dump) {
   profile.sample_period = dump.sample_period;
   profile.has_alloc = HasAlloc(dump);
   profile.mapped_libraries = std::move(dump.mapped_libraries);
+  // Reserved up front, so samples never move: the keys point at their stacks,
+  // which are moved (not copied) out of the dump.
   profile.samples.reserve(dump.records.size());
-  // Keys point into dump.records, which outlives the map and never moves.
   std::unordered_map<const std::vector<uint64_t>*, size_t, StackHash, StackEqual> index;
   index.reserve(dump.records.size());
-  for (const StackRecord& record : dump.records) {
+  for (StackRecord& record : dump.records) {
     Amount inuse = UnsampleCounts(record.counts.inuse, dump.sample_period);
     Amount alloc = UnsampleCounts(record.counts.alloc, dump.sample_period);
-    auto [it, inserted] = index.emplace(&record.stack, profile.samples.size());
-    if (inserted) {
-      profile.samples.push_back({record.stack, inuse, alloc});
-    } else {
+    if (auto it = index.find(&record.stack); it != index.end()) {
       Add(profile.samples[it->second].inuse, inuse);
       Add(profile.samples[it->second].alloc, alloc);
+      continue;
     }
+    profile.samples.push_back({std::move(record.stack), inuse, alloc});
+    index.emplace(&profile.samples.back().stack, profile.samples.size() - 1);
   }
   return profile;
 }
