@@ -32,22 +32,28 @@ class FixedStatusService final : public v1::MemoryProfile::CallbackService {
 
 class OnDemandServerTest : public ::testing::Test {
  protected:
-  // A Status call on a fresh connection adopted by the server, whose request
-  // carries `padding` bytes of unknown field (a well-formed message of any
-  // size; the client itself sends without limit).
-  grpc::Status StatusWithPadding(size_t padding) {
+  // Hands the server a fresh connection, as the agent's accept thread does
+  // (OnDemandServer is not thread-safe: only one thread may call Adopt), and
+  // returns the client's end, or -1.
+  int Connect() {
     int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0) {
-      return grpc::Status(grpc::StatusCode::INTERNAL, "socketpair");
-    }
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0) return -1;
     if (auto r = server_.Adopt(Fd(sv[0])); !r) {
       ::close(sv[1]);
-      return grpc::Status(grpc::StatusCode::INTERNAL, r.error().message);
+      return -1;
     }
+    return sv[1];
+  }
+
+  // A Status call on `client_fd` (from Connect(), owned by the channel from
+  // here on) whose request carries `padding` bytes of unknown field (a
+  // well-formed message of any size; the client itself sends without limit).
+  static grpc::Status StatusOn(int client_fd, size_t padding) {
+    if (client_fd < 0) return grpc::Status(grpc::StatusCode::INTERNAL, "could not connect");
     grpc::ChannelArguments args;
     args.SetMaxSendMessageSize(-1);
     auto stub = v1::MemoryProfile::NewStub(
-        grpc::CreateCustomInsecureChannelFromFd("test", sv[1], args));
+        grpc::CreateCustomInsecureChannelFromFd("test", client_fd, args));
     v1::StatusRequest request;
     request.GetReflection()->MutableUnknownFields(&request)->AddLengthDelimited(
         1000, std::string(padding, 'x'));
@@ -60,6 +66,8 @@ class OnDemandServerTest : public ::testing::Test {
     }
     return status;
   }
+
+  grpc::Status StatusWithPadding(size_t padding) { return StatusOn(Connect(), padding); }
 
   FixedStatusService service_;
   CallTracker calls_;
@@ -87,7 +95,11 @@ TEST_F(OnDemandServerTest, RefusesLargerRequestsAndServesOn) {
 TEST_F(OnDemandServerTest, ConcurrentBigRequestsAreRefused) {
   std::vector<grpc::Status> results(4);
   std::vector<std::thread> senders;
-  for (auto& r : results) senders.emplace_back([&r, this] { r = StatusWithPadding(16u << 20); });
+  // Connections are adopted one by one, as the accept thread does; the
+  // requests then arrive at once.
+  for (auto& r : results) {
+    senders.emplace_back([&r, fd = Connect()] { r = StatusOn(fd, 16u << 20); });
+  }
   for (auto& t : senders) t.join();
   for (const auto& r : results) EXPECT_FALSE(r.ok());
   EXPECT_TRUE(StatusWithPadding(0).ok());
