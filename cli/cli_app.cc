@@ -20,7 +20,9 @@
 #include "cli/help_text.h"
 #include "cli/interrupt_watcher.h"
 #include "cli/logging.h"
+#include "cli/multi_target_run.h"
 #include "cli/option_validators.h"
+#include "cli/target_selection.h"
 #include "cli/usage_errors.h"
 #include "common/duration.h"
 #include "common/socket_path.h"
@@ -197,7 +199,153 @@ int SignalToReRaise(const CommandLine& cl, const InterruptWatcher& watcher,
   return aborted ? watcher.abort_signal() : 0;
 }
 
-int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
+// The target options of the parsed command; nullptr for the commands that
+// find their targets themselves (list, exporter).
+TargetOptions* ParsedTargetOptions(CommandLine& cl) {
+  if (cl.status_cmd->parsed()) return &cl.status.target;
+  if (cl.activate_cmd->parsed()) return &cl.activate.target;
+  if (cl.deactivate_cmd->parsed()) return &cl.deactivate.target;
+  if (cl.dump_cmd->parsed()) return &cl.dump.target;
+  if (cl.profile_cmd->parsed()) return &cl.profile.target;
+  if (cl.stats_cmd->parsed()) return &cl.stats.target;
+  return nullptr;
+}
+
+// A single-target run names its one target in the options: a pid, or a
+// remote agent that is looked up now (no spec: the only agent, --name).
+Result<void> ApplySingleTarget(const TargetSelection& selection, TargetOptions& options,
+                               const TargetDiscovery& discovery, ProfileClient& client) {
+  if (selection.specs.empty()) return {};
+  const TargetSpec& spec = selection.specs.front();
+  if (spec.kind == TargetSpec::Kind::kPid) {
+    options.pid = spec.pid;
+    return {};
+  }
+  auto target = ResolveSpec(spec, selection, discovery, client);
+  if (!target) return Fail(target.error());
+  options.resolved = *target;
+  return {};
+}
+
+// What cannot be done on several targets at once (usage errors, before any
+// target is contacted).
+Result<void> CheckMultiTarget(const CommandLine& cl) {
+  const auto refuse = [](const std::string& why) {
+    return Fail(ErrorCode::kInvalidArgument, why);
+  };
+  if (cl.dump_cmd->parsed() && cl.dump.out_dir.empty()) {
+    return refuse("with several targets, dump writes one file per target: use --out-dir DIR");
+  }
+  if (cl.profile_cmd->parsed() && cl.profile.out_dir.empty()) {
+    return refuse("with several targets, profile writes one file per target: use --out-dir DIR");
+  }
+  const bool periodic = (cl.dump_cmd->parsed() && !cl.dump.every.empty()) ||
+                        (cl.stats_cmd->parsed() && !cl.stats.watch.empty());
+  if (periodic) {
+    return refuse(std::string(cl.dump_cmd->parsed() ? "--every" : "--watch") +
+                  " follows one target; for several, repeat the multi-target command from a "
+                  "loop or a timer (docs/user-guide.md, \"Collecting from a fleet\")");
+  }
+  return {};
+}
+
+// `options` with the target of one worker of a multi-target run.
+template <typename Options>
+Options ForTarget(const Options& options, const Target& target) {
+  Options copy = options;
+  copy.target.resolved = target;
+  copy.target.pid = target.pid;
+  return copy;
+}
+
+TargetTask MultiTargetTask(const CommandLine& cl, const CliEnvironment& env,
+                           TargetDiscovery& discovery, const InterruptWatcher* watcher,
+                           std::chrono::milliseconds timeout) {
+  using Stop = const std::stop_token&;
+  if (cl.status_cmd->parsed()) {
+    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
+      return RunStatus(ForTarget(cl.status, t), discovery, c, con.out);
+    };
+  }
+  if (cl.activate_cmd->parsed()) {
+    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
+      return RunActivate(ForTarget(cl.activate, t), discovery, c, con.out);
+    };
+  }
+  if (cl.deactivate_cmd->parsed()) {
+    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
+      return RunDeactivate(ForTarget(cl.deactivate, t), discovery, c, con.out);
+    };
+  }
+  if (cl.dump_cmd->parsed()) {
+    return [&](const Target& t, ProfileClient& c, const Console& con, Stop stop) {
+      return RunDump(ForTarget(cl.dump, t), discovery, c, con, stop);
+    };
+  }
+  if (cl.stats_cmd->parsed()) {
+    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
+      return RunStats(ForTarget(cl.stats, t), discovery, c, con.out);
+    };
+  }
+  // profile: the first signal ends every window early; the second, or the
+  // target's deadline, aborts (stop).
+  return [&, watcher, timeout](const Target& t, ProfileClient& c, const Console& con, Stop stop) {
+    auto restore_client = env.make_client(timeout, std::stop_token());
+    ProfileRuntime runtime;
+    if (watcher != nullptr) runtime.end_early = watcher->stop_token();
+    runtime.abort = stop;
+    runtime.restore_client = restore_client.get();
+    return RunProfile(ForTarget(cl.profile, t), discovery, c, con, runtime);
+  };
+}
+
+Result<void> DispatchMulti(const CommandLine& cl, const CliEnvironment& env,
+                           const TargetSelection& selection, const TargetOptions& options,
+                           TargetDiscovery& discovery, const Console& console,
+                           const InterruptWatcher* watcher, std::chrono::milliseconds timeout) {
+  if (auto ok = CheckMultiTarget(cl); !ok) return ok;
+  MultiTargetPlan plan;
+  plan.parallel = options.parallel;
+  plan.rpc_timeout = timeout;
+  plan.per_target_timeout = timeout;
+  plan.json = options.json;
+  std::stop_token stop;
+  if (watcher != nullptr) stop = watcher->stop_token();
+  if (cl.profile_cmd->parsed()) {
+    auto duration = ParseDuration(cl.profile.duration);
+    if (!duration) return Fail(ErrorCode::kInvalidArgument, "--duration: " + duration.error().message);
+    plan.per_target_timeout += *duration;
+    if (watcher != nullptr) stop = watcher->abort_token();
+  }
+  const StoppableClientFactory make_client = env.make_client;
+  if (cl.stats_cmd->parsed() && cl.stats.format == "prometheus") {
+    return RunStatsPrometheusOnTargets(selection, plan, discovery, make_client, console, stop);
+  }
+  const TargetTask task = MultiTargetTask(cl, env, discovery, watcher, timeout);
+  return RunOnTargets(selection, plan, discovery, make_client, task, console, stop);
+}
+
+// Picks the targets, then runs the command on one or on each.
+Result<void> DispatchTargets(CommandLine& cl, const CliEnvironment& env,
+                             TargetDiscovery& discovery, ProfileClient& client,
+                             const Console& console, const InterruptWatcher* watcher,
+                             std::chrono::milliseconds timeout, const std::stop_token& stop) {
+  TargetOptions* options = ParsedTargetOptions(cl);
+  if (options != nullptr) {
+    auto selection = SelectTargets(*options, discovery);
+    if (!selection) return Fail(selection.error());
+    if (selection->multi) {
+      return DispatchMulti(cl, env, *selection, *options, discovery, console, watcher, timeout);
+    }
+    if (auto ok = ApplySingleTarget(*selection, *options, discovery, client); !ok) return ok;
+  }
+  if (cl.profile_cmd->parsed()) {
+    return DispatchProfile(cl, env, discovery, client, console, watcher, timeout);
+  }
+  return Dispatch(cl, env, discovery, client, console, stop);
+}
+
+int RunTargetCommand(CommandLine& cl, const CliEnvironment& env) {
   std::unique_ptr<InterruptWatcher> watcher;
   if (env.watch_signals) {
     auto started = InterruptWatcher::Start();
@@ -213,8 +361,7 @@ int RunTargetCommand(const CommandLine& cl, const CliEnvironment& env) {
   TargetDiscovery discovery(env.proc_root, env.socket_dir);
   const Console console{*env.out, *env.err};
   const Result<void> result =
-      profile ? DispatchProfile(cl, env, discovery, *client, console, watcher.get(), timeout)
-              : Dispatch(cl, env, discovery, *client, console, stop);
+      DispatchTargets(cl, env, discovery, *client, console, watcher.get(), timeout, stop);
   const int code = Finish(result, *env.out);
   if (watcher) {
     if (const int signal = SignalToReRaise(cl, *watcher, result); signal != 0) {

@@ -1,5 +1,7 @@
 #include "cli/dump_file_name.h"
 
+#include <arpa/inet.h>
+
 #include <unistd.h>
 
 #include <climits>
@@ -25,8 +27,22 @@ std::string UtcTimestamp(std::chrono::system_clock::time_point time) {
   return buf;
 }
 
+namespace {
+
+bool IsIpAddress(std::string_view host) {
+  const std::string text(host);
+  in_addr v4{};
+  in6_addr v6{};
+  return ::inet_pton(AF_INET, text.c_str(), &v4) == 1 ||
+         ::inet_pton(AF_INET6, text.c_str(), &v6) == 1;
+}
+
+}  // namespace
+
 std::string FileSafeHostName(std::string_view host) {
-  host = host.substr(0, host.find('.'));
+  // An IP address is kept whole ("10.0.0.7" -> "10_0_0_7"): its first
+  // label alone would name a whole network.
+  if (!IsIpAddress(host)) host = host.substr(0, host.find('.'));
   std::string out;
   out.reserve(host.size());
   for (char c : host) out += FileSafe(c) ? c : '_';

@@ -23,7 +23,8 @@ std::string DumpFileName(std::string_view host, pid_t pid,
 std::string UtcTimestamp(std::chrono::system_clock::time_point time);
 
 // The host name made safe for a file name: the first label only
-// ("web1.example.com" -> "web1"), characters other than [A-Za-z0-9_-]
+// ("web1.example.com" -> "web1"; an IP address whole: "10.0.0.7" ->
+// "10_0_0_7"), characters other than [A-Za-z0-9_-]
 // replaced by '_', "host" when empty.
 std::string FileSafeHostName(std::string_view host);
 

@@ -48,7 +48,32 @@ Error ConnectError(const Error& error, const Target& target) {
   }
 }
 
+grpc::ChannelArguments ChannelArgs() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  return args;
+}
+
+// A remote agent: TCP with mutual TLS, never anything weaker.
+Result<std::unique_ptr<Stub>> ConnectRemoteStub(const Target& target) {
+  if (!target.tls) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "remote target " + target.address +
+                    " needs --tls-ca, --tls-cert and --tls-key (remote agents accept only "
+                    "mutual TLS)");
+  }
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = target.tls->ca_pem;
+  tls.pem_cert_chain = target.tls->cert_pem;
+  tls.pem_private_key = target.tls->key_pem;
+  auto channel =
+      grpc::CreateCustomChannel(target.address, grpc::SslCredentials(tls), ChannelArgs());
+  return memprof::v1::MemoryProfile::NewStub(channel);
+}
+
 Result<std::unique_ptr<Stub>> ConnectStub(const Target& target, std::chrono::milliseconds timeout) {
+  if (target.remote()) return ConnectRemoteStub(target);
   auto fd = ConnectUnixSocket(target.socket_path, timeout);
   if (!fd) return Fail(ConnectError(fd.error(), target));
   auto peer = GetPeerCredentials(fd->get());
@@ -59,10 +84,8 @@ Result<std::unique_ptr<Stub>> ConnectStub(const Target& target, std::chrono::mil
                     std::to_string(target.pid) + " (its peer is pid " + std::to_string(peer->pid) +
                     "); refusing to talk to it");
   }
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  args.SetMaxSendMessageSize(kMaxMessageBytes);
-  auto channel = grpc::CreateCustomInsecureChannelFromFd("memprof-agent", fd->Release(), args);
+  auto channel =
+      grpc::CreateCustomInsecureChannelFromFd("memprof-agent", fd->Release(), ChannelArgs());
   return memprof::v1::MemoryProfile::NewStub(channel);
 }
 

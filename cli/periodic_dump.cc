@@ -33,16 +33,10 @@ std::string JoinPath(const std::string& dir, const std::string& name) {
   return dir.ends_with('/') ? dir + name : dir + "/" + name;
 }
 
-std::string Extension(const std::string& format) {
-  if (format == kRawFormat) return kRawFormat;
-  auto parsed = report::ParseFormat(format);
-  return parsed ? std::string(report::FormatExtension(*parsed)) : format;
-}
-
 std::string FileNameFor(const PeriodicDumpPlan& plan, pid_t pid,
                         std::chrono::system_clock::time_point time, int attempt) {
   return JoinPath(plan.out_dir,
-                  DumpFileName(plan.host, pid, time, Extension(plan.format), attempt));
+                  DumpFileName(plan.host, pid, time, DumpFileExtension(plan.format), attempt));
 }
 
 // The report of a raw profile that is streamed into an unnamed scratch file.
@@ -64,7 +58,7 @@ Result<DumpSummary> FillWithReport(const PeriodicDumpPlan& plan, const Target& t
   report::ReportRequest request;
   request.dump_path = scratch_path;
   request.format = report::ParseFormat(plan.format).value_or(report::Format::kText);
-  request.pid = target.pid;
+  request.pid = target.local_pid();
   std::ostringstream report;
   if (auto r = report::RunReportPipeline(request, report); !r) return Fail(r.error());
   if (auto r = file.Write(report.view()); !r) return Fail(r.error());
@@ -134,6 +128,23 @@ std::string Kept(uint64_t written, const std::string& dir) {
 }
 
 }  // namespace
+
+std::string DumpFileExtension(const std::string& format) {
+  if (format == kRawFormat) return kRawFormat;
+  auto parsed = report::ParseFormat(format);
+  return parsed ? std::string(report::FormatExtension(*parsed)) : format;
+}
+
+std::string UnusedDumpPath(const std::string& dir, const std::string& host, pid_t pid,
+                           std::chrono::system_clock::time_point time, const std::string& format) {
+  std::string path;
+  for (int attempt = 0; attempt < kMaxNameAttempts; ++attempt) {
+    path = JoinPath(dir, DumpFileName(host, pid, time, DumpFileExtension(format), attempt));
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) break;
+  }
+  return path;
+}
 
 Result<void> CheckOutputDirectory(const std::string& dir) {
   struct stat st {};

@@ -36,6 +36,14 @@ struct PeriodicDumpClocks {
   };
 };
 
+// "heap" for a raw profile, else the file extension of the report format.
+std::string DumpFileExtension(const std::string& format);
+
+// The path in `dir` under DumpFileName (host, pid, time, the format's
+// extension) that no file has yet, trying "-1", "-2", ... suffixes.
+std::string UnusedDumpPath(const std::string& dir, const std::string& host, pid_t pid,
+                           std::chrono::system_clock::time_point time, const std::string& format);
+
 // DIR must exist, be a directory and be writable: checked (by creating an
 // unnamed file in it) before any agent is contacted. kInvalidArgument for a
 // missing directory or a non-directory, kPermissionDenied when it cannot be

@@ -4,7 +4,8 @@ namespace memprof::cli {
 
 Error ExplainEndOfRun(Error error, const Target& target, const TargetDiscovery& discovery,
                       const std::string& progress) {
-  auto again = discovery.Resolve(target.pid);
+  // A remote target's pid means nothing here: its error says what happened.
+  auto again = target.remote() ? Result<Target>(target) : discovery.Resolve(target.pid);
   if (!again && again.error().code == ErrorCode::kNotFound) {
     return Error(ErrorCode::kNotFound, DescribeTarget(target) + " has gone away (" +
                                            again.error().message + "); " + progress);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "common/socket_path.h"
+#include "common/unix_socket.h"
 
 namespace memprof::cli {
 namespace {
@@ -182,6 +184,7 @@ Result<Target> TargetDiscovery::Resolve(pid_t pid) const {
 }
 
 Result<Target> TargetDiscovery::Resolve(const TargetSelector& selector) const {
+  if (selector.resolved) return *selector.resolved;
   if (selector.pid > 0 && !selector.name.empty()) {
     return Fail(ErrorCode::kInvalidArgument, "--pid and --name cannot be used together");
   }
@@ -189,7 +192,9 @@ Result<Target> TargetDiscovery::Resolve(const TargetSelector& selector) const {
   return Resolve(selector.pid);
 }
 
-Result<Target> TargetDiscovery::ResolveName(const std::string& pattern) const {
+// The live agents whose command name or line matches `pattern` (all of
+// them for an empty pattern).
+Result<std::vector<SocketEntry>> TargetDiscovery::Matching(const std::string& pattern) const {
   std::regex re;
   try {
     re = std::regex(pattern, std::regex::ECMAScript);
@@ -201,25 +206,62 @@ Result<Target> TargetDiscovery::ResolveName(const std::string& pattern) const {
   if (!entries) return Fail(entries.error());
   std::vector<SocketEntry> matches;
   for (const SocketEntry& e : *entries) {
-    if (e.process_exists && (std::regex_search(e.target.command, re) ||
+    if (e.process_exists && (pattern.empty() || std::regex_search(e.target.command, re) ||
                              std::regex_search(JoinCommandLine(e), re))) {
       matches.push_back(e);
     }
   }
-  if (matches.size() == 1) {
-    if (!matches.front().untrusted.empty()) {
-      return Fail(ErrorCode::kPermissionDenied, matches.front().untrusted);
+  return matches;
+}
+
+Result<std::vector<pid_t>> TargetDiscovery::LivePids(const std::string& pattern) const {
+  auto matches = Matching(pattern);
+  if (!matches) return Fail(matches.error());
+  std::vector<pid_t> pids;
+  for (const SocketEntry& e : *matches) pids.push_back(e.target.pid);
+  return pids;
+}
+
+Result<Target> TargetDiscovery::ResolveName(const std::string& pattern) const {
+  auto matches = Matching(pattern);
+  if (!matches) return Fail(matches.error());
+  if (matches->size() == 1) {
+    if (!matches->front().untrusted.empty()) {
+      return Fail(ErrorCode::kPermissionDenied, matches->front().untrusted);
     }
-    return matches.front().target;
+    return matches->front().target;
   }
-  if (matches.empty()) {
+  if (matches->empty()) {
     return Fail(ErrorCode::kNotFound, "no process with a memprof agent matches --name '" +
                                           pattern + "' (searched " + socket_dir_ +
                                           "; `memprofctl list` shows the agents)");
   }
   return Fail(ErrorCode::kInvalidArgument,
-              std::to_string(matches.size()) + " processes with a memprof agent match --name '" +
-                  pattern + "'; choose one with --pid: " + JoinCandidates(matches));
+              std::to_string(matches->size()) + " processes with a memprof agent match --name '" +
+                  pattern + "'; choose one with --pid, or add --all for every one: " +
+                  JoinCandidates(*matches));
+}
+
+Result<Target> TargetDiscovery::ResolveSocketPath(const std::string& path) const {
+  uid_t owner = 0;
+  if (!IsSocket(path, &owner)) {
+    return Fail(ErrorCode::kNotFound, "no memprof agent socket at " + path);
+  }
+  auto fd = ConnectUnixSocket(path, std::chrono::seconds(5));
+  if (!fd) {
+    if (fd.error().code == ErrorCode::kUnavailable) {
+      return Fail(ErrorCode::kUnavailable,
+                  "stale socket " + path + ": nobody is listening (its agent stopped)");
+    }
+    return Fail(fd.error());
+  }
+  auto peer = GetPeerCredentials(fd->get());
+  if (!peer) return Fail(peer.error());
+  auto status = ReadStatus(peer->pid);
+  if (!status) return Fail(status.error());
+  std::string untrusted = UntrustedSocketReason(path, owner, peer->pid, status->effective_uid);
+  if (!untrusted.empty()) return Fail(ErrorCode::kPermissionDenied, untrusted);
+  return Target{peer->pid, path, status->name};
 }
 
 Result<Target> TargetDiscovery::ResolvePid(pid_t pid) const {
@@ -278,7 +320,8 @@ Result<Target> TargetDiscovery::ResolveOnlyAgent() const {
   }
   return Fail(ErrorCode::kInvalidArgument, std::to_string(live.size()) +
                                                " memprof agents found in " + socket_dir_ +
-                                               "; choose one with --pid: " + JoinCandidates(live));
+                                               "; choose one with --pid, or use --all for every one: " +
+                                               JoinCandidates(live));
 }
 
 }  // namespace memprof::cli

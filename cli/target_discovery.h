@@ -28,10 +28,12 @@ struct SocketEntry {
 };
 
 // How a command picks its target: a pid, a regular expression over command
-// names and lines, or (neither) the only live agent.
+// names and lines, or (neither) the only live agent; or a target already
+// looked up, which is used as it is.
 struct TargetSelector {
   pid_t pid = 0;
   std::string name;  // ECMAScript regex, searched in the comm and the command line
+  std::optional<Target> resolved = std::nullopt;
 };
 
 // Finds agents from the outside, reading only the file system: the socket
@@ -60,11 +62,21 @@ class TargetDiscovery {
   [[nodiscard]] Result<Target> Resolve(pid_t pid) const;
   // As above, or by --name: the only live agent whose command matches.
   [[nodiscard]] Result<Target> Resolve(const TargetSelector& selector) const;
+  // Every live agent, or with a non-empty `pattern` every live agent whose
+  // command matches it (--all [--name REGEX]); sorted by pid, possibly empty.
+  // kInvalidArgument for a bad regular expression.
+  [[nodiscard]] Result<std::vector<pid_t>> LivePids(const std::string& pattern) const;
+  // The agent listening on the socket at `path` (a unix:/path target): who
+  // it is comes from the socket's SO_PEERCRED, and the socket must be owned
+  // by that process's user or root. kNotFound when nothing is there,
+  // kUnavailable when nobody listens, kPermissionDenied for an untrusted socket.
+  [[nodiscard]] Result<Target> ResolveSocketPath(const std::string& path) const;
 
  private:
   Result<Target> ResolvePid(pid_t pid) const;
   Result<Target> ResolveOnlyAgent() const;
   Result<Target> ResolveName(const std::string& pattern) const;
+  Result<std::vector<SocketEntry>> Matching(const std::string& pattern) const;
   Result<ProcStatus> ReadStatus(pid_t pid) const;
   SocketEntry MakeEntry(pid_t pid, const std::string& path, uid_t owner) const;
   void ScanContainers(std::vector<SocketEntry>& entries) const;

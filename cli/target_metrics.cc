@@ -1,11 +1,8 @@
 #include "cli/target_metrics.h"
 
-#include <algorithm>
-#include <atomic>
-#include <thread>
-
 #include "cli/commands/profiling_format.h"
 #include "cli/logging.h"
+#include "cli/parallel_for.h"
 
 namespace memprof::cli {
 namespace {
@@ -23,26 +20,6 @@ TargetMetrics Sample(const SocketEntry& entry, ProfileClient& client) {
   auto metrics = QueryTargetMetrics(entry.target, client);
   if (!metrics) return Unreachable(entry, metrics.error().message);
   return *metrics;
-}
-
-// Runs `work(i)` for every i < n on at most `max_parallel` threads (this
-// one included).
-void ForEachInParallel(size_t n, size_t max_parallel, const std::function<void(size_t)>& work) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < n; i = next++) work(i);
-  };
-  std::vector<std::jthread> helpers;
-  const size_t threads = std::min(std::max<size_t>(max_parallel, 1), n);
-  for (size_t k = 1; k < threads; ++k) {
-    try {
-      helpers.emplace_back(worker);
-    } catch (const std::system_error& e) {  // out of threads: fewer helpers
-      Log().debug("scrape: cannot start a worker thread: {}", e.what());
-      break;
-    }
-  }
-  worker();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "cli/option_validators.h"
 #include "cli/periodic_dump.h"
 #include "cli/report/report_pipeline.h"
+#include "cli/target_selection.h"
 #include "common/duration.h"
 
 namespace memprof::cli {
@@ -153,7 +154,7 @@ Result<DeliveredDump> DumpToOutput(const DumpOptions& options, TargetDiscovery& 
   };
   if (!summary) return fail(summary.error());
   if (auto committed = output->Commit(); !committed) return fail(committed.error());
-  return DeliveredDump{*summary, target->pid};
+  return DeliveredDump{*summary, target->pid, target->local_pid()};
 }
 
 // dump --format F: the raw profile goes to a scratch file, the report of it
@@ -178,7 +179,7 @@ Result<DeliveredDump> DumpAndReport(const DumpOptions& options, report::Format f
   report::ReportRequest request;
   request.dump_path = scratch_path;
   request.format = format;
-  request.pid = dumped->pid;
+  request.pid = dumped->local_pid;
   if (auto r = WriteReport(request, options.out, console, false); !r) return Fail(r.error());
   return dumped;
 }
@@ -211,7 +212,6 @@ Result<void> RunDumpIntoDirectory(const DumpOptions& options, TargetDiscovery& d
   plan.out_dir = options.out_dir;
   plan.format = options.format;
   plan.json = options.target.json;
-  plan.host = LocalFileSafeHostName();
   if (!options.every.empty()) {
     auto every = ParseDuration(options.every, kMinDumpEvery, kMaxDumpEvery);
     if (!every) return Fail(every.error());
@@ -221,6 +221,7 @@ Result<void> RunDumpIntoDirectory(const DumpOptions& options, TargetDiscovery& d
   if (auto ok = CheckOutputDirectory(options.out_dir); !ok) return ok;
   auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
+  plan.host = HostForFileNames(*target);
   return RunPeriodicDump(plan, *target, discovery, client, console, stop);
 }
 

@@ -52,6 +52,7 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options);
 struct DeliveredDump {
   DumpSummary summary;
   pid_t pid = 0;
+  pid_t local_pid = 0;  // the pid in this host's /proc (0 for a remote target)
 };
 
 // RunDump without its summary line or JSON, for commands that dump as one of

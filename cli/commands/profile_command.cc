@@ -8,6 +8,8 @@
 #include "cli/human_format.h"
 #include "cli/logging.h"
 #include "cli/option_validators.h"
+#include "cli/periodic_dump.h"
+#include "cli/target_selection.h"
 #include "cli/report/report_pipeline.h"
 #include "common/duration.h"
 
@@ -34,6 +36,15 @@ Result<milliseconds> Validate(const ProfileOptions& options) {
                 "unknown profile format '" + options.format +
                     "' (valid: heap, text, collapsed, pprof, svg, json)");
   }
+  if (options.out.empty() == options.out_dir.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--out is required: a file, or - for stdout (or --out-dir DIR for a generated "
+                "name)");
+  }
+  if (!options.out_dir.empty()) {
+    if (auto ok = CheckOutputDirectory(options.out_dir); !ok) return Fail(ok.error());
+    return *duration;
+  }
   if (options.out == kStdout && options.target.json) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--json cannot be combined with --out - (the profile itself goes to stdout)");
@@ -58,7 +69,7 @@ class ProfileRun {
         restore_client_(runtime.restore_client != nullptr ? *runtime.restore_client : client),
         console_(console),
         runtime_(runtime) {
-    outcome_.path = options.out;
+    out_ = options.out;
     outcome_.format = options.format;
     outcome_.requested = duration;
   }
@@ -81,6 +92,7 @@ class ProfileRun {
   const Console& console_;
   const ProfileRuntime& runtime_;
   Target target_;
+  std::string out_;  // --out, or the file chosen in --out-dir
   ProfileOutcome outcome_;
   bool activation_sent_ = false;  // Activate was called (it may have worked even if cancelled)
   memprof::v1::ProfilingState opened_;  // the state after profile's own activation
@@ -114,6 +126,11 @@ Result<void> ProfileRun::Start() {
   if (!target) return Fail(target.error());
   target_ = *target;
   outcome_.pid = target_.pid;
+  if (!options_.out_dir.empty()) {
+    out_ = UnusedDumpPath(options_.out_dir, HostForFileNames(target_), target_.pid,
+                          std::chrono::system_clock::now(), options_.format);
+  }
+  outcome_.path = out_;
   auto status = client_.Status(target_);
   if (!status) return Fail(status.error());
   outcome_.previous.set_active(status->profiling_active());
@@ -144,7 +161,7 @@ WindowWaitResult ProfileRun::Wait() {
     tick(milliseconds(0));
   }
   const WindowWaitResult waited =
-      runtime_.wait(target_.pid, outcome_.requested, runtime_.end_early, kProgressTick, tick);
+      runtime_.wait(target_.local_pid(), outcome_.requested, runtime_.end_early, kProgressTick, tick);
   if (runtime_.progress) console_.err << "\r\033[K" << std::flush;  // clear the bar's line
   if (waited.end == WindowEnd::kEndedEarly) {
     console_.err << "pid " << target_.pid << ": interrupted: profiling window ended after "
@@ -157,14 +174,13 @@ WindowWaitResult ProfileRun::Wait() {
 
 Result<DeliveredDump> ProfileRun::Dump() {
   DumpOptions dump;
-  dump.target.pid = target_.pid;
-  dump.out = options_.out;
+  dump.target.resolved = target_;
+  dump.out = out_;
   dump.format = options_.format;
   auto delivered = DeliverDump(dump, discovery_, client_, console_, runtime_.abort);
   if (!delivered && runtime_.abort.stop_requested()) {
-    return Fail(Aborted(options_.out == kStdout
-                            ? "the data written to stdout is not a valid profile"
-                            : options_.out + " was not written"));
+    return Fail(Aborted(out_ == kStdout ? "the data written to stdout is not a valid profile"
+                                        : out_ + " was not written"));
   }
   return delivered;
 }
@@ -218,11 +234,15 @@ CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
       ->required()
       ->check(DurationValidator(kMinWindow, kMaxWindow))
       ->type_name("DURATION");
-  cmd->add_option("-o,--out", options.out,
-                  "File to write (created atomically; verified by size and SHA-256), "
-                  "or - for stdout")
-      ->required()
-      ->type_name("FILE|-");
+  CLI::Option* out = cmd->add_option("-o,--out", options.out,
+                                     "File to write (created atomically; verified by size and "
+                                     "SHA-256), or - for stdout")
+                         ->type_name("FILE|-");
+  cmd->add_option("--out-dir", options.out_dir,
+                  "Or write into DIR as {host}-{pid}-{UTC time}.heap (or the --format's "
+                  "extension); needed with several targets")
+      ->type_name("DIR")
+      ->excludes(out);
   cmd->add_option("-f,--format", options.format,
                   "heap (the raw profile, default), or analyse it right away on this host: "
                   "text, collapsed, pprof, svg, json (as `memprofctl dump --format`)")
@@ -237,7 +257,8 @@ CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
       "Examples:\n"
       "  memprofctl profile --pid 1234 --duration 30s --out profile.heap\n"
       "  memprofctl profile --name '^redis' --duration 5m --format svg --out heap.svg\n"
-      "  memprofctl profile --pid 1234 --duration 1m --out p.heap --json | jq .profiled_seconds\n");
+      "  memprofctl profile --pid 1234 --duration 1m --out p.heap --json | jq .profiled_seconds\n"
+      "  memprofctl profile --all --duration 1m --out-dir heaps --json   # every local agent\n");
   return cmd;
 }
 

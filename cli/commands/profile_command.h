@@ -25,6 +25,7 @@ struct ProfileOptions {
   TargetOptions target;
   std::string duration;         // required, 1s..24h
   std::string out;              // FILE, or - for stdout
+  std::string out_dir;          // or DIR: {host}-{pid}-{UTC time}.{extension} in it
   std::string format = "heap";  // as `dump --format`
 };
 

@@ -1,6 +1,9 @@
 #include "cli/commands/stats_command.h"
 
+#include <algorithm>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "cli/commands/profiling_format.h"
 #include "cli/human_format.h"
@@ -154,6 +157,38 @@ Result<void> RunStatsCommand(const StatsOptions& options, TargetDiscovery& disco
   auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
   return RunStatsWatch(*plan, *target, discovery, client, out, stop);
+}
+
+Result<void> RunStatsPrometheusOnTargets(const TargetSelection& selection,
+                                         const MultiTargetPlan& plan,
+                                         const TargetDiscovery& discovery,
+                                         const StoppableClientFactory& make_client,
+                                         const Console& console, const std::stop_token& stop) {
+  std::mutex mutex;
+  std::vector<TargetMetrics> rows;
+  const TargetTask task = [&](const Target& target, ProfileClient& client, const Console&,
+                              const std::stop_token&) -> Result<void> {
+    auto metrics = QueryTargetMetrics(target, client);
+    TargetMetrics row;
+    if (metrics) {
+      row = *metrics;
+    } else {
+      row.pid = target.pid;
+      row.command = target.command;
+    }
+    std::lock_guard lock(mutex);
+    rows.push_back(std::move(row));
+    return metrics ? Result<void>() : Fail(metrics.error());
+  };
+  MultiTargetPlan quiet = plan;
+  quiet.json = false;  // the exposition is the output
+  const Console errors_only{console.err, console.err};
+  auto result = RunOnTargets(selection, quiet, discovery, make_client, task, errors_only, stop);
+  if (!result && result.error().code == ErrorCode::kCancelled) return result;
+  std::sort(rows.begin(), rows.end(),
+            [](const TargetMetrics& a, const TargetMetrics& b) { return a.pid < b.pid; });
+  console.out << RenderPrometheus(rows);
+  return result;
 }
 
 double FragmentationRatio(const memprof::v1::StatsSummary& summary) {

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "cli/commands/target_options.h"
+#include "cli/console.h"
+#include "cli/multi_target_run.h"
 #include "cli/profile_client.h"
 #include "cli/stats_watch.h"
 #include "cli/target_discovery.h"
@@ -48,6 +50,15 @@ CLI::App* RegisterStatsCommand(CLI::App& app, StatsOptions& options);
                                                         bool stdout_is_terminal);
 
 // One reading, in the requested format.
+// `stats --format prometheus` on several targets: one exposition for all of
+// them, in which a target that fails is memprof_up 0 (and the run exit 6).
+[[nodiscard]] Result<void> RunStatsPrometheusOnTargets(const TargetSelection& selection,
+                                                       const MultiTargetPlan& plan,
+                                                       const TargetDiscovery& discovery,
+                                                       const StoppableClientFactory& make_client,
+                                                       const Console& console,
+                                                       const std::stop_token& stop);
+
 [[nodiscard]] Result<void> RunStats(const StatsOptions& options, TargetDiscovery& discovery,
                                     ProfileClient& client, std::ostream& out);
 

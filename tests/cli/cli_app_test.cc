@@ -137,7 +137,8 @@ TEST_F(CliAppTest, UnknownCommandListsTheValidOnes) {
 TEST_F(CliAppTest, UnknownFlagListsTheValidOptions) {
   EXPECT_EQ(Run({"status", "--pdi", "42"}), 2);
   ExpectOneErrorLine(
-      "unknown option '--pdi' for 'status' (valid options: -h/--help, --pid, --name, --json");
+      "unknown option '--pdi' for 'status' (valid options: -h/--help, --pid, --all, --name, "
+      "--targets, --target, --tls-ca, --tls-cert, --tls-key, --parallel, --json");
 }
 
 TEST_F(CliAppTest, MissingCommandIsAUsageError) {
@@ -231,7 +232,7 @@ TEST_F(CliAppTest, SeveralAgentsWithoutPidIsAUsageErrorListingThem) {
   AddAgent(42, "demo");
   AddAgent(43, "other");
   EXPECT_EQ(Run({"status"}), 2);
-  ExpectOneErrorLine("choose one with --pid: 42 (demo), 43 (other)");
+  ExpectOneErrorLine("choose one with --pid, or use --all for every one: 42 (demo), 43 (other)");
   EXPECT_EQ(fake_.calls, 0);
 }
 

@@ -143,7 +143,7 @@ TEST_F(TargetDiscoveryTest, WithoutPidAndSeveralAgentsListsTheCandidates) {
   auto target = discovery_.Resolve(0);
   ASSERT_FALSE(target);
   EXPECT_EQ(target.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_NE(target.error().message.find("--pid: 42 (demo), 43 (redis-server)"), std::string::npos)
+  EXPECT_NE(target.error().message.find("--pid, or use --all for every one: 42 (demo), 43 (redis-server)"), std::string::npos)
       << target.error().message;
 }
 
@@ -173,7 +173,7 @@ TEST_F(TargetDiscoveryTest, NameSelectsTheOnlyMatchingAgent) {
   ASSERT_FALSE(both);
   EXPECT_EQ(both.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(both.error().message.find("2 processes with a memprof agent match --name '--flag'; "
-                                      "choose one with --pid: 42 (demo), 43 (redis-server)"),
+                                      "choose one with --pid, or add --all for every one: 42 (demo), 43 (redis-server)"),
             std::string::npos)
       << both.error().message;
 }

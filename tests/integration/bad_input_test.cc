@@ -337,7 +337,8 @@ TEST_F(BadInputTest, UnknownCommandAndFlagListTheValidChoices) {
       {{"stauts", "--pid", "1"}, 2, "unknown command 'stauts' (valid commands: "},
       {{"status", "--bogus"},
        2,
-       "unknown option '--bogus' for 'status' (valid options: -h/--help, --pid, --name, --json; "
+       "unknown option '--bogus' for 'status' (valid options: -h/--help, --pid, --all, --name, "
+       "--targets, --target, --tls-ca, --tls-cert, --tls-key, --parallel, --json; "
        "global: --version, -v/--verbose, --timeout)"},
       {{"--bogus", "list"}, 2, "unknown option '--bogus' for 'list' (valid options: "},
       {{}, 2, "missing command (valid commands: list, status, "},
@@ -381,7 +382,8 @@ TEST_F(BadInputTest, NameMatchingNoneOrSeveral) {
            SocketDir() + "; `memprofctl list` shows the agents)"},
       {{"activate", "--name", "plain_target"},
        2,
-       "2 processes with a memprof agent match --name 'plain_target'; choose one with --pid: " +
+       "2 processes with a memprof agent match --name 'plain_target'; choose one with --pid, or "
+       "add --all for every one: " +
            first + " (plain_target), "},
   });
   EXPECT_EQ(StatusJson(*a)["profiling_active"], false);
