@@ -76,7 +76,8 @@ TargetOutcome RunOne(const RunContext& run, const TargetSpec& spec) {
   {
     Deadline deadline(source, run.plan.per_target_timeout);
     auto client = run.make_client(run.plan.rpc_timeout, source.get_token());
-    outcome.result = LookUpAndRun(run, spec, *client, outcome, Console{out, err}, source.get_token());
+    outcome.result =
+        LookUpAndRun(run, spec, *client, outcome, Console{out, err}, source.get_token());
     if (!outcome.result && deadline.expired() && !run.stop.stop_requested()) {
       outcome.result = Fail(ErrorCode::kUnavailable,
                             "timed out after " + FormatDuration(run.plan.per_target_timeout) +

@@ -26,8 +26,7 @@ using StoppableClientFactory = std::function<std::unique_ptr<ProfileClient>(
 // the run captures both. `stop` is requested on SIGINT/SIGTERM and when the
 // target's time is up.
 using TargetTask = std::function<Result<void>(const Target& target, ProfileClient& client,
-                                              const Console& console,
-                                              const std::stop_token& stop)>;
+                                              const Console& console, const std::stop_token& stop)>;
 
 struct MultiTargetPlan {
   size_t parallel = 8;
@@ -44,10 +43,10 @@ struct MultiTargetPlan {
 // How one target of a run ended.
 struct TargetOutcome {
   TargetSpec spec;
-  Target target;      // as far as it was looked up (pid 0 if not at all)
+  Target target;  // as far as it was looked up (pid 0 if not at all)
   Result<void> result;
-  std::string out;    // what the task printed on stdout
-  std::string err;    // and on stderr
+  std::string out;  // what the task printed on stdout
+  std::string err;  // and on stderr
   std::chrono::milliseconds elapsed{0};
 };
 

@@ -22,8 +22,8 @@ struct Target {
   // Local: as seen from the CLI's pid namespace. Remote: as the agent
   // reported it (Status), in its own host's namespace; 0 until then.
   pid_t pid = 0;
-  std::string socket_path;  // local: <dir>/<pid>.sock, or /proc/<pid>/root/<dir>/<nspid>.sock
-  std::string command;      // the process's comm ("Name:"), for messages; may be empty
+  std::string socket_path;   // local: <dir>/<pid>.sock, or /proc/<pid>/root/<dir>/<nspid>.sock
+  std::string command;       // the process's comm ("Name:"), for messages; may be empty
   std::string address = {};  // remote: "host:port"; empty for a local target
   std::shared_ptr<const TlsMaterial> tls = nullptr;  // remote only
 

@@ -32,8 +32,8 @@ bool IsDnsName(std::string_view host) {
     return false;
   }
   return std::all_of(host.begin(), host.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.';
   });
 }
 
@@ -73,9 +73,12 @@ TargetSpec TargetSpec::Address(std::string address, std::string origin) {
 
 std::string TargetSpec::ToString() const {
   switch (kind) {
-    case Kind::kPid: return std::to_string(pid);
-    case Kind::kUnixSocket: return std::string(kUnixPrefix) + value;
-    case Kind::kAddress: return value;
+    case Kind::kPid:
+      return std::to_string(pid);
+    case Kind::kUnixSocket:
+      return std::string(kUnixPrefix) + value;
+    case Kind::kAddress:
+      return value;
   }
   return value;
 }
@@ -96,7 +99,8 @@ Result<std::string> ParseRemoteAddress(std::string_view text) {
   if (host.find(':') != std::string_view::npos && host.front() != '[') {
     return Fail(BadAddress(text, "an IPv6 address must be in brackets"));
   }
-  if (!IsValidHost(host)) return Fail(BadAddress(text, "'" + std::string(host) + "' is not a host"));
+  if (!IsValidHost(host))
+    return Fail(BadAddress(text, "'" + std::string(host) + "' is not a host"));
   return std::string(text);
 }
 
@@ -116,7 +120,8 @@ Result<TargetSpec> ParseTargetLine(std::string_view line, const std::string& ori
     spec.origin = origin;
     return spec;
   }
-  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (!text.empty() &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     long pid = 0;
     if (!ParsePositive(text, INT_MAX, pid)) {
       return fail("invalid pid '" + std::string(text) + "': expected a positive process id");

@@ -16,8 +16,8 @@ namespace memprof::cli {
 struct TargetSpec {
   enum class Kind { kPid, kUnixSocket, kAddress };
   Kind kind = Kind::kPid;
-  pid_t pid = 0;      // kPid
-  std::string value;  // kUnixSocket: the path; kAddress: "host:port"
+  pid_t pid = 0;       // kPid
+  std::string value;   // kUnixSocket: the path; kAddress: "host:port"
   std::string origin;  // where it was named, for messages: "targets.txt:3", "--pid"
 
   static TargetSpec Pid(pid_t pid, std::string origin = "--pid");

@@ -23,16 +23,15 @@ void AddTlsOptions(CLI::App& command, TargetOptions& options) {
 }  // namespace
 
 CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
-  CLI::Option* pid =
-      command
-          .add_option("--pid", options.pids,
-                      "Process(es) to talk to: N, or N,N,... or repeated (default: "
-                      "$MEMPROF_PID, else the only process with an agent)")
-          ->envname("MEMPROF_PID")
-          ->delimiter(',')
-          ->check(PidValidator())
-          ->type_name("N")
-          ->group(kTargetsGroup);
+  CLI::Option* pid = command
+                         .add_option("--pid", options.pids,
+                                     "Process(es) to talk to: N, or N,N,... or repeated (default: "
+                                     "$MEMPROF_PID, else the only process with an agent)")
+                         ->envname("MEMPROF_PID")
+                         ->delimiter(',')
+                         ->check(PidValidator())
+                         ->type_name("N")
+                         ->group(kTargetsGroup);
   CLI::Option* all = command
                          .add_flag("--all", options.all,
                                    "Every process with an agent here (with --name: every one "
@@ -41,12 +40,12 @@ CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
                          ->group(kTargetsGroup);
   CLI::Option* name =
       command
-      .add_option("--name", options.name,
-                  "The only process with an agent whose command name or line matches this "
-                  "regular expression (ECMAScript, searched anywhere); with --all, every one")
-      ->type_name("REGEX")
-      ->excludes(pid)
-      ->group(kTargetsGroup);
+          .add_option("--name", options.name,
+                      "The only process with an agent whose command name or line matches this "
+                      "regular expression (ECMAScript, searched anywhere); with --all, every one")
+          ->type_name("REGEX")
+          ->excludes(pid)
+          ->group(kTargetsGroup);
   CLI::Option* file =
       command
           .add_option("--targets", options.targets_file,
@@ -58,14 +57,14 @@ CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
           ->excludes(name)
           ->group(kTargetsGroup);
   command
-          .add_option("--target", options.addresses,
-                      "A remote agent HOST:PORT (mutual TLS; needs --tls-ca, --tls-cert, "
-                      "--tls-key); repeatable")
-          ->type_name("HOST:PORT")
-          ->excludes(all)
-          ->excludes(name)
-          ->excludes(file)
-          ->group(kTargetsGroup);
+      .add_option("--target", options.addresses,
+                  "A remote agent HOST:PORT (mutual TLS; needs --tls-ca, --tls-cert, "
+                  "--tls-key); repeatable")
+      ->type_name("HOST:PORT")
+      ->excludes(all)
+      ->excludes(name)
+      ->excludes(file)
+      ->group(kTargetsGroup);
   AddTlsOptions(command, options);
   command
       .add_option("--parallel", options.parallel,

@@ -138,9 +138,10 @@ TEST_F(MultiTargetRunTest, AHangingTargetIsCutOffAtItsDeadline) {
   EXPECT_EQ(result.error().message, "1 of 3 targets failed: b:2 (unavailable)");
   EXPECT_NE(out_.str().find("done 1\n"), std::string::npos);
   EXPECT_NE(out_.str().find("done 3\n"), std::string::npos);
-  EXPECT_NE(err_.str().find("the agent at b:2: timed out after 200ms (--timeout bounds the work for "
-                            "each target)"),
-            std::string::npos)
+  EXPECT_NE(
+      err_.str().find("the agent at b:2: timed out after 200ms (--timeout bounds the work for "
+                      "each target)"),
+      std::string::npos)
       << err_.str();
 }
 

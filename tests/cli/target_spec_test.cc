@@ -18,8 +18,8 @@ TEST(TargetSpecTest, ParsesThePidSocketAndAddressForms) {
   EXPECT_EQ(socket->value, "/run/memprof/77.sock");
   EXPECT_EQ(socket->ToString(), "unix:/run/memprof/77.sock");
 
-  for (const char* address : {"db7.example.com:7070", "10.0.0.7:1", "[2001:db8::7]:65535",
-                              "localhost:7070"}) {
+  for (const char* address :
+       {"db7.example.com:7070", "10.0.0.7:1", "[2001:db8::7]:65535", "localhost:7070"}) {
     auto remote = ParseTargetLine(address, "f:3");
     ASSERT_TRUE(remote) << address << ": " << remote.error().message;
     EXPECT_EQ(remote->kind, TargetSpec::Kind::kAddress);
@@ -37,8 +37,9 @@ TEST(TargetSpecTest, BadLinesSayWhereAndWhy) {
            {"0", "f:9: invalid pid '0': expected a positive process id"},
            {"99999999999", "f:9: invalid pid '99999999999'"},
            {"unix:relative.sock", "f:9: 'unix:relative.sock': a Unix socket path must be absolute"},
-           {"web1", "f:9: 'web1' is neither a pid, nor unix:/path/to/socket, nor HOST:PORT "
-                    "(invalid remote target 'web1': no port"},
+           {"web1",
+            "f:9: 'web1' is neither a pid, nor unix:/path/to/socket, nor HOST:PORT "
+            "(invalid remote target 'web1': no port"},
            {"web1:0", "the port must be a number from 1 to 65535"},
            {"web1:65536", "the port must be a number from 1 to 65535"},
            {"web1:http", "the port must be a number from 1 to 65535"},

@@ -42,12 +42,6 @@ class BadInputTest : public IntegrationTest {
     options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
     return Start(options);
   }
-  TargetProcess* StartWithoutAgent() {
-    TargetOptions options;
-    options.argv = {kGlibcTarget};
-    options.expect_agent = false;
-    return Start(options);
-  }
   // A preloaded target whose agent is expected not to start (bad socket
   // directory): returns once the agent has said why on stderr.
   TargetProcess* StartRefusedAgent(const std::string& socket_dir, const std::string& why) {

@@ -60,13 +60,6 @@ class CollectTest : public IntegrationTest {
     return t;
   }
 
-  // memprofctl ARGS in the background (MEMPROF_SOCKET_DIR = this test's).
-  std::unique_ptr<Subprocess> Spawn(std::vector<std::string> args) {
-    args.insert(args.begin(), kMemprofctl);
-    auto p = Subprocess::Spawn(SpawnOptions{args, {{"MEMPROF_SOCKET_DIR", SocketDir()}}, -1});
-    EXPECT_TRUE(p.has_value()) << p.error().message;
-    return p ? std::move(*p) : nullptr;
-  }
 
   // Waits (with a deadline) until the background command printed `lines` lines.
   bool AwaitLines(Subprocess& p, size_t lines) {
@@ -183,7 +176,7 @@ TEST_F(CollectTest, OutDirNeverOverwritesAnExistingFile) {
 TEST_F(CollectTest, SigintBetweenDumpsStopsWithExit0AndKeepsCompleteFiles) {
   TargetProcess* t = StartActiveTarget();
   ASSERT_NE(t, nullptr);
-  auto cli = Spawn({"dump", "--pid", std::to_string(t->pid()), "--every", "1s", "--out-dir",
+  auto cli = SpawnCli({"dump", "--pid", std::to_string(t->pid()), "--every", "1s", "--out-dir",
                     out_dir_, "--json"});
   ASSERT_NE(cli, nullptr);
   ASSERT_TRUE(AwaitLines(*cli, 2)) << cli->StderrText();
@@ -204,7 +197,7 @@ TEST_F(CollectTest, SigtermDuringADumpDiscardsItAndExits0) {
   options.ready_timeout = seconds(120);
   TargetProcess* t = Start(options);
   ASSERT_NE(t, nullptr);
-  auto cli = Spawn({"dump", "--pid", std::to_string(t->pid()), "--every", "1m", "--out-dir",
+  auto cli = SpawnCli({"dump", "--pid", std::to_string(t->pid()), "--every", "1m", "--out-dir",
                     out_dir_, "--json"});
   ASSERT_NE(cli, nullptr);
   // Data flows into memprofctl's unnamed file in the output directory, seen
@@ -239,7 +232,7 @@ TEST_F(CollectTest, TargetDyingEndsThePeriodicDumpWithExit3KeepingTheFiles) {
   TargetProcess* t = StartActiveTarget();
   ASSERT_NE(t, nullptr);
   const pid_t pid = t->pid();
-  auto cli = Spawn({"dump", "--pid", std::to_string(pid), "--every", "1s", "--out-dir", out_dir_,
+  auto cli = SpawnCli({"dump", "--pid", std::to_string(pid), "--every", "1s", "--out-dir", out_dir_,
                     "--json"});
   ASSERT_NE(cli, nullptr);
   ASSERT_TRUE(AwaitLines(*cli, 1)) << cli->StderrText();
@@ -340,7 +333,7 @@ TEST_F(CollectTest, WatchPrintsJsonLinesWithDeltasOnAPipe) {
 TEST_F(CollectTest, CtrlCEndsTheWatchWithExit0) {
   TargetProcess* t = StartShape(Shape::kLinked);
   ASSERT_NE(t, nullptr);
-  auto cli = Spawn({"stats", "--pid", std::to_string(t->pid()), "--watch", "1s"});
+  auto cli = SpawnCli({"stats", "--pid", std::to_string(t->pid()), "--watch", "1s"});
   ASSERT_NE(cli, nullptr);
   ASSERT_TRUE(AwaitLines(*cli, 2)) << cli->StderrText();
   cli->Signal(SIGINT);
@@ -355,7 +348,7 @@ TEST_F(CollectTest, TargetDyingEndsTheWatchWithExit3) {
   TargetProcess* t = StartShape(Shape::kPreloaded);
   ASSERT_NE(t, nullptr);
   const pid_t pid = t->pid();
-  auto cli = Spawn({"stats", "--pid", std::to_string(pid), "--watch", "1s"});
+  auto cli = SpawnCli({"stats", "--pid", std::to_string(pid), "--watch", "1s"});
   ASSERT_NE(cli, nullptr);
   ASSERT_TRUE(AwaitLines(*cli, 1)) << cli->StderrText();
   t->process().KillAndReap();

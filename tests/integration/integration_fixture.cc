@@ -85,6 +85,20 @@ CommandResult IntegrationTest::Cli(std::vector<std::string> args,
   return RunCommand(args, env, timeout);
 }
 
+std::unique_ptr<Subprocess> IntegrationTest::SpawnCli(std::vector<std::string> args) {
+  args.insert(args.begin(), kMemprofctl);
+  auto p = Subprocess::Spawn(SpawnOptions{args, {{"MEMPROF_SOCKET_DIR", SocketDir()}}, -1});
+  EXPECT_TRUE(p.has_value()) << p.error().message;
+  return p ? std::move(*p) : nullptr;
+}
+
+TargetProcess* IntegrationTest::StartWithoutAgent() {
+  TargetOptions options;
+  options.argv = {kGlibcTarget};
+  options.expect_agent = false;
+  return Start(options);
+}
+
 CommandResult IntegrationTest::CliFor(const TargetProcess& target, const std::string& command,
                                       std::vector<std::string> args) {
   args.insert(args.begin(), {command, "--pid", std::to_string(target.pid())});

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/integration/command_runner.h"
+#include "tests/integration/subprocess.h"
 #include "tests/integration/target_process.h"
 #include "tests/integration/temp_dir.h"
 
@@ -58,6 +59,12 @@ class IntegrationTest : public ::testing::Test {
   // memprofctl ARGS with MEMPROF_SOCKET_DIR = this test's directory.
   CommandResult Cli(std::vector<std::string> args, std::map<std::string, std::string> env = {},
                     std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  // memprofctl ARGS in the background, MEMPROF_SOCKET_DIR as for Cli (killed
+  // and reaped when the returned object goes; nullptr and a failure if it
+  // cannot be started).
+  std::unique_ptr<Subprocess> SpawnCli(std::vector<std::string> args);
+  // A process without an agent (glibc_target): only its handshake is awaited.
+  TargetProcess* StartWithoutAgent();
   // memprofctl COMMAND --pid <target> ARGS...
   CommandResult CliFor(const TargetProcess& target, const std::string& command,
                        std::vector<std::string> args = {});

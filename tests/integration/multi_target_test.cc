@@ -1,11 +1,10 @@
 // Multi-target runs (--pid A,B,C, --all, --targets FILE): one outcome per
 // target, a failing, vanished or hanging target never stops the others, and
 // the exit code is 6 when any failed.
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
@@ -28,25 +27,13 @@ using std::chrono::seconds;
 
 class MultiTargetTest : public IntegrationTest {
  protected:
-  TargetProcess* StartPlain() {
-    TargetOptions options;
-    options.argv = {kPlainTarget};
-    options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
-    return Start(options);
-  }
+  TargetProcess* StartPlain() { return StartShape(Shape::kPreloaded); }
 
   // linked_target sampling every 16 KiB, so a short window has samples.
   TargetProcess* StartLinked() {
     TargetOptions options;
     options.argv = {kLinkedTarget};
     options.env = {{"MALLOC_CONF", "prof:true,prof_active:false,lg_prof_sample:14"}};
-    return Start(options);
-  }
-
-  TargetProcess* StartWithoutAgent() {
-    TargetOptions options;
-    options.argv = {kGlibcTarget};
-    options.expect_agent = false;
     return Start(options);
   }
 
@@ -58,14 +45,6 @@ class MultiTargetTest : public IntegrationTest {
       targets.push_back(t);
     }
     return targets;
-  }
-
-  // `memprofctl ARGS` in the background (killed when the test ends).
-  std::unique_ptr<Subprocess> Spawn(std::vector<std::string> args) {
-    args.insert(args.begin(), kMemprofctl);
-    auto p = Subprocess::Spawn(SpawnOptions{args, {{"MEMPROF_SOCKET_DIR", SocketDir()}}, -1});
-    EXPECT_TRUE(p.has_value()) << p.error().message;
-    return p ? std::move(*p) : nullptr;
   }
 
   void AwaitActive(const TargetProcess& target) {
@@ -218,9 +197,9 @@ TEST_F(MultiTargetTest, HangingTargetIsCutOffAtTheTimeout) {
   path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
   ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   ASSERT_EQ(::listen(listener.get(), 8), 0);
-  CommandResult r = Cli({"status", "--pid",
-                         std::to_string(::getpid()) + "," + std::to_string(live->pid()),
-                         "--timeout", "1s", "--json"});
+  CommandResult r =
+      Cli({"status", "--pid", std::to_string(::getpid()) + "," + std::to_string(live->pid()),
+           "--timeout", "1s", "--json"});
   ::unlink(path.c_str());
   EXPECT_EQ(r.exit_code, 6) << r.err;
   auto lines = JsonLines(r);
@@ -259,11 +238,11 @@ TEST_F(MultiTargetTest, BadTargetsFileIsRefusedBeforeAnyTargetIsTouched) {
   ExpectCliError(Cli({"activate", "--targets", file}), 2,
                  file + ":3: 'web1' is neither a pid, nor unix:/path/to/socket, nor HOST:PORT");
   ASSERT_TRUE(WriteFile(file, "# nothing\n"));
-  ExpectCliError(Cli({"activate", "--targets", file}), 2, "--targets: " + file +
-                                                              " lists no targets");
-  ExpectCliError(Cli({"activate", "--targets", dir().File("missing.txt")}), 2,
-                 "--targets: cannot read " + dir().File("missing.txt") +
-                     ": No such file or directory");
+  ExpectCliError(Cli({"activate", "--targets", file}), 2,
+                 "--targets: " + file + " lists no targets");
+  ExpectCliError(
+      Cli({"activate", "--targets", dir().File("missing.txt")}), 2,
+      "--targets: cannot read " + dir().File("missing.txt") + ": No such file or directory");
   EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
 }
 
@@ -284,8 +263,7 @@ TEST_F(MultiTargetTest, AllWithNameTakesEveryMatchAndOnlyThose) {
 TEST_F(MultiTargetTest, PrometheusForSeveralTargetsIsOneExposition) {
   auto targets = StartPlainTargets(2);
   ASSERT_EQ(targets.size(), 2u);
-  CommandResult r = Cli({"stats", "--pid", Pids(targets) + ",999999999", "--format",
-                         "prometheus"});
+  CommandResult r = Cli({"stats", "--pid", Pids(targets) + ",999999999", "--format", "prometheus"});
   EXPECT_EQ(r.exit_code, 6) << r.err;
   size_t families = 0;
   for (size_t at = r.out.find("# TYPE memprof_up "); at != std::string::npos;
@@ -294,7 +272,8 @@ TEST_F(MultiTargetTest, PrometheusForSeveralTargetsIsOneExposition) {
   }
   EXPECT_EQ(families, 1u) << r.out;
   for (const TargetProcess* t : targets) {
-    EXPECT_NE(r.out.find("memprof_up{pid=\"" + std::to_string(t->pid()) + "\",command=\"plain_target\"} 1"),
+    EXPECT_NE(r.out.find("memprof_up{pid=\"" + std::to_string(t->pid()) +
+                         "\",command=\"plain_target\"} 1"),
               std::string::npos)
         << r.out;
   }
@@ -309,7 +288,7 @@ TEST_F(MultiTargetTest, ProfileAllSurvivesATargetDyingMidWindow) {
   ASSERT_NE(stays, nullptr);
   ASSERT_NE(dies, nullptr);
   TempDir out = *TempDir::Create("memprof-multi-profile");
-  auto cli = Spawn({"profile", "--all", "--duration", "4s", "--out-dir", out.path(), "--json"});
+  auto cli = SpawnCli({"profile", "--all", "--duration", "4s", "--out-dir", out.path(), "--json"});
   ASSERT_NE(cli, nullptr);
   AwaitActive(*stays);
   AwaitActive(*dies);

@@ -37,13 +37,6 @@ class ProfileTest : public IntegrationTest {
     return Start(options);
   }
 
-  // `memprofctl ARGS` running in the background (killed when the test ends).
-  std::unique_ptr<Subprocess> Spawn(std::vector<std::string> args) {
-    args.insert(args.begin(), kMemprofctl);
-    auto p = Subprocess::Spawn(SpawnOptions{args, {{"MEMPROF_SOCKET_DIR", SocketDir()}}, -1});
-    EXPECT_TRUE(p.has_value()) << p.error().message;
-    return p ? std::move(*p) : nullptr;
-  }
 
   // Waits until `profile` has opened its agent-side window (one that ends
   // after `after`, in Unix ms); returns its end.
@@ -173,7 +166,7 @@ TEST_F(ProfileTest, AShorterWindowIsStretchedThenEndsAsItWould) {
   CommandResult on = CliFor(*t, "activate", {"--for", "3s", "--json"});
   ASSERT_EQ(on.exit_code, 0) << on;
   const int64_t end = ParseJsonOutput(on)["current"]["window_end_unix_ms"].get<int64_t>();
-  auto cli = Spawn({"profile", "--pid", std::to_string(t->pid()), "--duration", "5s", "--out",
+  auto cli = SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "5s", "--out",
                     dir().File("p.heap"), "--json"});
   ASSERT_NE(cli, nullptr);
   // Stretched to the duration plus 5s: well past the old end.
@@ -195,7 +188,7 @@ TEST_P(ProfileSignalTest, AnInterruptEndsTheWindowEarlyAndStillWritesTheProfile)
   TargetProcess* t = StartTarget();
   ASSERT_NE(t, nullptr);
   const std::string path = dir().File("p.heap");
-  auto cli = Spawn(
+  auto cli = SpawnCli(
       {"profile", "--pid", std::to_string(t->pid()), "--duration", "60s", "--out", path, "--json"});
   ASSERT_NE(cli, nullptr);
   AwaitWindow(*t);
@@ -225,7 +218,7 @@ TEST_P(ProfileSignalTest, ASecondInterruptAbortsAndLeavesNoFile) {
   ASSERT_NE(t, nullptr);
   const std::string path = dir().File("p.heap");
   auto cli =
-      Spawn({"profile", "--pid", std::to_string(t->pid()), "--duration", "60s", "--out", path});
+      SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "60s", "--out", path});
   ASSERT_NE(cli, nullptr);
   AwaitWindow(*t);
   t->process().Signal(SIGSTOP);
@@ -258,7 +251,7 @@ TEST_F(ProfileTest, TargetDyingMidWindowIsExit3AndWritesNothing) {
   TargetProcess* t = StartTarget();
   ASSERT_NE(t, nullptr);
   const pid_t pid = t->pid();
-  auto cli = Spawn({"profile", "--pid", std::to_string(pid), "--duration", "60s", "--out",
+  auto cli = SpawnCli({"profile", "--pid", std::to_string(pid), "--duration", "60s", "--out",
                     dir().File("p.heap")});
   ASSERT_NE(cli, nullptr);
   AwaitWindow(*t);
@@ -280,7 +273,7 @@ TEST_F(ProfileTest, AgentClosesTheWindowWhenMemprofctlIsKilled) {
   TargetProcess* t = StartTarget();
   ASSERT_NE(t, nullptr);
   const int64_t started = NowUnixMs();
-  auto cli = Spawn({"profile", "--pid", std::to_string(t->pid()), "--duration", "2s", "--out",
+  auto cli = SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "2s", "--out",
                     dir().File("p.heap")});
   ASSERT_NE(cli, nullptr);
   const int64_t end = AwaitWindow(*t);
