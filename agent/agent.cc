@@ -15,7 +15,9 @@
 #include "agent/peer_registry.h"
 #include "agent/process_identity.h"
 #include "agent/profiling_controller.h"
+#include "agent/remote_server.h"
 #include "agent/socket_registry.h"
+#include "agent/tls_material.h"
 
 namespace memprof::agent {
 namespace {
@@ -59,7 +61,7 @@ Result<void> Agent::StartLocked(const AgentConfig& config) {
   PeerRegistry* peers = peers_.get();
   service_ = std::make_unique<MemoryProfileService>(
       *identity_, *allocator_, *profiling_, *dumps_,
-      [peers](std::string_view peer) { return peers->Refusal(peer); });
+      [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
   server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(), config.idle_timeout);
   auto socket = SocketRegistry::Listen(config.socket_dir, identity_->pid);
   if (!socket) return Fail(socket.error());
@@ -76,7 +78,29 @@ Result<void> Agent::StartLocked(const AgentConfig& config) {
   owner_pid_ = identity_->pid;
   Logger().info("agent {} listening on {} (allocator: {})", identity_->pid, socket_->path(),
                 AllocatorKindName(allocator_->Info().kind));
+  StartRemoteLocked(config);
   return {};
+}
+
+void Agent::StartRemoteLocked(const AgentConfig& config) {
+  if (!config.remote) return;
+  auto tls = LoadTlsMaterial(*config.remote);
+  if (!tls) {
+    Logger().warn("{}{}", kNotListeningOnTcp, tls.error().message);
+    return;
+  }
+  for (const auto& warning : tls->warnings) Logger().warn("{}", warning);
+  remote_service_ = std::make_unique<MemoryProfileService>(*identity_, *allocator_, *profiling_,
+                                                           *dumps_, RemoteAuthorizer());
+  auto server = RemoteServer::Start(config.remote->address, *tls, *remote_service_);
+  if (!server) {
+    Logger().warn("{}{}", kNotListeningOnTcp, server.error().message);
+    remote_service_.reset();
+    return;
+  }
+  remote_ = std::move(*server);
+  Logger().info("agent {} listening on {} (mutual TLS)", identity_->pid,
+                remote_->address().ToString());
 }
 
 void Agent::Stop() {
@@ -92,6 +116,8 @@ void Agent::StopLocked() {
   socket_.reset();                   // unlinks the socket path
   if (server_) server_->Shutdown();
   server_.reset();
+  remote_.reset();  // shuts the remote listener down
+  remote_service_.reset();
   acceptor_.reset();
   service_.reset();
   dumps_.reset();
@@ -128,7 +154,10 @@ void Agent::OnForkChild() {
   if (acceptor_) acceptor_->AbandonAfterFork();
   if (profiling_) profiling_->AbandonAfterFork();
   if (server_) server_->AbandonAfterFork();
+  if (remote_) remote_->AbandonAfterFork();
   for (void* leaked : {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
+                       static_cast<void*>(remote_.release()),
+                       static_cast<void*>(remote_service_.release()),
                        static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
                        static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
                        static_cast<void*>(peers_.release()),

@@ -19,6 +19,7 @@ class MemoryProfileService;
 class OnDemandServer;
 class PeerRegistry;
 class ProfilingController;
+class RemoteServer;
 class SocketRegistry;
 struct ProcessIdentity;
 
@@ -34,6 +35,13 @@ struct ProcessIdentity;
 // gRPC's threads and locks do not survive fork, so using it there could hang
 // the child. The parent's gRPC is up only while someone talks to its agent
 // (and MEMPROF_IDLE_TIMEOUT after), so workers forked at start-up are fine.
+//
+// Remote listener (MEMPROF_LISTEN): started after the Unix socket, and only
+// an extra. If it cannot start (bad or missing TLS material, port taken) the
+// agent logs one warning saying why and serves its Unix socket alone. While it
+// runs gRPC stays initialized, so a child forked meanwhile cannot start an
+// agent of its own (see above); a forked child closes its inherited copy of
+// the listening socket.
 //
 // Implementation warning: the instance is never destroyed (it is leaked on
 // purpose) so no static destructor can race the threads it owns at exit;
@@ -54,6 +62,8 @@ class Agent {
   ~Agent() = default;
 
   Result<void> StartLocked(const AgentConfig& config);
+  // Starts the remote listener if configured; a failure is only logged.
+  void StartRemoteLocked(const AgentConfig& config);
   void StopLocked();
   void OnForkPrepare();
   void OnForkParent();
@@ -72,6 +82,8 @@ class Agent {
   std::unique_ptr<OnDemandServer> server_;
   std::unique_ptr<SocketRegistry> socket_;
   std::unique_ptr<ConnectionAcceptor> acceptor_;
+  std::unique_ptr<MemoryProfileService> remote_service_;  // its own authorizer and call count
+  std::unique_ptr<RemoteServer> remote_;
 };
 
 }  // namespace memprof::agent
