@@ -35,25 +35,33 @@ const char* IsOrAre(const std::vector<std::string>& names) {
   return names.size() == 1 ? " is" : " are";
 }
 
+// The three MEMPROF_TLS_* paths, and which of them are set.
+struct TlsVariables {
+  RemoteConfig paths;
+  std::vector<std::string> set;
+  std::vector<std::string> unset;
+};
+
+TlsVariables ReadTlsVariables(const std::function<const char*(const char*)>& getenv) {
+  TlsVariables tls;
+  for (auto [name, path] :
+       {std::pair{kTlsCertEnv, &tls.paths.cert_path}, std::pair{kTlsKeyEnv, &tls.paths.key_path},
+        std::pair{kTlsCaEnv, &tls.paths.ca_path}}) {
+    *path = Get(getenv, name);
+    (path->empty() ? tls.unset : tls.set).emplace_back(name);
+  }
+  return tls;
+}
+
 // MEMPROF_LISTEN and MEMPROF_TLS_*: the remote listener, or a warning
 // saying why there is none.
 std::optional<RemoteConfig> ReadRemote(const std::function<const char*(const char*)>& getenv,
                                        std::vector<std::string>& warnings) {
-  RemoteConfig remote;
-  remote.cert_path = Get(getenv, kTlsCertEnv);
-  remote.key_path = Get(getenv, kTlsKeyEnv);
-  remote.ca_path = Get(getenv, kTlsCaEnv);
-  std::vector<std::string> set;
-  std::vector<std::string> unset;
-  for (auto [name, value] : {std::pair{kTlsCertEnv, &remote.cert_path},
-                             std::pair{kTlsKeyEnv, &remote.key_path},
-                             std::pair{kTlsCaEnv, &remote.ca_path}}) {
-    (value->empty() ? unset : set).emplace_back(name);
-  }
+  TlsVariables tls = ReadTlsVariables(getenv);
   const std::string listen = Get(getenv, kListenEnv);
   if (listen.empty()) {
-    if (!set.empty()) {
-      warnings.push_back(std::string(kNotListeningOnTcp) + JoinNames(set) + IsOrAre(set) +
+    if (!tls.set.empty()) {
+      warnings.push_back(std::string(kNotListeningOnTcp) + JoinNames(tls.set) + IsOrAre(tls.set) +
                          " set but MEMPROF_LISTEN is not; set MEMPROF_LISTEN=HOST:PORT to serve "
                          "remote clients");
     }
@@ -65,16 +73,16 @@ std::optional<RemoteConfig> ReadRemote(const std::function<const char*(const cha
                        address.error().message);
     return std::nullopt;
   }
-  if (!unset.empty()) {
+  if (!tls.unset.empty()) {
     warnings.push_back(std::string(kNotListeningOnTcp) + "MEMPROF_LISTEN=" + listen +
-                       " requires mutual TLS, but " + JoinNames(unset) + IsOrAre(unset) +
+                       " requires mutual TLS, but " + JoinNames(tls.unset) + IsOrAre(tls.unset) +
                        " not set; set MEMPROF_TLS_CERT (the agent's certificate chain, PEM), "
                        "MEMPROF_TLS_KEY (its private key, PEM) and MEMPROF_TLS_CA (the CA "
                        "certificates that client certificates must chain to, PEM)");
     return std::nullopt;
   }
-  remote.address = *address;
-  return remote;
+  tls.paths.address = *address;
+  return tls.paths;
 }
 
 }  // namespace

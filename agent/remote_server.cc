@@ -145,7 +145,9 @@ MemoryProfileService::Authorizer RemoteAuthorizer() {
   return [](const CallPeer& peer) -> std::optional<std::string> {
     auto refusal = RemoteRefusal(peer);
     if (!refusal) {
-      Logger().info("serving remote client {} at {}", peer.certificate_subject, peer.address);
+      Logger().info("serving remote client {} at {}",
+                    peer.certificate_subject.empty() ? "(no subject)" : peer.certificate_subject,
+                    peer.address);
     }
     return refusal;
   };

@@ -115,8 +115,8 @@ Result<void> CheckCertificateAndKey(const RemoteConfig& config, const TlsMateria
   if (!leaf) return Invalid(Named(kTlsCertEnv, config.cert_path) + " holds no PEM certificate");
   const ASN1_TIME* not_after = X509_get0_notAfter(leaf.get());
   if (X509_cmp_current_time(not_after) < 0) {
-    return Invalid("the certificate in " + Named(kTlsCertEnv, config.cert_path) +
-                   " expired on " + UtcText(not_after) + "; renew it");
+    return Invalid("the certificate in " + Named(kTlsCertEnv, config.cert_path) + " expired on " +
+                   UtcText(not_after) + "; renew it");
   }
   const std::string& key_pem = material.private_key_pem;
   PkeyPtr key = PrivateKey(key_pem);

@@ -5,12 +5,11 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "agent/allocator.h"
 #include "agent/dump_streamer.h"
@@ -34,8 +33,8 @@ class RemoteServerTest : public ::testing::Test {
     identity_ = CurrentProcessIdentity("prof:true");
     profiling_ = std::make_unique<ProfilingController>(*allocator_);
     dumps_ = std::make_unique<DumpStreamer>(*allocator_, 2);
-    service_ = std::make_unique<MemoryProfileService>(identity_, *allocator_, *profiling_,
-                                                      *dumps_, RemoteAuthorizer());
+    service_ = std::make_unique<MemoryProfileService>(identity_, *allocator_, *profiling_, *dumps_,
+                                                      RemoteAuthorizer());
     ca_ = MakeTestCa("test CA");
     PemPair server = MakeTestLeaf(ca_, "agent", CertUse::kServer, "IP:127.0.0.1");
     tls_.cert_chain_pem = server.cert;

@@ -87,8 +87,8 @@ Ptr<X509> ReadCert(const std::string& pem) {
 
 Ptr<EVP_PKEY> ReadKey(const std::string& pem, const std::string& passphrase = "") {
   Ptr<BIO> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  Ptr<EVP_PKEY> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr,
-                                            const_cast<char*>(passphrase.c_str())));
+  Ptr<EVP_PKEY> key(
+      PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, const_cast<char*>(passphrase.c_str())));
   Check(key != nullptr, "reading a key");
   return key;
 }

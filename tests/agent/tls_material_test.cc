@@ -1,9 +1,8 @@
 #include "agent/tls_material.h"
 
+#include <gtest/gtest.h>
 #include <openssl/err.h>
 #include <sys/stat.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
