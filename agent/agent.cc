@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <string>
 
 #include "agent/agent_logger.h"
 #include "agent/allocator.h"
@@ -23,6 +24,18 @@ namespace memprof::agent {
 namespace {
 
 constexpr int kMaxConcurrentDumps = 2;
+
+// Why a child forked while its parent's gRPC was up gets no agent, and what
+// to do instead.
+std::string ForkedChildRefusal(bool parent_served_remote) {
+  return std::string(
+             "not starting the agent in this forked child: gRPC was in use in its parent at "
+             "fork() time and cannot be used after fork; ") +
+         (parent_served_remote ? "the parent's agent serves MEMPROF_LISTEN, which keeps gRPC "
+                                 "running: exec() the workers, or start the parent without "
+                                 "MEMPROF_LISTEN"
+                               : "fork workers before profiling, or exec() them");
+}
 
 }  // namespace
 
@@ -47,10 +60,7 @@ Result<void> Agent::Start(const AgentConfig& config) {
 Result<void> Agent::StartLocked(const AgentConfig& config) {
   SetLogLevel(config.log_level);
   if (grpc_unusable_) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                "not starting the agent in this forked child: gRPC was in use in its parent at "
-                "fork() time and cannot be used after fork; fork workers before profiling, or "
-                "exec() them");
+    return Fail(ErrorCode::kFailedPrecondition, ForkedChildRefusal(remote_at_fork_));
   }
   for (const auto& warning : config.warnings) Logger().warn("{}", warning);
   identity_ = std::make_unique<ProcessIdentity>(CurrentProcessIdentity(config.malloc_conf));
@@ -143,6 +153,7 @@ std::string Agent::socket_path() const {
 void Agent::OnForkPrepare() {
   mu_.lock();
   grpc_live_at_fork_ = grpc_is_initialized() != 0;
+  remote_at_fork_ = remote_ != nullptr;
 }
 void Agent::OnForkParent() { mu_.unlock(); }
 
@@ -155,13 +166,13 @@ void Agent::OnForkChild() {
   if (profiling_) profiling_->AbandonAfterFork();
   if (server_) server_->AbandonAfterFork();
   if (remote_) remote_->AbandonAfterFork();
-  for (void* leaked : {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
-                       static_cast<void*>(remote_.release()),
-                       static_cast<void*>(remote_service_.release()),
-                       static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
-                       static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
-                       static_cast<void*>(peers_.release()),
-                       static_cast<void*>(socket_.release()), static_cast<void*>(identity_.release())}) {
+  for (void* leaked :
+       {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
+        static_cast<void*>(remote_.release()), static_cast<void*>(remote_service_.release()),
+        static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
+        static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
+        static_cast<void*>(peers_.release()), static_cast<void*>(socket_.release()),
+        static_cast<void*>(identity_.release())}) {
     (void)leaked;
   }
   owner_pid_ = 0;

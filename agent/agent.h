@@ -73,6 +73,7 @@ class Agent {
   pid_t owner_pid_ = 0;  // 0 while stopped
   bool grpc_live_at_fork_ = false;  // set in the parent just before fork()
   bool grpc_unusable_ = false;      // in a child forked while gRPC was live
+  bool remote_at_fork_ = false;     // the parent served MEMPROF_LISTEN at fork() (for the message)
   std::unique_ptr<ProcessIdentity> identity_;
   std::unique_ptr<PeerRegistry> peers_;
   std::unique_ptr<Allocator> allocator_;
