@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <string>
 
 #include "agent/agent_logger.h"
 #include "agent/allocator.h"
@@ -15,12 +16,26 @@
 #include "agent/peer_registry.h"
 #include "agent/process_identity.h"
 #include "agent/profiling_controller.h"
+#include "agent/remote_server.h"
 #include "agent/socket_registry.h"
+#include "agent/tls_material.h"
 
 namespace memprof::agent {
 namespace {
 
 constexpr int kMaxConcurrentDumps = 2;
+
+// Why a child forked while its parent's gRPC was up gets no agent, and what
+// to do instead.
+std::string ForkedChildRefusal(bool parent_served_remote) {
+  return std::string(
+             "not starting the agent in this forked child: gRPC was in use in its parent at "
+             "fork() time and cannot be used after fork; ") +
+         (parent_served_remote ? "the parent's agent serves MEMPROF_LISTEN, which keeps gRPC "
+                                 "running: exec() the workers, or start the parent without "
+                                 "MEMPROF_LISTEN"
+                               : "fork workers before profiling, or exec() them");
+}
 
 }  // namespace
 
@@ -45,10 +60,7 @@ Result<void> Agent::Start(const AgentConfig& config) {
 Result<void> Agent::StartLocked(const AgentConfig& config) {
   SetLogLevel(config.log_level);
   if (grpc_unusable_) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                "not starting the agent in this forked child: gRPC was in use in its parent at "
-                "fork() time and cannot be used after fork; fork workers before profiling, or "
-                "exec() them");
+    return Fail(ErrorCode::kFailedPrecondition, ForkedChildRefusal(remote_at_fork_));
   }
   for (const auto& warning : config.warnings) Logger().warn("{}", warning);
   identity_ = std::make_unique<ProcessIdentity>(CurrentProcessIdentity(config.malloc_conf));
@@ -59,7 +71,7 @@ Result<void> Agent::StartLocked(const AgentConfig& config) {
   PeerRegistry* peers = peers_.get();
   service_ = std::make_unique<MemoryProfileService>(
       *identity_, *allocator_, *profiling_, *dumps_,
-      [peers](std::string_view peer) { return peers->Refusal(peer); });
+      [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
   server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(), config.idle_timeout);
   auto socket = SocketRegistry::Listen(config.socket_dir, identity_->pid);
   if (!socket) return Fail(socket.error());
@@ -76,7 +88,29 @@ Result<void> Agent::StartLocked(const AgentConfig& config) {
   owner_pid_ = identity_->pid;
   Logger().info("agent {} listening on {} (allocator: {})", identity_->pid, socket_->path(),
                 AllocatorKindName(allocator_->Info().kind));
+  StartRemoteLocked(config);
   return {};
+}
+
+void Agent::StartRemoteLocked(const AgentConfig& config) {
+  if (!config.remote) return;
+  auto tls = LoadTlsMaterial(*config.remote);
+  if (!tls) {
+    Logger().warn("{}{}", kNotListeningOnTcp, tls.error().message);
+    return;
+  }
+  for (const auto& warning : tls->warnings) Logger().warn("{}", warning);
+  remote_service_ = std::make_unique<MemoryProfileService>(*identity_, *allocator_, *profiling_,
+                                                           *dumps_, RemoteAuthorizer());
+  auto server = RemoteServer::Start(config.remote->address, *tls, *remote_service_);
+  if (!server) {
+    Logger().warn("{}{}", kNotListeningOnTcp, server.error().message);
+    remote_service_.reset();
+    return;
+  }
+  remote_ = std::move(*server);
+  Logger().info("agent {} listening on {} (mutual TLS)", identity_->pid,
+                remote_->address().ToString());
 }
 
 void Agent::Stop() {
@@ -92,6 +126,8 @@ void Agent::StopLocked() {
   socket_.reset();                   // unlinks the socket path
   if (server_) server_->Shutdown();
   server_.reset();
+  remote_.reset();  // shuts the remote listener down
+  remote_service_.reset();
   acceptor_.reset();
   service_.reset();
   dumps_.reset();
@@ -117,6 +153,7 @@ std::string Agent::socket_path() const {
 void Agent::OnForkPrepare() {
   mu_.lock();
   grpc_live_at_fork_ = grpc_is_initialized() != 0;
+  remote_at_fork_ = remote_ != nullptr;
 }
 void Agent::OnForkParent() { mu_.unlock(); }
 
@@ -128,11 +165,14 @@ void Agent::OnForkChild() {
   if (acceptor_) acceptor_->AbandonAfterFork();
   if (profiling_) profiling_->AbandonAfterFork();
   if (server_) server_->AbandonAfterFork();
-  for (void* leaked : {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
-                       static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
-                       static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
-                       static_cast<void*>(peers_.release()),
-                       static_cast<void*>(socket_.release()), static_cast<void*>(identity_.release())}) {
+  if (remote_) remote_->AbandonAfterFork();
+  for (void* leaked :
+       {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
+        static_cast<void*>(remote_.release()), static_cast<void*>(remote_service_.release()),
+        static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
+        static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
+        static_cast<void*>(peers_.release()), static_cast<void*>(socket_.release()),
+        static_cast<void*>(identity_.release())}) {
     (void)leaked;
   }
   owner_pid_ = 0;

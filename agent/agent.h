@@ -19,6 +19,7 @@ class MemoryProfileService;
 class OnDemandServer;
 class PeerRegistry;
 class ProfilingController;
+class RemoteServer;
 class SocketRegistry;
 struct ProcessIdentity;
 
@@ -34,6 +35,13 @@ struct ProcessIdentity;
 // gRPC's threads and locks do not survive fork, so using it there could hang
 // the child. The parent's gRPC is up only while someone talks to its agent
 // (and MEMPROF_IDLE_TIMEOUT after), so workers forked at start-up are fine.
+//
+// Remote listener (MEMPROF_LISTEN): started after the Unix socket, and only
+// an extra. If it cannot start (bad or missing TLS material, port taken) the
+// agent logs one warning saying why and serves its Unix socket alone. While it
+// runs gRPC stays initialized, so a child forked meanwhile cannot start an
+// agent of its own (see above); a forked child closes its inherited copy of
+// the listening socket.
 //
 // Implementation warning: the instance is never destroyed (it is leaked on
 // purpose) so no static destructor can race the threads it owns at exit;
@@ -54,6 +62,8 @@ class Agent {
   ~Agent() = default;
 
   Result<void> StartLocked(const AgentConfig& config);
+  // Starts the remote listener if configured; a failure is only logged.
+  void StartRemoteLocked(const AgentConfig& config);
   void StopLocked();
   void OnForkPrepare();
   void OnForkParent();
@@ -63,6 +73,7 @@ class Agent {
   pid_t owner_pid_ = 0;  // 0 while stopped
   bool grpc_live_at_fork_ = false;  // set in the parent just before fork()
   bool grpc_unusable_ = false;      // in a child forked while gRPC was live
+  bool remote_at_fork_ = false;     // the parent served MEMPROF_LISTEN at fork() (for the message)
   std::unique_ptr<ProcessIdentity> identity_;
   std::unique_ptr<PeerRegistry> peers_;
   std::unique_ptr<Allocator> allocator_;
@@ -72,6 +83,8 @@ class Agent {
   std::unique_ptr<OnDemandServer> server_;
   std::unique_ptr<SocketRegistry> socket_;
   std::unique_ptr<ConnectionAcceptor> acceptor_;
+  std::unique_ptr<MemoryProfileService> remote_service_;  // its own authorizer and call count
+  std::unique_ptr<RemoteServer> remote_;
 };
 
 }  // namespace memprof::agent

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "common/duration.h"
 #include "common/socket_path.h"
@@ -18,6 +19,70 @@ std::string Lower(std::string s) {
 std::string Get(const std::function<const char*(const char*)>& getenv, const char* name) {
   const char* v = getenv(name);
   return v != nullptr ? std::string(v) : std::string();
+}
+
+// "A", "A and B", "A, B and C".
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+const char* IsOrAre(const std::vector<std::string>& names) {
+  return names.size() == 1 ? " is" : " are";
+}
+
+// The three MEMPROF_TLS_* paths, and which of them are set.
+struct TlsVariables {
+  RemoteConfig paths;
+  std::vector<std::string> set;
+  std::vector<std::string> unset;
+};
+
+TlsVariables ReadTlsVariables(const std::function<const char*(const char*)>& getenv) {
+  TlsVariables tls;
+  for (auto [name, path] :
+       {std::pair{kTlsCertEnv, &tls.paths.cert_path}, std::pair{kTlsKeyEnv, &tls.paths.key_path},
+        std::pair{kTlsCaEnv, &tls.paths.ca_path}}) {
+    *path = Get(getenv, name);
+    (path->empty() ? tls.unset : tls.set).emplace_back(name);
+  }
+  return tls;
+}
+
+// MEMPROF_LISTEN and MEMPROF_TLS_*: the remote listener, or a warning
+// saying why there is none.
+std::optional<RemoteConfig> ReadRemote(const std::function<const char*(const char*)>& getenv,
+                                       std::vector<std::string>& warnings) {
+  TlsVariables tls = ReadTlsVariables(getenv);
+  const std::string listen = Get(getenv, kListenEnv);
+  if (listen.empty()) {
+    if (!tls.set.empty()) {
+      warnings.push_back(std::string(kNotListeningOnTcp) + JoinNames(tls.set) + IsOrAre(tls.set) +
+                         " set but MEMPROF_LISTEN is not; set MEMPROF_LISTEN=HOST:PORT to serve "
+                         "remote clients");
+    }
+    return std::nullopt;
+  }
+  auto address = ParseTcpAddress(listen);
+  if (!address) {
+    warnings.push_back(std::string(kNotListeningOnTcp) + "MEMPROF_LISTEN: " +
+                       address.error().message);
+    return std::nullopt;
+  }
+  if (!tls.unset.empty()) {
+    warnings.push_back(std::string(kNotListeningOnTcp) + "MEMPROF_LISTEN=" + listen +
+                       " requires mutual TLS, but " + JoinNames(tls.unset) + IsOrAre(tls.unset) +
+                       " not set; set MEMPROF_TLS_CERT (the agent's certificate chain, PEM), "
+                       "MEMPROF_TLS_KEY (its private key, PEM) and MEMPROF_TLS_CA (the CA "
+                       "certificates that client certificates must chain to, PEM)");
+    return std::nullopt;
+  }
+  tls.paths.address = *address;
+  return tls.paths;
 }
 
 }  // namespace
@@ -42,6 +107,7 @@ AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>&
       config.warnings.push_back("MEMPROF_IDLE_TIMEOUT ignored: " + d.error().message);
     }
   }
+  config.remote = ReadRemote(getenv, config.warnings);
   return config;
 }
 

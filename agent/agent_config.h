@@ -3,10 +3,31 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "agent/tcp_address.h"
+
 namespace memprof::agent {
+
+inline constexpr char kListenEnv[] = "MEMPROF_LISTEN";
+inline constexpr char kTlsCertEnv[] = "MEMPROF_TLS_CERT";
+inline constexpr char kTlsKeyEnv[] = "MEMPROF_TLS_KEY";
+inline constexpr char kTlsCaEnv[] = "MEMPROF_TLS_CA";
+// How every warning about the remote listener starts: the agent then serves
+// its Unix socket only.
+inline constexpr char kNotListeningOnTcp[] = "not listening on TCP: ";
+
+// The remote (TCP) listener: MEMPROF_LISTEN plus the mutual-TLS files. Only
+// the paths are known here; the files are read and checked at start
+// (tls_material.h).
+struct RemoteConfig {
+  TcpAddress address;
+  std::string cert_path;  // MEMPROF_TLS_CERT: the agent's certificate chain, PEM
+  std::string key_path;   // MEMPROF_TLS_KEY: its private key, PEM
+  std::string ca_path;    // MEMPROF_TLS_CA: the CA(s) that client certificates must chain to
+};
 
 // Everything the agent reads from its environment, read once at start.
 struct AgentConfig {
@@ -17,6 +38,10 @@ struct AgentConfig {
   // MEMPROF_IDLE_TIMEOUT: how long the gRPC server (and its threads) stays up
   // after the last call; 100ms..24h, default 30s.
   std::chrono::milliseconds idle_timeout = std::chrono::seconds(30);
+  // Set when MEMPROF_LISTEN is set, valid, and all three MEMPROF_TLS_* are
+  // set: over TCP there is no SO_PEERCRED, so the listener always requires
+  // mutual TLS, on loopback too. Otherwise nullopt, with a warning saying why.
+  std::optional<RemoteConfig> remote;
   // Problems found while reading the environment (logged at start).
   std::vector<std::string> warnings;
 };

@@ -1,5 +1,8 @@
 #include "agent/memory_profile_service.h"
 
+#include <grpc/grpc_security_constants.h>
+#include <grpcpp/security/auth_context.h>
+
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -50,6 +53,12 @@ void ToProto(const ProfilingState& state, v1::ProfilingState& out) {
   out.set_window_end_unix_ms(state.window_end_unix_ms);
 }
 
+// The first value of an auth-context property, or "".
+std::string FirstProperty(const grpc::AuthContext& auth, const char* name) {
+  auto values = auth.FindPropertyValues(name);
+  return values.empty() ? std::string() : std::string(values.front().data(), values.front().size());
+}
+
 int64_t NowUnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -58,10 +67,25 @@ int64_t NowUnixMs() {
 
 }  // namespace
 
+CallPeer CallPeerOf(const grpc::CallbackServerContext& context) {
+  CallPeer peer;
+  peer.address = context.peer();
+  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (!auth) return peer;
+  peer.transport_security = FirstProperty(*auth, GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME);
+  peer.client_certificate = !FirstProperty(*auth, GRPC_X509_PEM_CERT_PROPERTY_NAME).empty();
+  peer.certificate_subject = FirstProperty(*auth, GRPC_X509_SUBJECT_PROPERTY_NAME);
+  if (peer.certificate_subject.empty()) {
+    const std::string cn = FirstProperty(*auth, GRPC_X509_CN_PROPERTY_NAME);
+    if (!cn.empty()) peer.certificate_subject = "CN=" + cn;
+  }
+  return peer;
+}
+
 std::optional<grpc::Status> MemoryProfileService::Refusal(
     const grpc::CallbackServerContext& context) const {
   if (!authorizer_) return std::nullopt;
-  auto refusal = authorizer_(context.peer());
+  auto refusal = authorizer_(CallPeerOf(context));
   if (!refusal) return std::nullopt;
   // info, not warn: a peer refused over and over must not flood the host's stderr.
   Logger().info("refused a request: {}", *refusal);

@@ -19,13 +19,32 @@ namespace memprof::agent {
 // and the result back into the response. No exception leaves a method; any
 // that escapes a domain call becomes an INTERNAL status.
 //
-// Every call first asks the Authorizer about its peer (ServerContext::peer());
-// a refusal is answered PERMISSION_DENIED with that message and nothing else
-// happens. Without an authorizer every peer is served (in-process tests).
+// What the service knows about the other end of a call: what an Authorizer
+// decides on.
+struct CallPeer {
+  // ServerContext::peer(): "fd:7" for a connection the agent adopted from its
+  // Unix socket, "ipv4:10.0.0.2:51234" or "ipv6:[::1]:51234" over TCP.
+  std::string address;
+  // The connection's transport security: "ssl" on the remote (mutual TLS)
+  // server, "insecure" (or empty) on the Unix socket.
+  std::string transport_security;
+  // Whether the client presented a certificate that gRPC verified (a TLS
+  // server built to require and verify one lets no other call through).
+  bool client_certificate = false;
+  // That certificate's subject ("CN=ops-laptop,O=example"), for the logs.
+  std::string certificate_subject;
+};
+
+// Reads the CallPeer of a call from its context.
+CallPeer CallPeerOf(const grpc::CallbackServerContext& context);
+
+// Every call first asks the Authorizer about its peer; a refusal is answered
+// PERMISSION_DENIED with that message and nothing else happens. Without an
+// authorizer every peer is served (in-process tests).
 class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackService {
  public:
   // nullopt: serve the peer; a message: refuse it.
-  using Authorizer = std::function<std::optional<std::string>(std::string_view peer)>;
+  using Authorizer = std::function<std::optional<std::string>(const CallPeer& peer)>;
 
   MemoryProfileService(const ProcessIdentity& identity, const Allocator& allocator,
                        ProfilingController& profiling, DumpStreamer& dumps,

@@ -13,6 +13,8 @@ namespace {
 
 constexpr auto kShutdownGrace = std::chrono::milliseconds(500);
 
+}  // namespace
+
 // The last reference to gRPC's global state may be dropped on one of gRPC's
 // own threads, and then gRPC shuts down asynchronously, in the background.
 // Take a reference and drop it with grpc_shutdown_blocking() so that, once the
@@ -25,7 +27,12 @@ void FinishGrpcShutdown() {
   grpc_shutdown_blocking();
 }
 
-}  // namespace
+void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_name) {
+  builder.SetMaxReceiveMessageSize(OnDemandServer::kMaxRequestBytes);
+  builder.SetMaxSendMessageSize(OnDemandServer::kMaxResponseBytes);
+  builder.SetResourceQuota(
+      grpc::ResourceQuota(quota_name).Resize(OnDemandServer::kMemoryQuotaBytes));
+}
 
 OnDemandServer::OnDemandServer(grpc::Service& service, CallTracker& calls,
                                std::chrono::milliseconds idle_timeout)
@@ -37,9 +44,7 @@ Result<void> OnDemandServer::Adopt(Fd connection) {
   if (!server_) {
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
-    builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
-    builder.SetMaxSendMessageSize(kMaxResponseBytes);
-    builder.SetResourceQuota(grpc::ResourceQuota("memprof-agent").Resize(kMemoryQuotaBytes));
+    ApplyServerLimits(builder, "memprof-agent");
     // No listening port: connections arrive through Adopt().
     server_ = builder.BuildAndStart();
     if (!server_) return Fail(ErrorCode::kInternal, "could not start the gRPC server");

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "agent/call_tracker.h"
 #include "common/fd.h"
@@ -12,6 +13,7 @@
 
 namespace grpc {
 class Server;
+class ServerBuilder;
 class Service;
 }  // namespace grpc
 
@@ -69,6 +71,15 @@ class OnDemandServer {
   const std::chrono::milliseconds idle_timeout_;
   std::unique_ptr<grpc::Server> server_;
 };
+
+// The limits of OnDemandServer (request and response sizes, a memory quota
+// named `quota_name`), for every server that serves memprof.v1: the Unix
+// one above and the remote (TCP) one.
+void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_name);
+
+// Once a server is gone, makes sure gRPC's global state is gone too, unless
+// something else (another server, the host) still holds it. See the .cc.
+void FinishGrpcShutdown();
 
 }  // namespace memprof::agent
 

@@ -53,3 +53,115 @@ TEST(AgentConfigTest, IdleTimeoutNeedsAUnitAndBounds) {
 
 }  // namespace
 }  // namespace memprof::agent
+
+namespace memprof::agent {
+namespace {
+
+constexpr char kHowToSetTls[] =
+    "set MEMPROF_TLS_CERT (the agent's certificate chain, PEM), MEMPROF_TLS_KEY (its private "
+    "key, PEM) and MEMPROF_TLS_CA (the CA certificates that client certificates must chain to, "
+    "PEM)";
+
+std::map<std::string, std::string> FullRemoteEnv(const std::string& listen) {
+  return {{"MEMPROF_LISTEN", listen},
+          {"MEMPROF_TLS_CERT", "/etc/memprof/agent.crt"},
+          {"MEMPROF_TLS_KEY", "/etc/memprof/agent.key"},
+          {"MEMPROF_TLS_CA", "/etc/memprof/clients-ca.crt"}};
+}
+
+TEST(AgentConfigRemoteTest, NoListenerUnlessConfigured) {
+  EXPECT_EQ(FromMap({}).remote, std::nullopt);
+}
+
+TEST(AgentConfigRemoteTest, ListenWithAllTlsFiles) {
+  AgentConfig c = FromMap(FullRemoteEnv("10.77.0.1:7070"));
+  ASSERT_TRUE(c.remote.has_value());
+  EXPECT_TRUE(c.warnings.empty());
+  EXPECT_EQ(c.remote->address.ToString(), "10.77.0.1:7070");
+  EXPECT_EQ(c.remote->cert_path, "/etc/memprof/agent.crt");
+  EXPECT_EQ(c.remote->key_path, "/etc/memprof/agent.key");
+  EXPECT_EQ(c.remote->ca_path, "/etc/memprof/clients-ca.crt");
+}
+
+TEST(AgentConfigRemoteTest, AcceptsIpv4Ipv6AnyAndLocalhost) {
+  EXPECT_EQ(FromMap(FullRemoteEnv("0.0.0.0:1")).remote->address.ToString(), "0.0.0.0:1");
+  EXPECT_EQ(FromMap(FullRemoteEnv("[::1]:65535")).remote->address.ToString(), "[::1]:65535");
+  EXPECT_EQ(FromMap(FullRemoteEnv("[::]:7070")).remote->address.ToString(), "[::]:7070");
+  EXPECT_EQ(FromMap(FullRemoteEnv("localhost:7070")).remote->address.ToString(),
+            "127.0.0.1:7070");
+}
+
+// Loopback too: over TCP there is no SO_PEERCRED, so TLS is never optional.
+TEST(AgentConfigRemoteTest, ListenWithoutTlsIsRefusedEvenOnLoopback) {
+  AgentConfig c = FromMap({{"MEMPROF_LISTEN", "127.0.0.1:7070"}});
+  EXPECT_EQ(c.remote, std::nullopt);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            std::string("not listening on TCP: MEMPROF_LISTEN=127.0.0.1:7070 requires mutual "
+                        "TLS, but MEMPROF_TLS_CERT, MEMPROF_TLS_KEY and MEMPROF_TLS_CA are not "
+                        "set; ") +
+                kHowToSetTls);
+}
+
+TEST(AgentConfigRemoteTest, EachMissingTlsVariableIsNamed) {
+  auto env = FullRemoteEnv("10.0.0.5:7070");
+  env.erase("MEMPROF_TLS_KEY");
+  AgentConfig c = FromMap(env);
+  EXPECT_EQ(c.remote, std::nullopt);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            std::string("not listening on TCP: MEMPROF_LISTEN=10.0.0.5:7070 requires mutual "
+                        "TLS, but MEMPROF_TLS_KEY is not set; ") +
+                kHowToSetTls);
+
+  env = FullRemoteEnv("10.0.0.5:7070");
+  env["MEMPROF_TLS_CERT"] = "";  // set but empty counts as not set
+  env.erase("MEMPROF_TLS_CA");
+  c = FromMap(env);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("but MEMPROF_TLS_CERT and MEMPROF_TLS_CA are not set; "),
+            std::string::npos)
+      << c.warnings[0];
+}
+
+TEST(AgentConfigRemoteTest, MalformedAddressesAreRefusedWithTheReason) {
+  const std::string examples =
+      "; expected IP:PORT, e.g. 10.0.0.5:7070, [::1]:7070, localhost:7070 or 0.0.0.0:7070";
+  const std::pair<std::string, std::string> cases[] = {
+      {"10.0.0.5", "invalid address '10.0.0.5': missing ':PORT'"},
+      {"10.0.0.5:0", "invalid address '10.0.0.5:0': the port must be a number from 1 to 65535"},
+      {"10.0.0.5:65536",
+       "invalid address '10.0.0.5:65536': the port must be a number from 1 to 65535"},
+      {"10.0.0.5:http",
+       "invalid address '10.0.0.5:http': the port must be a number from 1 to 65535"},
+      {"10.0.0.5:-1", "invalid address '10.0.0.5:-1': the port must be a number from 1 to 65535"},
+      {":7070", "invalid address ':7070': the host is missing"},
+      {"::1:7070", "invalid address '::1:7070': an IPv6 address goes in brackets"},
+      {"[::1]7070", "invalid address '[::1]7070': missing ']:PORT'"},
+      {"[10.0.0.5]:7070", "invalid address '[10.0.0.5]:7070': '10.0.0.5' is not an IPv6 address"},
+      {"memprof.example.com:7070",
+       "invalid address 'memprof.example.com:7070': 'memprof.example.com' is not an IP address "
+       "(host names are not resolved)"},
+      {"999.0.0.1:7070",
+       "invalid address '999.0.0.1:7070': '999.0.0.1' is not an IP address (host names are not "
+       "resolved)"},
+  };
+  for (const auto& [listen, why] : cases) {
+    AgentConfig c = FromMap(FullRemoteEnv(listen));
+    EXPECT_EQ(c.remote, std::nullopt) << listen;
+    ASSERT_EQ(c.warnings.size(), 1u) << listen;
+    EXPECT_EQ(c.warnings[0], "not listening on TCP: MEMPROF_LISTEN: " + why + examples);
+  }
+}
+
+TEST(AgentConfigRemoteTest, TlsFilesWithoutListenAreNamedAsIgnored) {
+  AgentConfig c = FromMap({{"MEMPROF_TLS_CERT", "/a.crt"}, {"MEMPROF_TLS_KEY", "/a.key"}});
+  EXPECT_EQ(c.remote, std::nullopt);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            "not listening on TCP: MEMPROF_TLS_CERT and MEMPROF_TLS_KEY are set but "
+            "MEMPROF_LISTEN is not; set MEMPROF_LISTEN=HOST:PORT to serve remote clients");
+}
+
+}  // namespace
+}  // namespace memprof::agent

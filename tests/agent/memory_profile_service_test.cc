@@ -29,7 +29,7 @@ class MemoryProfileServiceTest : public ::testing::Test {
     // Connect() with the credentials of the test's end of the socketpair.
     service_ = std::make_unique<MemoryProfileService>(
         identity_, *allocator_, *profiling_, *dumps_,
-        [this](std::string_view peer) { return peers_.Refusal(peer); });
+        [this](const CallPeer& peer) { return peers_.Refusal(peer.address); });
     server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(),
                                                std::chrono::milliseconds(200));
     Connect();

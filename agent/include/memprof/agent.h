@@ -4,6 +4,10 @@
  * /tmp/memprof), so `memprofctl` can read allocator statistics and stream
  * heap profiles without restarting the process.
  *
+ * With MEMPROF_LISTEN=host:port and the PEM files MEMPROF_TLS_CERT,
+ * MEMPROF_TLS_KEY and MEMPROF_TLS_CA it also serves the service over TCP,
+ * with mutual TLS only (docs/security.md).
+ *
  * Preloading libmemprof_agent.so (LD_PRELOAD) starts the agent by itself.
  * A program that links the library calls memprof_agent_start() when it is
  * ready. Setting MEMPROF_AGENT=off disables the agent in both cases.

@@ -1,0 +1,278 @@
+// The agent's remote listener (MEMPROF_LISTEN) end to end: a real jemalloc
+// target with the agent preloaded listens in network namespace A
+// (10.77.0.1), and a real gRPC client (tests/testprogs/remote_status_client)
+// calls it from namespace B (10.77.0.2) over a veth pair, with certificates
+// made by the openssl command. Only a client whose certificate chains to
+// MEMPROF_TLS_CA is served; everything else is refused in the TLS handshake,
+// and the target keeps serving. Skipped where network namespaces cannot be
+// made (not root, no `ip`, a container without CAP_NET_ADMIN).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/integration/integration_fixture.h"
+#include "tests/integration/netns_fixture.h"
+#include "tests/integration/test_binaries.h"
+#include "tests/integration/tls_fixture.h"
+#include "tests/integration/wait_until.h"
+
+namespace memprof::integration {
+namespace {
+
+using Side = NetnsFixture::Side;
+using std::chrono::seconds;
+
+constexpr uint16_t kPort = 7070;
+
+class RemoteAgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string why = NetnsFixture::Probe(); !why.empty()) {
+      GTEST_SKIP() << "network namespaces unavailable: " << why;
+    }
+    if (std::string why = TlsFixture::Probe(); !why.empty()) GTEST_SKIP() << why;
+    auto netns = NetnsFixture::Create();
+    ASSERT_TRUE(netns.has_value()) << netns.error().message;
+    netns_ = std::move(*netns);
+    auto tls = TlsFixture::Create(TlsFixtureOptions{netns_->address(Side::kA)});
+    ASSERT_TRUE(tls.has_value()) << tls.error().message;
+    tls_ = std::move(*tls);
+    auto dir = TempDir::Create("memprof-it-remote");
+    ASSERT_TRUE(dir.has_value()) << dir.error().message;
+    socket_dir_.emplace(std::move(*dir));
+  }
+
+  std::string Listen() const { return netns_->address(Side::kA) + ":" + std::to_string(kPort); }
+
+  // The environment of a target that listens on Listen() with the fixture's
+  // server certificate and CA.
+  std::map<std::string, std::string> RemoteEnv() const {
+    auto env = tls_->AgentEnv();
+    env["MEMPROF_LISTEN"] = Listen();
+    return env;
+  }
+
+  // Starts `program` in namespace A with the agent (preloaded unless the
+  // program links it) and `env`, and waits for its Unix socket. With
+  // `expect_tcp`, also waits until it listens on kPort.
+  TargetProcess* StartInA(std::map<std::string, std::string> env, bool expect_tcp,
+                          const std::vector<std::string>& program = {kPlainTarget}) {
+    if (program.front() == kPlainTarget) env["LD_PRELOAD"] = kAgentLibrary;
+    env["MALLOC_CONF"] = kProfilingReadyConf;
+    env["MEMPROF_LOG_LEVEL"] = "info";
+    TargetOptions options;
+    options.argv = netns_->Command(Side::kA, program, env);
+    options.socket_dir = socket_dir_->path();
+    auto target = TargetProcess::Start(options);
+    if (!target) {
+      ADD_FAILURE() << target.error().message;
+      return nullptr;
+    }
+    targets_.push_back(std::move(*target));
+    TargetProcess* t = targets_.back().get();
+    if (expect_tcp && !AwaitTcpListener(*t)) return nullptr;
+    return t;
+  }
+
+  bool AwaitTcpListener(TargetProcess& target) {
+    const bool up = WaitUntil(
+        [&] { return target.process().HasExited() || ListensOnTcpPort(target.pid(), kPort); },
+        seconds(30));
+    if (up && !target.process().HasExited()) return true;
+    ADD_FAILURE() << "the target does not listen on " << Listen() << "\n--- stderr ---\n"
+                  << target.process().StderrText();
+    return false;
+  }
+
+  // remote_status_client in namespace B against Listen(), with `args`.
+  CommandResult ClientInB(std::vector<std::string> args) {
+    args.insert(args.begin(), {kRemoteStatusClient, "--target", Listen(), "--timeout-ms", "10000"});
+    return netns_->Run(Side::kB, args);
+  }
+  CommandResult GoodClientInB() {
+    const TlsFiles& f = tls_->files();
+    return ClientInB({"--ca", f.ca_cert, "--cert", f.client_cert, "--key", f.client_key});
+  }
+
+  // The call was refused before anything was served: the TLS handshake (or
+  // the HTTP/2 preface of a plaintext client) failed, which gRPC reports as
+  // UNAVAILABLE; no pid was revealed.
+  static void ExpectRefused(const CommandResult& r) {
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_TRUE(r.out.starts_with("error UNAVAILABLE (14): ")) << r;
+    EXPECT_EQ(r.out.find("pid "), std::string::npos) << r;
+  }
+
+  // Alive, and serving both ways: a good remote client gets its pid, and the
+  // Unix socket accepts connections.
+  void ExpectHealthy(TargetProcess& target) {
+    EXPECT_FALSE(target.process().HasExited()) << target.process().StderrText();
+    CommandResult r = GoodClientInB();
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(r.out, "pid " + std::to_string(target.pid()) + "\n") << r;
+    EXPECT_TRUE(SocketAccepts(target.socket_path()));
+  }
+
+  std::unique_ptr<NetnsFixture> netns_;
+  std::unique_ptr<TlsFixture> tls_;
+  std::optional<TempDir> socket_dir_;
+  // Declared last, so destroyed (killed and reaped) first.
+  std::vector<std::unique_ptr<TargetProcess>> targets_;
+};
+
+TEST_F(RemoteAgentTest, ClientWithACertificateFromTheCaGetsTheTargetsStatus) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  CommandResult r = GoodClientInB();
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(r.out, "pid " + std::to_string(target->pid()) + "\n") << r;
+  const std::string err = target->process().StderrText();
+  EXPECT_NE(err.find("info: agent " + std::to_string(target->pid()) + " listening on " + Listen() +
+                     " (mutual TLS)\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("info: serving remote client CN=memprof-client at ipv4:" +
+                     netns_->address(Side::kB) + ":"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+}
+
+TEST_F(RemoteAgentTest, ClientCertificateFromAnotherCaIsRefused) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  const TlsFiles& f = tls_->files();
+  ExpectRefused(
+      ClientInB({"--ca", f.ca_cert, "--cert", f.wrong_client_cert, "--key", f.wrong_client_key}));
+  ExpectHealthy(*target);
+}
+
+TEST_F(RemoteAgentTest, ClientWithoutACertificateIsRefused) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  ExpectRefused(ClientInB({"--ca", tls_->files().ca_cert}));
+  ExpectHealthy(*target);
+}
+
+// The client checks the agent too: one that trusts another CA refuses the
+// agent's certificate (and sends nothing).
+TEST_F(RemoteAgentTest, ClientThatTrustsAnotherCaRefusesTheAgent) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  const TlsFiles& f = tls_->files();
+  ExpectRefused(
+      ClientInB({"--ca", f.wrong_ca_cert, "--cert", f.client_cert, "--key", f.client_key}));
+  ExpectHealthy(*target);
+}
+
+TEST_F(RemoteAgentTest, PlaintextClientIsRefused) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  ExpectRefused(ClientInB({"--insecure"}));
+  ExpectHealthy(*target);
+}
+
+// Without the TLS files there is no TCP listener at all (not even a
+// plaintext one), one warning says what to set, and the Unix socket serves.
+TEST_F(RemoteAgentTest, ListenWithoutTlsFilesServesTheUnixSocketOnly) {
+  TargetProcess* target = StartInA({{"MEMPROF_LISTEN", Listen()}}, false);
+  ASSERT_NE(target, nullptr);
+  const std::string warning =
+      "warning: not listening on TCP: MEMPROF_LISTEN=" + Listen() +
+      " requires mutual TLS, but MEMPROF_TLS_CERT, MEMPROF_TLS_KEY and MEMPROF_TLS_CA are not "
+      "set; set MEMPROF_TLS_CERT (the agent's certificate chain, PEM), MEMPROF_TLS_KEY (its "
+      "private key, PEM) and MEMPROF_TLS_CA (the CA certificates that client certificates must "
+      "chain to, PEM)\n";
+  EXPECT_NE(target->process().StderrText().find(warning), std::string::npos)
+      << target->process().StderrText();
+  EXPECT_FALSE(ListensOnTcpPort(target->pid(), kPort));
+  CommandResult remote = ClientInB({"--insecure"});
+  EXPECT_EQ(remote.exit_code, 1) << remote;
+  // A real call over the Unix socket (as root, which the agent serves).
+  CommandResult local = RunCommand(
+      {kRemoteStatusClient, "--target", "unix:" + target->socket_path(), "--insecure"}, {});
+  EXPECT_EQ(local.exit_code, 0) << local;
+  EXPECT_EQ(local.out, "pid " + std::to_string(target->pid()) + "\n") << local;
+  EXPECT_FALSE(target->process().HasExited());
+}
+
+// A mistake in the TLS files is named at start-up, not discovered as a
+// handshake failure later.
+TEST_F(RemoteAgentTest, KeyThatDoesNotMatchTheCertificateIsNamed) {
+  auto env = RemoteEnv();
+  env["MEMPROF_TLS_KEY"] = tls_->files().client_key;
+  TargetProcess* target = StartInA(env, false);
+  ASSERT_NE(target, nullptr);
+  const std::string warning =
+      "warning: not listening on TCP: the private key in MEMPROF_TLS_KEY '" +
+      tls_->files().client_key + "' does not belong to the certificate in MEMPROF_TLS_CERT '" +
+      tls_->files().server_cert + "'\n";
+  EXPECT_TRUE(
+      WaitUntil([&] { return target->process().StderrText().find(warning) != std::string::npos; },
+                seconds(10)))
+      << target->process().StderrText();
+  EXPECT_FALSE(ListensOnTcpPort(target->pid(), kPort));
+  EXPECT_TRUE(SocketAccepts(target->socket_path()));
+}
+
+// gRPC's default SO_REUSEPORT is off: a second agent cannot bind the same
+// port and take a share of the first one's clients; it says why.
+TEST_F(RemoteAgentTest, SecondAgentOnTheSamePortIsRefusedAndTheFirstKeepsItsClients) {
+  TargetProcess* first = StartInA(RemoteEnv(), true);
+  ASSERT_NE(first, nullptr);
+  TargetProcess* second = StartInA(RemoteEnv(), false);
+  ASSERT_NE(second, nullptr);
+  const std::string warning = "warning: not listening on TCP: cannot listen on " + Listen() +
+                              ": Address already in use (another socket already listens on "
+                              "that port; choose another port in MEMPROF_LISTEN)\n";
+  EXPECT_TRUE(
+      WaitUntil([&] { return second->process().StderrText().find(warning) != std::string::npos; },
+                seconds(10)))
+      << second->process().StderrText();
+  for (int i = 0; i < 5; ++i) {
+    CommandResult r = GoodClientInB();
+    EXPECT_EQ(r.out, "pid " + std::to_string(first->pid()) + "\n") << r;
+  }
+  EXPECT_TRUE(SocketAccepts(second->socket_path()));
+}
+
+// The port is released when the target exits (the library destructor stops
+// the agent) and is never held by a forked child. The TCP server keeps gRPC
+// running, so a worker that asks for an agent of its own is refused and told
+// why.
+TEST_F(RemoteAgentTest, ForkedWorkerDoesNotHoldThePortAndExitReleasesIt) {
+  TargetProcess* target = StartInA(RemoteEnv(), true, {kForkingTarget, "--worker-agent"});
+  ASSERT_NE(target, nullptr);
+  pid_t worker = 0;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return std::sscanf(target->process().StdoutText().c_str(), "worker %d", &worker) == 1;
+      },
+      seconds(30)))
+      << target->process().StdoutText();
+  EXPECT_TRUE(HoldsTcpListener(target->pid(), kPort));
+  EXPECT_FALSE(HoldsTcpListener(worker, kPort));
+  EXPECT_NE(target->process().StdoutText().find("worker " + std::to_string(worker) + " agent -1"),
+            std::string::npos)
+      << target->process().StdoutText();
+  EXPECT_NE(target->process().StderrText().find(
+                "the parent's agent serves MEMPROF_LISTEN, which keeps gRPC running"),
+            std::string::npos)
+      << target->process().StderrText();
+  ExpectHealthy(*target);
+  std::optional<ExitStatus> st = target->Terminate();
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->exit_code, 0) << target->process().StderrText();
+  // The namespace outlives the target: nothing listens in it any more.
+  CommandResult r = GoodClientInB();
+  EXPECT_EQ(r.exit_code, 1) << r;
+  EXPECT_NE(r.out.find("Connection refused"), std::string::npos) << r;
+}
+
+}  // namespace
+}  // namespace memprof::integration
