@@ -1,5 +1,6 @@
 #include "cli/grpc_status_mapping.h"
 
+#include <initializer_list>
 #include <string>
 
 namespace memprof::cli {
@@ -11,27 +12,38 @@ std::string AgentMessage(const grpc::Status& status, const Target& target) {
          std::to_string(static_cast<int>(status.error_code())) + ")";
 }
 
-bool LooksLikeTlsFailure(const std::string& message) {
-  for (const char* mark : {"handshake", "Handshake", "SSL", "certificate", "CERTIFICATE"}) {
+bool Mentions(const std::string& message, std::initializer_list<const char*> marks) {
+  for (const char* mark : marks) {
     if (message.find(mark) != std::string::npos) return true;
   }
   return false;
 }
 
-// A remote agent that cannot be reached: the TLS handshake failed (wrong
-// CA, a client certificate the agent does not accept), or nothing answers.
+// A remote agent that cannot be reached, told apart by what gRPC saw: we
+// refused its certificate, it refused ours (it closes the connection in the
+// handshake), or nothing answers at all.
 Error RemoteUnavailable(const grpc::Status& status, const Target& target) {
-  if (LooksLikeTlsFailure(status.error_message())) {
+  const std::string& why = status.error_message();
+  const std::string handshake = "TLS handshake with " + target.address + " failed: ";
+  if (Mentions(why, {"not in peer certificate"})) {
     return Error(ErrorCode::kPermissionDenied,
-                 "TLS handshake with " + target.address +
-                     " failed: either its certificate is not signed by --tls-ca, or it refused "
-                     "our client certificate (--tls-cert, --tls-key) (" +
-                     status.error_message() + ")");
+                 handshake + "the agent's certificate does not name the host we dialled (its "
+                             "subjectAltName must list it) (" + why + ")");
+  }
+  if (Mentions(why, {"certificate verify failed", "CERTIFICATE_VERIFY_FAILED", "Handshake",
+                     "handshake"})) {
+    return Error(ErrorCode::kPermissionDenied,
+                 handshake + "the agent's certificate is not signed by --tls-ca (" + why + ")");
+  }
+  if (Mentions(why, {"Socket closed"})) {
+    return Error(ErrorCode::kPermissionDenied,
+                 handshake + "the agent closed the connection, most likely because it does not "
+                             "accept our client certificate (--tls-cert must be signed by the CA "
+                             "in the agent's MEMPROF_TLS_CA) (" + why + ")");
   }
   return Error(ErrorCode::kUnavailable,
                "cannot reach a memprof agent at " + target.address +
-                   " (is MEMPROF_LISTEN set in the target, and the port open?) (" +
-                   status.error_message() + ")");
+                   " (is MEMPROF_LISTEN set in the target, and the port open?) (" + why + ")");
 }
 
 }  // namespace

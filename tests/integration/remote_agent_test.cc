@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,18 @@ class RemoteAgentTest : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r;
     EXPECT_EQ(r.out, "pid " + std::to_string(target.pid()) + "\n") << r;
     EXPECT_TRUE(SocketAccepts(target.socket_path()));
+  }
+
+  // memprofctl in namespace B: ARGS, then the TLS flags (the fixture's good
+  // client material, with `cert`/`key` in place of the client's if given).
+  CommandResult MemprofctlInB(std::vector<std::string> args, const std::string& ca = "",
+                              const std::string& cert = "", const std::string& key = "") {
+    const TlsFiles& f = tls_->files();
+    args.insert(args.begin(), kMemprofctl);
+    args.insert(args.end(), {"--tls-ca", ca.empty() ? f.ca_cert : ca, "--tls-cert",
+                             cert.empty() ? f.client_cert : cert, "--tls-key",
+                             key.empty() ? f.client_key : key});
+    return netns_->Run(Side::kB, args);
   }
 
   std::unique_ptr<NetnsFixture> netns_;
@@ -272,6 +285,108 @@ TEST_F(RemoteAgentTest, ForkedWorkerDoesNotHoldThePortAndExitReleasesIt) {
   CommandResult r = GoodClientInB();
   EXPECT_EQ(r.exit_code, 1) << r;
   EXPECT_NE(r.out.find("Connection refused"), std::string::npos) << r;
+}
+
+// ---- memprofctl against the remote listener --------------------------------
+
+TEST_F(RemoteAgentTest, MemprofctlStatusActivateDumpAndStatsOverMutualTls) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  const std::string pid = std::to_string(target->pid());
+  CommandResult status = MemprofctlInB({"status", "--target", Listen(), "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status;
+  nlohmann::json parsed = ParseJsonOutput(status);
+  EXPECT_EQ(parsed["pid"], target->pid());
+  EXPECT_EQ(parsed["profiling_enabled"], true);
+
+  CommandResult activate = MemprofctlInB({"activate", "--target", Listen()});
+  ASSERT_EQ(activate.exit_code, 0) << activate;
+  EXPECT_NE(activate.out.find("pid " + pid + ": profiling activated"), std::string::npos)
+      << activate;
+
+  auto out = TempDir::Create("memprof-it-remote-out");
+  ASSERT_TRUE(out.has_value());
+  CommandResult dump =
+      MemprofctlInB({"dump", "--target", Listen(), "--out-dir", out->path(), "--json"});
+  ASSERT_EQ(dump.exit_code, 0) << dump;
+  const std::string path = ParseJsonOutput(dump).value("path", std::string());
+  const std::string name = path.substr(path.rfind('/') + 1);
+  EXPECT_TRUE(name.starts_with("10_77_0_1-" + pid + "-")) << name;
+  EXPECT_TRUE(ReadFile(path).starts_with("heap_v2/")) << path;
+
+  CommandResult stats = MemprofctlInB({"stats", "--target", Listen(), "--json"});
+  ASSERT_EQ(stats.exit_code, 0) << stats;
+  EXPECT_GT(ParseJsonOutput(stats).value("allocated", 0), 0);
+
+  CommandResult profile = MemprofctlInB(
+      {"profile", "--target", Listen(), "--duration", "1s", "--out-dir", out->path(), "--json"});
+  ASSERT_EQ(profile.exit_code, 0) << profile;
+  EXPECT_TRUE(ReadFile(ParseJsonOutput(profile).value("path", std::string()))
+                  .starts_with("heap_v2/"))
+      << profile;
+  ExpectHealthy(*target);
+}
+
+TEST_F(RemoteAgentTest, MemprofctlWithAClientCertificateFromAnotherCaIsExit4) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  const TlsFiles& f = tls_->files();
+  ExpectCliError(MemprofctlInB({"status", "--target", Listen()}, f.ca_cert, f.wrong_client_cert,
+                               f.wrong_client_key),
+                 4,
+                 "TLS handshake with " + Listen() +
+                     " failed: the agent closed the connection, most likely because it does not "
+                     "accept our client certificate");
+  ExpectHealthy(*target);
+}
+
+TEST_F(RemoteAgentTest, MemprofctlTrustingAnotherCaIsExit4) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  ExpectCliError(MemprofctlInB({"activate", "--target", Listen()}, tls_->files().wrong_ca_cert), 4,
+                 "TLS handshake with " + Listen() +
+                     " failed: the agent's certificate is not signed by --tls-ca");
+  EXPECT_FALSE(target->process().HasExited());
+  ExpectHealthy(*target);
+}
+
+TEST_F(RemoteAgentTest, MemprofctlWithoutAClientCertificateIsAUsageError) {
+  const TlsFiles& f = tls_->files();
+  CommandResult r = netns_->Run(
+      Side::kB, {kMemprofctl, "status", "--target", Listen(), "--tls-ca", f.ca_cert});
+  ExpectCliError(r, 2, "remote targets need --tls-ca, --tls-cert and --tls-key");
+}
+
+// One round over a targets file: the remote agent, the same process through
+// its Unix socket, and an address where nothing listens.
+TEST_F(RemoteAgentTest, MemprofctlTargetsFileMixesRemoteAndLocalAndSurvivesADeadAddress) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  const std::string nobody = netns_->address(Side::kA) + ":" + std::to_string(kPort + 1);
+  const std::string file = socket_dir_->File("fleet.txt");
+  ASSERT_TRUE(WriteFile(file, "# fleet\n" + Listen() + "\n" + nobody + "\nunix:" +
+                                  target->socket_path() + "\n"));
+  CommandResult r = MemprofctlInB({"status", "--targets", file, "--json"});
+  EXPECT_EQ(r.exit_code, 6) << r;
+  std::map<std::string, nlohmann::json> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << line;
+    lines[j.value("target", std::string())] = j;
+  }
+  ASSERT_EQ(lines.size(), 3u) << r;
+  EXPECT_EQ(lines[Listen()]["ok"], true) << lines[Listen()];
+  EXPECT_EQ(lines[Listen()]["pid"], target->pid());
+  EXPECT_EQ(lines[Listen()]["address"], Listen());
+  EXPECT_EQ(lines["unix:" + target->socket_path()]["pid"], target->pid());
+  EXPECT_EQ(lines[nobody]["exit_code"], 3) << lines[nobody];
+  EXPECT_NE(lines[nobody]["error"].get<std::string>().find("cannot reach a memprof agent at " +
+                                                           nobody),
+            std::string::npos)
+      << lines[nobody];
+  EXPECT_NE(r.err.find("1 of 3 targets failed: " + nobody + " (unavailable)"), std::string::npos)
+      << r;
 }
 
 }  // namespace
