@@ -36,6 +36,7 @@ class DumpStreamerTest : public ::testing::Test {
     allocator_ = DetectAllocator();
     ASSERT_NE(allocator_->Jemalloc(), nullptr);
     ASSERT_TRUE(allocator_->Jemalloc()->SetActive(true));
+    UseUpSampleCountdown();
     blocks_ = AllocateForProfile(512, 2048);
   }
   void TearDown() override {

@@ -65,6 +65,7 @@ TEST_F(JemallocControlTest, SetActiveReturnsPreviousValue) {
 
 TEST_F(JemallocControlTest, DumpWritesHeapV2NamingTheAllocatingFunction) {
   ASSERT_TRUE(control_->SetActive(true));
+  UseUpSampleCountdown();
   auto blocks = AllocateForProfile(256, 4096);
   char tmpl[] = "/tmp/memprof-jemalloc-test-XXXXXX";
   int fd = ::mkstemp(tmpl);
@@ -84,6 +85,7 @@ TEST_F(JemallocControlTest, DumpWritesHeapV2NamingTheAllocatingFunction) {
 // make them go away, and no new ones can arrive meanwhile.
 TEST_F(JemallocControlTest, ResetDiscardsTheSamplesCollectedSoFar) {
   ASSERT_TRUE(control_->SetActive(true));
+  UseUpSampleCountdown();
   auto blocks = AllocateForProfile(256, 4096);
   ASSERT_TRUE(control_->SetActive(false));
   ASSERT_NE(Dump().find("\n@ 0x"), std::string::npos) << "no samples before the reset";

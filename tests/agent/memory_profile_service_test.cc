@@ -168,6 +168,7 @@ TEST_F(MemoryProfileServiceTest, ActivateRejectsASampleIntervalThatIsNotAPowerOf
 
 TEST_F(MemoryProfileServiceTest, DumpStreamsMetadataDataAndVerifiableTrailer) {
   ASSERT_TRUE(profiling_->Activate(std::nullopt));
+  UseUpSampleCountdown();
   auto blocks = AllocateForProfile(256, 4096);
   grpc::ClientContext ctx;
   v1::DumpRequest req;

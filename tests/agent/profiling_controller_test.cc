@@ -142,6 +142,7 @@ TEST_F(ProfilingControllerTest, TheIntervalInForceResetsNothing) {
 
 TEST_F(ProfilingControllerTest, ResetDiscardsSamplesAndKeepsTheInterval) {
   ASSERT_TRUE(controller_->Activate(std::nullopt));
+  UseUpSampleCountdown();
   auto blocks = AllocateForProfile(256, 4096);
   ASSERT_TRUE(controller_->Deactivate());
   const int64_t before = LiveSampledObjects();
