@@ -39,6 +39,9 @@ readonly PACKAGES=(
   # checks it; redis-server is a third-party jemalloc target; promtool
   # (package prometheus) checks the exporter's exposition format.
   golang-go chromium libxml2-utils prometheus
+  # The remote-agent tests make certificates with openssl and two network
+  # namespaces joined by a veth pair with ip (iproute2).
+  openssl iproute2
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )
@@ -85,8 +88,10 @@ cmd_test() {
   cmd_deps
   cmd_build
   section "Tests"
+  # One test per core: the integration tests are sized for that (each has
+  # its own socket directory and targets, and generous deadlines).
   ctest --test-dir "${BUILD_DIR}" --output-on-failure --no-tests=error \
-    --timeout "${TEST_TIMEOUT_SECONDS}"
+    --timeout "${TEST_TIMEOUT_SECONDS}" --parallel "$(nproc)"
   fuzz_run "${CI_FUZZ_SECONDS}"
 }
 
