@@ -6,89 +6,19 @@
 #include <iostream>
 #include <optional>
 
-#include "cli/commands/activate_command.h"
-#include "cli/commands/deactivate_command.h"
-#include "cli/commands/dump_command.h"
-#include "cli/commands/exporter_command.h"
-#include "cli/commands/list_command.h"
-#include "cli/commands/profile_command.h"
-#include "cli/commands/report_command.h"
-#include "cli/commands/stats_command.h"
-#include "cli/commands/status_command.h"
+#include "cli/command_line.h"
 #include "cli/exit_codes.h"
 #include "cli/grpc_profile_client.h"
-#include "cli/help_text.h"
 #include "cli/interrupt_watcher.h"
 #include "cli/logging.h"
-#include "cli/multi_target_run.h"
-#include "cli/option_validators.h"
+#include "cli/multi_target_dispatch.h"
 #include "cli/target_selection.h"
 #include "cli/usage_errors.h"
 #include "common/duration.h"
 #include "common/socket_path.h"
-#include "common/version.h"
 
 namespace memprof::cli {
 namespace {
-
-constexpr std::chrono::milliseconds kMinTimeout(100);
-constexpr std::chrono::milliseconds kMaxTimeout = std::chrono::hours(1);
-
-// The parsed command line: the CLI11 app and every command's options.
-struct CommandLine {
-  CLI::App app{RootDescription(), "memprofctl"};
-  int verbosity = 0;
-  std::string timeout = "10s";
-  ListOptions list;
-  StatusOptions status;
-  ActivateOptions activate;
-  DeactivateOptions deactivate;
-  DumpOptions dump;
-  ProfileOptions profile;
-  StatsOptions stats;
-  ExporterOptions exporter;
-  ReportOptions report;
-  RunOptions run;
-  CLI::App* list_cmd = nullptr;
-  CLI::App* status_cmd = nullptr;
-  CLI::App* activate_cmd = nullptr;
-  CLI::App* deactivate_cmd = nullptr;
-  CLI::App* dump_cmd = nullptr;
-  CLI::App* profile_cmd = nullptr;
-  CLI::App* stats_cmd = nullptr;
-  CLI::App* exporter_cmd = nullptr;
-  CLI::App* report_cmd = nullptr;
-  CLI::App* run_cmd = nullptr;
-
-  CommandLine();
-};
-
-CommandLine::CommandLine() {
-  app.set_version_flag("--version", std::string("memprofctl ") + kVersion);
-  app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");
-  app.add_option("--timeout", timeout, "Deadline of each request to an agent (default 10s)")
-      ->check(DurationValidator(kMinTimeout, kMaxTimeout))
-      ->type_name("DURATION");
-  list_cmd = RegisterListCommand(app, list);
-  status_cmd = RegisterStatusCommand(app, status);
-  activate_cmd = RegisterActivateCommand(app, activate);
-  deactivate_cmd = RegisterDeactivateCommand(app, deactivate);
-  dump_cmd = RegisterDumpCommand(app, dump);
-  profile_cmd = RegisterProfileCommand(app, profile);
-  stats_cmd = RegisterStatsCommand(app, stats);
-  exporter_cmd = RegisterExporterCommand(app, exporter);
-  report_cmd = RegisterReportCommand(app, report);
-  run_cmd = RegisterRunCommand(app);
-  for (CLI::App* cmd : {list_cmd, status_cmd, activate_cmd, deactivate_cmd, dump_cmd, profile_cmd,
-                        stats_cmd, exporter_cmd, report_cmd}) {
-    cmd->fallthrough();  // global options may follow the command name
-  }
-  // Set after the subcommands so they do not inherit these: leftovers reach
-  // the top level, where RunCli reports them with the valid choices.
-  app.require_subcommand(0, 1);
-  app.allow_extras();
-  app.footer(RootFooter());
-}
 
 // Parses; returns an exit code when there is nothing more to do.
 std::optional<int> Parse(CommandLine& cl, const std::vector<std::string>& args,
@@ -199,18 +129,6 @@ int SignalToReRaise(const CommandLine& cl, const InterruptWatcher& watcher,
   return aborted ? watcher.abort_signal() : 0;
 }
 
-// The target options of the parsed command; nullptr for the commands that
-// find their targets themselves (list, exporter).
-TargetOptions* ParsedTargetOptions(CommandLine& cl) {
-  if (cl.status_cmd->parsed()) return &cl.status.target;
-  if (cl.activate_cmd->parsed()) return &cl.activate.target;
-  if (cl.deactivate_cmd->parsed()) return &cl.deactivate.target;
-  if (cl.dump_cmd->parsed()) return &cl.dump.target;
-  if (cl.profile_cmd->parsed()) return &cl.profile.target;
-  if (cl.stats_cmd->parsed()) return &cl.stats.target;
-  return nullptr;
-}
-
 // A single-target run names its one target in the options: a pid, or a
 // remote agent that is looked up now (no spec: the only agent, --name).
 Result<void> ApplySingleTarget(const TargetSelection& selection, TargetOptions& options,
@@ -227,104 +145,6 @@ Result<void> ApplySingleTarget(const TargetSelection& selection, TargetOptions& 
   return {};
 }
 
-// What cannot be done on several targets at once (usage errors, before any
-// target is contacted).
-Result<void> CheckMultiTarget(const CommandLine& cl) {
-  const auto refuse = [](const std::string& why) {
-    return Fail(ErrorCode::kInvalidArgument, why);
-  };
-  if (cl.dump_cmd->parsed() && cl.dump.out_dir.empty()) {
-    return refuse("with several targets, dump writes one file per target: use --out-dir DIR");
-  }
-  if (cl.profile_cmd->parsed() && cl.profile.out_dir.empty()) {
-    return refuse("with several targets, profile writes one file per target: use --out-dir DIR");
-  }
-  const bool periodic = (cl.dump_cmd->parsed() && !cl.dump.every.empty()) ||
-                        (cl.stats_cmd->parsed() && !cl.stats.watch.empty());
-  if (periodic) {
-    return refuse(std::string(cl.dump_cmd->parsed() ? "--every" : "--watch") +
-                  " follows one target; for several, repeat the multi-target command from a "
-                  "loop or a timer (docs/user-guide.md, \"Collecting from a fleet\")");
-  }
-  return {};
-}
-
-// `options` with the target of one worker of a multi-target run.
-template <typename Options>
-Options ForTarget(const Options& options, const Target& target) {
-  Options copy = options;
-  copy.target.resolved = target;
-  copy.target.pid = target.pid;
-  return copy;
-}
-
-TargetTask MultiTargetTask(const CommandLine& cl, const CliEnvironment& env,
-                           TargetDiscovery& discovery, const InterruptWatcher* watcher,
-                           std::chrono::milliseconds timeout) {
-  using Stop = const std::stop_token&;
-  if (cl.status_cmd->parsed()) {
-    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
-      return RunStatus(ForTarget(cl.status, t), discovery, c, con.out);
-    };
-  }
-  if (cl.activate_cmd->parsed()) {
-    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
-      return RunActivate(ForTarget(cl.activate, t), discovery, c, con.out);
-    };
-  }
-  if (cl.deactivate_cmd->parsed()) {
-    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
-      return RunDeactivate(ForTarget(cl.deactivate, t), discovery, c, con.out);
-    };
-  }
-  if (cl.dump_cmd->parsed()) {
-    return [&](const Target& t, ProfileClient& c, const Console& con, Stop stop) {
-      return RunDump(ForTarget(cl.dump, t), discovery, c, con, stop);
-    };
-  }
-  if (cl.stats_cmd->parsed()) {
-    return [&](const Target& t, ProfileClient& c, const Console& con, Stop) {
-      return RunStats(ForTarget(cl.stats, t), discovery, c, con.out);
-    };
-  }
-  // profile: the first signal ends every window early; the second, or the
-  // target's deadline, aborts (stop).
-  return [&, watcher, timeout](const Target& t, ProfileClient& c, const Console& con, Stop stop) {
-    auto restore_client = env.make_client(timeout, std::stop_token());
-    ProfileRuntime runtime;
-    if (watcher != nullptr) runtime.end_early = watcher->stop_token();
-    runtime.abort = stop;
-    runtime.restore_client = restore_client.get();
-    return RunProfile(ForTarget(cl.profile, t), discovery, c, con, runtime);
-  };
-}
-
-Result<void> DispatchMulti(const CommandLine& cl, const CliEnvironment& env,
-                           const TargetSelection& selection, const TargetOptions& options,
-                           TargetDiscovery& discovery, const Console& console,
-                           const InterruptWatcher* watcher, std::chrono::milliseconds timeout) {
-  if (auto ok = CheckMultiTarget(cl); !ok) return ok;
-  MultiTargetPlan plan;
-  plan.parallel = options.parallel;
-  plan.rpc_timeout = timeout;
-  plan.per_target_timeout = timeout;
-  plan.json = options.json;
-  std::stop_token stop;
-  if (watcher != nullptr) stop = watcher->stop_token();
-  if (cl.profile_cmd->parsed()) {
-    auto duration = ParseDuration(cl.profile.duration);
-    if (!duration) return Fail(ErrorCode::kInvalidArgument, "--duration: " + duration.error().message);
-    plan.per_target_timeout += *duration;
-    if (watcher != nullptr) stop = watcher->abort_token();
-  }
-  const StoppableClientFactory make_client = env.make_client;
-  if (cl.stats_cmd->parsed() && cl.stats.format == "prometheus") {
-    return RunStatsPrometheusOnTargets(selection, plan, discovery, make_client, console, stop);
-  }
-  const TargetTask task = MultiTargetTask(cl, env, discovery, watcher, timeout);
-  return RunOnTargets(selection, plan, discovery, make_client, task, console, stop);
-}
-
 // Picks the targets, then runs the command on one or on each.
 Result<void> DispatchTargets(CommandLine& cl, const CliEnvironment& env,
                              TargetDiscovery& discovery, ProfileClient& client,
@@ -335,7 +155,8 @@ Result<void> DispatchTargets(CommandLine& cl, const CliEnvironment& env,
     auto selection = SelectTargets(*options, discovery);
     if (!selection) return Fail(selection.error());
     if (selection->multi) {
-      return DispatchMulti(cl, env, *selection, *options, discovery, console, watcher, timeout);
+      return RunOnSelectedTargets(cl, env, *selection, *options, discovery, console, watcher,
+                                  timeout);
     }
     if (auto ok = ApplySingleTarget(*selection, *options, discovery, client); !ok) return ok;
   }

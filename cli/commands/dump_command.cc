@@ -21,6 +21,15 @@ namespace {
 
 constexpr char kStdout[] = "-";
 constexpr char kRawFormat[] = "heap";
+constexpr char kDumpExamples[] =
+    "Examples:\n"
+    "  memprofctl dump --pid 1234 --out profile.heap\n"
+    "  memprofctl dump --pid 1234 --out - | gzip > profile.heap.gz\n"
+    "  memprofctl dump --pid 1234 --format svg --out heap.svg   # flame graph, symbolized here\n"
+    "  memprofctl dump --pid 1234 --every 5m --count 12 --out-dir /var/tmp/heaps\n"
+    "  memprofctl dump --pid 1234 --every 1m --out-dir heaps --json   # until Ctrl-C\n"
+    "  memprofctl dump --all --out-dir heaps --json    # one file and one JSON line per agent\n"
+    "  memprofctl report profile.heap --top 20\n";
 
 // Where the data goes: the temp file of FILE, or stdout.
 class DumpOutput {
@@ -127,14 +136,7 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
                   "text, collapsed, pprof, svg, json (see `memprofctl report`)")
       ->type_name("FORMAT");
   AddJsonFlag(*cmd, options.target.json);
-  cmd->footer(
-      "Examples:\n"
-      "  memprofctl dump --pid 1234 --out profile.heap\n"
-      "  memprofctl dump --pid 1234 --out - | gzip > profile.heap.gz\n"
-      "  memprofctl dump --pid 1234 --format svg --out heap.svg   # flame graph, symbolized here\n"
-      "  memprofctl dump --pid 1234 --every 5m --count 12 --out-dir /var/tmp/heaps\n"
-      "  memprofctl dump --pid 1234 --every 1m --out-dir heaps --json   # until Ctrl-C\n"
-      "  memprofctl report profile.heap --top 20\n");
+  cmd->footer(kDumpExamples);
   return cmd;
 }
 

@@ -73,7 +73,8 @@ CLI::App* RegisterStatsCommand(CLI::App& app, StatsOptions& options) {
       "  memprofctl stats --pid 1234 --raw\n"
       "  memprofctl stats --pid 1234 --format prometheus > /var/lib/node_exporter/memprof.prom\n"
       "  memprofctl stats --pid 1234 --watch 2s              # live table; Ctrl-C to stop\n"
-      "  memprofctl stats --pid 1234 --watch 10s --count 6 | jq .delta.allocated\n");
+      "  memprofctl stats --pid 1234 --watch 10s --count 6 | jq .delta.allocated\n"
+      "  memprofctl stats --all --format prometheus     # one exposition for every local agent\n");
   return cmd;
 }
 

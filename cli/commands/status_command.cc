@@ -48,7 +48,8 @@ CLI::App* RegisterStatusCommand(CLI::App& app, StatusOptions& options) {
   cmd->footer(
       "Examples:\n"
       "  memprofctl status --pid 1234\n"
-      "  memprofctl status --pid 1234 --json | jq .profiling_active\n");
+      "  memprofctl status --pid 1234 --json | jq .profiling_active\n"
+      "  memprofctl status --all --json | jq -c '{target, ok, active: .result.profiling_active}'\n");
   return cmd;
 }
 

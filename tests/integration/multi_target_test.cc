@@ -2,6 +2,7 @@
 // target, a failing, vanished or hanging target never stops the others, and
 // the exit code is 6 when any failed.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -312,6 +313,36 @@ TEST_F(MultiTargetTest, ProfileAllSurvivesATargetDyingMidWindow) {
       << failed;
   EXPECT_EQ(out.List(), std::vector<std::string>{path.substr(path.rfind('/') + 1)});
   EXPECT_EQ(StatusJson(*stays)["profiling_active"], false) << "profile did not restore the state";
+}
+
+// Ctrl-C during `profile --all` ends every window early and still writes
+// every profile (exit 0), then puts each process back as it was.
+TEST_F(MultiTargetTest, InterruptDuringProfileAllStillWritesEveryProfile) {
+  TargetProcess* a = StartLinked();
+  TargetProcess* b = StartLinked();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  TempDir out = *TempDir::Create("memprof-multi-interrupt");
+  auto cli = SpawnCli({"profile", "--all", "--duration", "60s", "--out-dir", out.path(), "--json"});
+  ASSERT_NE(cli, nullptr);
+  AwaitActive(*a);
+  AwaitActive(*b);
+  cli->Signal(SIGINT);
+  auto exit = cli->Wait(seconds(30));
+  ASSERT_TRUE(exit.has_value()) << "the windows did not end early";
+  EXPECT_EQ(exit->ShellCode(), 0) << cli->StderrText();
+  CommandResult r;
+  r.out = cli->StdoutText();
+  auto lines = JsonLines(r);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  for (const TargetProcess* t : {a, b}) {
+    const json& line = lines[std::to_string(t->pid())];
+    EXPECT_EQ(line["ok"], true) << line;
+    EXPECT_EQ(line["result"]["ended_early"], true) << line;
+    EXPECT_TRUE(ReadFile(line["result"].value("path", std::string())).starts_with("heap_v2/"));
+    EXPECT_EQ(StatusJson(*t)["profiling_active"], false) << "pid " << t->pid();
+  }
+  EXPECT_EQ(out.List().size(), 2u);
 }
 
 TEST_F(MultiTargetTest, WhatOneTargetOnlyCanDoIsAUsageError) {
