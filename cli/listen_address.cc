@@ -3,8 +3,9 @@
 #include <arpa/inet.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
+
+#include "common/host_port.h"
 
 namespace memprof::cli {
 namespace {
@@ -16,31 +17,6 @@ constexpr char kExamples[] =
 std::unexpected<Error> Invalid(std::string_view text, const std::string& why) {
   return Fail(ErrorCode::kInvalidArgument,
               "invalid listen address '" + std::string(text) + "': " + why + "; " + kExamples);
-}
-
-Result<uint16_t> ParsePort(std::string_view text, std::string_view port) {
-  unsigned value = 0;
-  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (port.empty() || ec != std::errc() || ptr != port.data() + port.size() || value > 65535) {
-    return Invalid(text, "the port must be a number from 0 to 65535");
-  }
-  return static_cast<uint16_t>(value);
-}
-
-// Splits "host:port" / "[v6]:port" into host and port.
-Result<std::pair<std::string, std::string_view>> Split(std::string_view text) {
-  if (text.starts_with('[')) {
-    const size_t close = text.find("]:");
-    if (close == std::string_view::npos) return Invalid(text, "missing ']:PORT'");
-    return std::pair{std::string(text.substr(1, close - 1)), text.substr(close + 2)};
-  }
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return Invalid(text, "missing ':PORT'");
-  const std::string host(text.substr(0, colon));
-  if (host.find(':') != std::string::npos) {
-    return Invalid(text, "an IPv6 address goes in brackets");
-  }
-  return std::pair{host, text.substr(colon + 1)};
 }
 
 }  // namespace
@@ -75,21 +51,20 @@ std::string ListenAddress::ToString() const {
 }
 
 Result<ListenAddress> ParseListenAddress(std::string_view text) {
-  auto parts = Split(text);
-  if (!parts) return Fail(parts.error());
-  auto port = ParsePort(text, parts->second);
-  if (!port) return Fail(port.error());
-  const std::string host = parts->first == "localhost" ? "127.0.0.1" : parts->first;
+  auto parts = SplitHostPort(text, 0);
+  if (!parts) return Invalid(text, parts.error().message);
+  const uint16_t port = parts->port;
+  const std::string host = parts->host == "localhost" ? "127.0.0.1" : parts->host;
   ListenAddress address;
   auto* v4 = reinterpret_cast<sockaddr_in*>(&address.storage);
   auto* v6 = reinterpret_cast<sockaddr_in6*>(&address.storage);
   if (::inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
     v4->sin_family = AF_INET;
-    v4->sin_port = htons(*port);
+    v4->sin_port = htons(port);
     address.length = sizeof(sockaddr_in);
   } else if (::inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(*port);
+    v6->sin6_port = htons(port);
     address.length = sizeof(sockaddr_in6);
   } else {
     return Invalid(text, "'" + host + "' is not an IP address (host names are not resolved)");

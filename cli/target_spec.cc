@@ -7,6 +7,7 @@
 #include <climits>
 #include <tuple>
 
+#include "common/host_port.h"
 #include "common/proc_status.h"
 
 namespace memprof::cli {
@@ -35,15 +36,6 @@ bool IsDnsName(std::string_view host) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
            c == '.';
   });
-}
-
-bool IsValidHost(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    const std::string inner(host.substr(1, host.size() - 2));
-    in6_addr v6{};
-    return ::inet_pton(AF_INET6, inner.c_str(), &v6) == 1;
-  }
-  return IsDnsName(host);
 }
 
 Error BadAddress(std::string_view text, const std::string& why) {
@@ -88,19 +80,11 @@ bool operator==(const TargetSpec& a, const TargetSpec& b) {
 }
 
 Result<std::string> ParseRemoteAddress(std::string_view text) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return Fail(BadAddress(text, "no port"));
-  const std::string_view host = text.substr(0, colon);
-  const std::string_view port = text.substr(colon + 1);
-  long value = 0;
-  if (!ParsePositive(port, 65535, value)) {
-    return Fail(BadAddress(text, "the port must be a number from 1 to 65535"));
+  auto parts = SplitHostPort(text, 1);
+  if (!parts) return Fail(BadAddress(text, parts.error().message));
+  if (parts->bracketed ? !IsIpLiteral(AF_INET6, parts->host) : !IsDnsName(parts->host)) {
+    return Fail(BadAddress(text, "'" + parts->host + "' is not a host name or IP address"));
   }
-  if (host.find(':') != std::string_view::npos && host.front() != '[') {
-    return Fail(BadAddress(text, "an IPv6 address must be in brackets"));
-  }
-  if (!IsValidHost(host))
-    return Fail(BadAddress(text, "'" + std::string(host) + "' is not a host"));
   return std::string(text);
 }
 

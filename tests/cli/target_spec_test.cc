@@ -39,14 +39,14 @@ TEST(TargetSpecTest, BadLinesSayWhereAndWhy) {
            {"unix:relative.sock", "f:9: 'unix:relative.sock': a Unix socket path must be absolute"},
            {"web1",
             "f:9: 'web1' is neither a pid, nor unix:/path/to/socket, nor HOST:PORT "
-            "(invalid remote target 'web1': no port"},
+            "(invalid remote target 'web1': missing ':PORT'"},
            {"web1:0", "the port must be a number from 1 to 65535"},
            {"web1:65536", "the port must be a number from 1 to 65535"},
            {"web1:http", "the port must be a number from 1 to 65535"},
-           {"2001:db8::7:7070", "an IPv6 address must be in brackets"},
-           {"[not-v6]:7070", "'[not-v6]' is not a host"},
-           {"-bad:7070", "'-bad' is not a host"},
-           {"a b:7070", "'a b' is not a host"},
+           {"2001:db8::7:7070", "an IPv6 address goes in brackets"},
+           {"[not-v6]:7070", "'not-v6' is not a host name or IP address"},
+           {"-bad:7070", "'-bad' is not a host name or IP address"},
+           {"a b:7070", "'a b' is not a host name or IP address"},
        }) {
     auto spec = ParseTargetLine(c.line, "f:9");
     ASSERT_FALSE(spec) << c.line;

@@ -360,7 +360,7 @@ TEST_F(MultiTargetTest, WhatOneTargetOnlyCanDoIsAUsageError) {
   ExpectCliError(Cli({"status", "--all", "--pid", pids}), 2, "excludes");
   ExpectCliError(Cli({"status", "--target", "db7:7070"}), 2,
                  "remote targets need --tls-ca, --tls-cert and --tls-key");
-  ExpectCliError(Cli({"status", "--target", "db7"}), 2, "invalid remote target 'db7': no port");
+  ExpectCliError(Cli({"status", "--target", "db7"}), 2, "invalid remote target 'db7': missing ':PORT'");
   for (const TargetProcess* t : targets) EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{});
 }
