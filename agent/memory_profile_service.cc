@@ -204,6 +204,7 @@ Result<void> MemoryProfileService::FillStats(const v1::StatsRequest& request,
   s->set_retained(summary->retained);
   response.set_rss_bytes(CurrentRssBytes());
   response.set_collected_unix_ms(NowUnixMs());
+  response.set_profiling_active(allocator_.Info().profiling_active);
   if (request.raw_format() == v1::RAW_STATS_FORMAT_NONE) return {};
   const bool json = request.raw_format() == v1::RAW_STATS_FORMAT_JSON;
   auto report = allocator_.Report(json ? ReportFormat::kJson : ReportFormat::kText);

@@ -22,19 +22,28 @@ TargetMetrics Sample(const SocketEntry& entry, ProfileClient& client) {
   return *metrics;
 }
 
+// From the Stats answer itself, or (an agent older than that field) Status.
+Result<bool> ProfilingActive(const memprof::v1::StatsResponse& stats, const Target& target,
+                             ProfileClient& client) {
+  if (stats.has_profiling_active()) return stats.profiling_active();
+  auto status = client.Status(target);
+  if (!status) return Fail(status.error());
+  return status->profiling_active();
+}
+
 }  // namespace
 
 Result<TargetMetrics> QueryTargetMetrics(const Target& target, ProfileClient& client) {
   auto stats = client.Stats(target, memprof::v1::StatsRequest());
   if (!stats) return Fail(stats.error());
-  auto status = client.Status(target);
-  if (!status) return Fail(status.error());
+  auto active = ProfilingActive(*stats, target, client);
+  if (!active) return Fail(active.error());
   TargetMetrics metrics;
   metrics.pid = target.pid;
   metrics.command = target.command;
   metrics.up = true;
   metrics.allocator = AllocatorName(stats->allocator());
-  metrics.profiling_active = status->profiling_active();
+  metrics.profiling_active = *active;
   metrics.figures = FiguresOf(*stats);
   return metrics;
 }

@@ -14,9 +14,10 @@
 
 namespace memprof::cli {
 
-// Asks one agent for its memory figures (Stats, summary only: no raw
-// report) and then whether profiling is active (Status; StatsResponse does
-// not carry prof.active). Fails with the first call's error.
+// Asks one agent for its memory figures and whether profiling is active
+// (Stats, summary only: no raw report); an agent older than
+// StatsResponse.profiling_active is asked Status as well. Fails with the
+// first call's error.
 [[nodiscard]] Result<TargetMetrics> QueryTargetMetrics(const Target& target,
                                                        ProfileClient& client);
 

@@ -208,6 +208,8 @@ TEST_F(MemoryProfileServiceTest, StatsSummaryAndRawJson) {
   EXPECT_GT(r.summary().allocated(), 0u);
   EXPECT_EQ(r.raw_format(), v1::RAW_STATS_FORMAT_JSON);
   EXPECT_EQ(r.raw().front(), '{');
+  ASSERT_TRUE(r.has_profiling_active()) << "the exporter reads it instead of calling Status";
+  EXPECT_EQ(r.profiling_active(), allocator_->Info().profiling_active);
 }
 
 TEST_F(MemoryProfileServiceTest, ServerStopsWhenIdleAndRestartsOnDemand) {

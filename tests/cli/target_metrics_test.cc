@@ -89,6 +89,28 @@ TEST_F(TargetMetricsTest, ConcurrencyIsBounded) {
   EXPECT_EQ(shared_.stats_calls.load(), 41);
 }
 
+// An agent that says in its Stats answer whether profiling is active is
+// asked nothing else; an older one (no such field) is asked Status too.
+TEST_F(TargetMetricsTest, OneCallPerTargetWhenStatsSaysWhetherProfilingIsActive) {
+  testing::FakeProfileClient fake;
+  memprof::v1::StatsResponse stats;
+  stats.set_profiling_active(true);
+  fake.stats_result = stats;
+  auto metrics = QueryTargetMetrics(Target{7, "/s/7.sock", "demo"}, fake);
+  ASSERT_TRUE(metrics) << metrics.error().message;
+  EXPECT_TRUE(metrics->profiling_active);
+  EXPECT_EQ(fake.rpcs, std::vector<std::string>{"Stats"});
+
+  testing::FakeProfileClient old_agent;
+  memprof::v1::StatusResponse status;
+  status.set_profiling_active(true);
+  old_agent.status_result = status;
+  auto old_metrics = QueryTargetMetrics(Target{8, "/s/8.sock", "old"}, old_agent);
+  ASSERT_TRUE(old_metrics) << old_metrics.error().message;
+  EXPECT_TRUE(old_metrics->profiling_active);
+  EXPECT_EQ(old_agent.rpcs, (std::vector<std::string>{"Stats", "Status"}));
+}
+
 TEST_F(TargetMetricsTest, NoTargetsIsAnEmptyScrape) {
   testing::TempDir empty;
   TargetDiscovery none(proc_, empty.path());
