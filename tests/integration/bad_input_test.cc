@@ -490,12 +490,7 @@ TEST_F(BadInputTest, AgentSwitchedOff) {
 // The target dies while its dump streams: the dump fails with the reason, the
 // temp file is removed and the existing file of that name stays as it was.
 TEST_F(BadInputTest, TargetExitsDuringTheDump) {
-  TargetOptions options;
-  options.argv = {kManyStacksTarget, "--stacks", "3000", "--pad-frames", "96"};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
-                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
-  options.ready_timeout = seconds(120);
-  TargetProcess* t = Start(options);
+  TargetProcess* t = StartBigDumpTarget();
   ASSERT_NE(t, nullptr);
   const std::string out = dir().File("p.heap");
   ASSERT_TRUE(WriteFile(out, "precious\n"));

@@ -177,7 +177,7 @@ TEST_F(CollectTest, SigintBetweenDumpsStopsWithExit0AndKeepsCompleteFiles) {
   TargetProcess* t = StartActiveTarget();
   ASSERT_NE(t, nullptr);
   auto cli = SpawnCli({"dump", "--pid", std::to_string(t->pid()), "--every", "1s", "--out-dir",
-                    out_dir_, "--json"});
+                       out_dir_, "--json"});
   ASSERT_NE(cli, nullptr);
   ASSERT_TRUE(AwaitLines(*cli, 2)) << cli->StderrText();
   cli->Signal(SIGINT);
@@ -190,15 +190,10 @@ TEST_F(CollectTest, SigintBetweenDumpsStopsWithExit0AndKeepsCompleteFiles) {
 }
 
 TEST_F(CollectTest, SigtermDuringADumpDiscardsItAndExits0) {
-  TargetOptions options;
-  options.argv = {kManyStacksTarget, "--stacks", "3000", "--pad-frames", "96"};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
-                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
-  options.ready_timeout = seconds(120);
-  TargetProcess* t = Start(options);
+  TargetProcess* t = StartBigDumpTarget();
   ASSERT_NE(t, nullptr);
   auto cli = SpawnCli({"dump", "--pid", std::to_string(t->pid()), "--every", "1m", "--out-dir",
-                    out_dir_, "--json"});
+                       out_dir_, "--json"});
   ASSERT_NE(cli, nullptr);
   // Data flows into memprofctl's unnamed file in the output directory, seen
   // through its fds; then the target is frozen, so the dump is mid-stream.
@@ -232,8 +227,8 @@ TEST_F(CollectTest, TargetDyingEndsThePeriodicDumpWithExit3KeepingTheFiles) {
   TargetProcess* t = StartActiveTarget();
   ASSERT_NE(t, nullptr);
   const pid_t pid = t->pid();
-  auto cli = SpawnCli({"dump", "--pid", std::to_string(pid), "--every", "1s", "--out-dir", out_dir_,
-                    "--json"});
+  auto cli = SpawnCli(
+      {"dump", "--pid", std::to_string(pid), "--every", "1s", "--out-dir", out_dir_, "--json"});
   ASSERT_NE(cli, nullptr);
   ASSERT_TRUE(AwaitLines(*cli, 1)) << cli->StderrText();
   t->process().KillAndReap();

@@ -92,6 +92,15 @@ std::unique_ptr<Subprocess> IntegrationTest::SpawnCli(std::vector<std::string> a
   return p ? std::move(*p) : nullptr;
 }
 
+TargetProcess* IntegrationTest::StartBigDumpTarget() {
+  TargetOptions options;
+  options.argv = {kManyStacksTarget, "--stacks", "3000", "--pad-frames", "96"};
+  options.env = {{"LD_PRELOAD", kAgentLibrary},
+                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
+  options.ready_timeout = std::chrono::seconds(120);
+  return Start(options);
+}
+
 TargetProcess* IntegrationTest::StartWithoutAgent() {
   TargetOptions options;
   options.argv = {kGlibcTarget};

@@ -63,6 +63,10 @@ class IntegrationTest : public ::testing::Test {
   // and reaped when the returned object goes; nullptr and a failure if it
   // cannot be started).
   std::unique_ptr<Subprocess> SpawnCli(std::vector<std::string> args);
+  // A preloaded many_stacks_target with 3000 deep stacks, every allocation
+  // sampled: its dump is large enough (several MiB) to still be streaming
+  // when a test interrupts it. Starting it takes a while (up to 120 s).
+  TargetProcess* StartBigDumpTarget();
   // A process without an agent (glibc_target): only its handshake is awaited.
   TargetProcess* StartWithoutAgent();
   // memprofctl COMMAND --pid <target> ARGS...

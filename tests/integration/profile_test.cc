@@ -167,7 +167,7 @@ TEST_F(ProfileTest, AShorterWindowIsStretchedThenEndsAsItWould) {
   ASSERT_EQ(on.exit_code, 0) << on;
   const int64_t end = ParseJsonOutput(on)["current"]["window_end_unix_ms"].get<int64_t>();
   auto cli = SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "5s", "--out",
-                    dir().File("p.heap"), "--json"});
+                       dir().File("p.heap"), "--json"});
   ASSERT_NE(cli, nullptr);
   // Stretched to the duration plus 5s: well past the old end.
   EXPECT_GT(AwaitWindow(*t, end), end + 5000) << "the window was not stretched over the profile";
@@ -252,7 +252,7 @@ TEST_F(ProfileTest, TargetDyingMidWindowIsExit3AndWritesNothing) {
   ASSERT_NE(t, nullptr);
   const pid_t pid = t->pid();
   auto cli = SpawnCli({"profile", "--pid", std::to_string(pid), "--duration", "60s", "--out",
-                    dir().File("p.heap")});
+                       dir().File("p.heap")});
   ASSERT_NE(cli, nullptr);
   AwaitWindow(*t);
   t->process().KillAndReap();
@@ -274,7 +274,7 @@ TEST_F(ProfileTest, AgentClosesTheWindowWhenMemprofctlIsKilled) {
   ASSERT_NE(t, nullptr);
   const int64_t started = NowUnixMs();
   auto cli = SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "2s", "--out",
-                    dir().File("p.heap")});
+                       dir().File("p.heap")});
   ASSERT_NE(cli, nullptr);
   const int64_t end = AwaitWindow(*t);
   EXPECT_GE(end, started + 2000 + 5000 - 500) << "the window is the duration plus 5s";
