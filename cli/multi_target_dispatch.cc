@@ -35,7 +35,6 @@ template <typename Options>
 Options ForTarget(const Options& options, const Target& target) {
   Options copy = options;
   copy.target.resolved = target;
-  copy.target.pid = target.pid;
   return copy;
 }
 
