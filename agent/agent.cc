@@ -1,40 +1,26 @@
 #include "agent/agent.h"
 
-#include <grpc/grpc.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <string>
 
-#include "agent/agent_logger.h"
-#include "agent/allocator.h"
 #include "agent/connection_acceptor.h"
-#include "agent/dump_streamer.h"
-#include "agent/memory_profile_service.h"
-#include "agent/on_demand_server.h"
-#include "agent/peer_registry.h"
-#include "agent/process_identity.h"
-#include "agent/profiling_controller.h"
-#include "agent/remote_server.h"
-#include "agent/socket_registry.h"
-#include "agent/tls_material.h"
+#include "agent/core_log.h"
+#include "agent/server_loader.h"
 
 namespace memprof::agent {
 namespace {
 
-constexpr int kMaxConcurrentDumps = 2;
+// How long a forked child must live before it publishes its socket.
+constexpr auto kForkPublishDelay = std::chrono::milliseconds(200);
+constexpr size_t kErrorSize = 512;
 
-// Why a child forked while its parent's gRPC was up gets no agent, and what
-// to do instead.
-std::string ForkedChildRefusal(bool parent_served_remote) {
-  return std::string(
-             "not starting the agent in this forked child: gRPC was in use in its parent at "
-             "fork() time and cannot be used after fork; ") +
-         (parent_served_remote ? "the parent's agent serves MEMPROF_LISTEN, which keeps gRPC "
-                                 "running: exec() the workers, or start the parent without "
-                                 "MEMPROF_LISTEN"
-                               : "fork workers before profiling, or exec() them");
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -49,68 +35,74 @@ Agent& Agent::Instance() {
   return *agent;
 }
 
-Result<void> Agent::Start(const AgentConfig& config) {
+const char* Agent::ServerGetenv(const char* name) { return Instance().env_.Get(name); }
+
+Result<void> Agent::Start(EnvSnapshot env) {
   std::lock_guard lock(mu_);
   if (owner_pid_ == ::getpid()) return {};  // already running
-  auto r = StartLocked(config);
+  env_ = std::move(env);
+  config_ = ConfigFromEnvironment([this](const char* name) { return env_.Get(name); });
+  SetCoreLogLevel(ParseLogLevel(config_.log_level));
+  for (const auto& warning : config_.warnings) CoreLog(LogLevel::kWarn, warning);
+  started_unix_ms_ = NowUnixMs();
+  auto r = StartLocked(std::chrono::milliseconds(0));
   if (!r) StopLocked();
   return r;
 }
 
-Result<void> Agent::StartLocked(const AgentConfig& config) {
-  SetLogLevel(config.log_level);
-  if (grpc_unusable_) {
-    return Fail(ErrorCode::kFailedPrecondition, ForkedChildRefusal(remote_at_fork_));
-  }
-  for (const auto& warning : config.warnings) Logger().warn("{}", warning);
-  identity_ = std::make_unique<ProcessIdentity>(CurrentProcessIdentity(config.malloc_conf));
-  allocator_ = DetectAllocator();
-  profiling_ = std::make_unique<ProfilingController>(*allocator_);
-  dumps_ = std::make_unique<DumpStreamer>(*allocator_, kMaxConcurrentDumps);
-  peers_ = std::make_unique<PeerRegistry>(::geteuid());
-  PeerRegistry* peers = peers_.get();
-  service_ = std::make_unique<MemoryProfileService>(
-      *identity_, *allocator_, *profiling_, *dumps_,
-      [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
-  server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(), config.idle_timeout);
-  auto socket = SocketRegistry::Listen(config.socket_dir, identity_->pid);
-  if (!socket) return Fail(socket.error());
-  socket_ = std::move(*socket);
-  OnDemandServer* server = server_.get();
+Result<void> Agent::StartLocked(std::chrono::milliseconds publish_delay) {
+  ConnectionAcceptor::Options options{config_.socket_dir, ::getpid(), publish_delay};
   acceptor_ = std::make_unique<ConnectionAcceptor>(
-      socket_->listen_fd(),
-      [server, peers](Fd fd, const PeerCredentials& peer) {
-        peers->Record(fd.get(), peer);
-        if (auto r = server->Adopt(std::move(fd)); !r) Logger().error("{}", r.error().message);
-      },
-      [server] { return server->Tick(); });
+      options, [this](Fd fd, const PeerCredentials& peer) { OnConnection(std::move(fd), peer); },
+      [this] { return OnTick(); });
   if (auto r = acceptor_->Start(); !r) return r;
-  owner_pid_ = identity_->pid;
-  Logger().info("agent {} listening on {} (allocator: {})", identity_->pid, socket_->path(),
-                AllocatorKindName(allocator_->Info().kind));
-  StartRemoteLocked(config);
+  owner_pid_ = ::getpid();
+  if (publish_delay.count() == 0) {
+    CoreLog(LogLevel::kInfo, "agent listening on " + acceptor_->socket_path());
+  }
+  if (config_.remote) {
+    // The remote listener must answer without a local connection first.
+    std::lock_guard server_lock(server_mu_);
+    if (auto r = EnsureServerLocked(); !r) CoreLog(LogLevel::kWarn, r.error().message);
+    acceptor_->Wake();  // its tick restarts a listener that fork() stopped
+  }
   return {};
 }
 
-void Agent::StartRemoteLocked(const AgentConfig& config) {
-  if (!config.remote) return;
-  auto tls = LoadTlsMaterial(*config.remote);
-  if (!tls) {
-    Logger().warn("{}{}", kNotListeningOnTcp, tls.error().message);
+Result<void> Agent::EnsureServerLocked() {
+  if (server_ != nullptr) return {};
+  if (server_unusable_) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "not serving in this forked child: gRPC was running in its parent at fork() "
+                "time and MEMPROF_FORK=off kept it running; set MEMPROF_FORK=follow");
+  }
+  if (ops_ == nullptr) {
+    auto ops = LoadServer(config_.server_library);
+    if (!ops) return Fail(ops.error());
+    ops_ = *ops;
+  }
+  char error[kErrorSize] = "";
+  server_ = ops_->create(&ServerGetenv, owner_pid_, started_unix_ms_, error, sizeof(error));
+  if (server_ == nullptr) return Fail(ErrorCode::kInternal, error);
+  return {};
+}
+
+void Agent::OnConnection(Fd connection, const PeerCredentials& peer) {
+  std::lock_guard lock(server_mu_);
+  if (auto r = EnsureServerLocked(); !r) {
+    // The client sees the connection closed; the log (if enabled) says why.
+    CoreLog(LogLevel::kError, r.error().message);
     return;
   }
-  for (const auto& warning : tls->warnings) Logger().warn("{}", warning);
-  remote_service_ = std::make_unique<MemoryProfileService>(*identity_, *allocator_, *profiling_,
-                                                           *dumps_, RemoteAuthorizer());
-  auto server = RemoteServer::Start(config.remote->address, *tls, *remote_service_);
-  if (!server) {
-    Logger().warn("{}{}", kNotListeningOnTcp, server.error().message);
-    remote_service_.reset();
-    return;
-  }
-  remote_ = std::move(*server);
-  Logger().info("agent {} listening on {} (mutual TLS)", identity_->pid,
-                remote_->address().ToString());
+  ops_->adopt(server_, connection.Release(), peer.pid, peer.uid);
+}
+
+std::optional<std::chrono::milliseconds> Agent::OnTick() {
+  std::lock_guard lock(server_mu_);
+  if (server_ == nullptr) return std::nullopt;
+  const int64_t next = ops_->tick(server_);
+  if (next < 0) return std::nullopt;
+  return std::chrono::milliseconds(next);
 }
 
 void Agent::Stop() {
@@ -123,18 +115,10 @@ void Agent::StopAtExit() { Stop(); }
 
 void Agent::StopLocked() {
   if (acceptor_) acceptor_->Stop();  // no new connections
-  socket_.reset();                   // unlinks the socket path
-  if (server_) server_->Shutdown();
-  server_.reset();
-  remote_.reset();  // shuts the remote listener down
-  remote_service_.reset();
-  acceptor_.reset();
-  service_.reset();
-  dumps_.reset();
-  profiling_.reset();
-  allocator_.reset();
-  peers_.reset();
-  identity_.reset();
+  acceptor_.reset();                 // unlinks the socket path
+  std::lock_guard lock(server_mu_);
+  if (server_ != nullptr) ops_->destroy(server_);
+  server_ = nullptr;
   owner_pid_ = 0;
 }
 
@@ -145,38 +129,46 @@ bool Agent::running() const {
 
 std::string Agent::socket_path() const {
   std::lock_guard lock(mu_);
-  return socket_ ? socket_->path() : std::string();
+  return acceptor_ ? acceptor_->socket_path() : std::string();
 }
 
-// fork() must not happen while Start/Stop rearrange the state; hold the lock
-// across it so the child sees a consistent (if inherited) state.
+// fork() must not happen while Start/Stop rearrange the state or while the
+// accept thread is inside the server: both locks are held across it.
 void Agent::OnForkPrepare() {
   mu_.lock();
-  grpc_live_at_fork_ = grpc_is_initialized() != 0;
-  remote_at_fork_ = remote_ != nullptr;
+  server_mu_.lock();
+  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
+  if (ours && config_.fork == ForkPolicy::kFollow && ops_->live(server_) != 0) {
+    ops_->quiesce(server_);
+  }
+  server_live_at_fork_ = ours && ops_->live(server_) != 0;
 }
-void Agent::OnForkParent() { mu_.unlock(); }
+
+void Agent::OnForkParent() {
+  server_mu_.unlock();
+  // Its tick restarts a remote listener that OnForkPrepare() stopped.
+  if (acceptor_ && config_.remote) acceptor_->Wake();
+  mu_.unlock();
+}
 
 void Agent::OnForkChild() {
-  // Only the forking thread exists in the child: every object that owns a
-  // thread or gRPC state is abandoned, never destroyed (that would join
-  // threads that do not exist). The parent's socket stays the parent's.
-  if (socket_) socket_->AbandonAfterFork();
+  // Only the forking thread exists in the child. The parent's state is
+  // abandoned, never destroyed (that would join threads that do not exist,
+  // and remove the parent's socket).
   if (acceptor_) acceptor_->AbandonAfterFork();
-  if (profiling_) profiling_->AbandonAfterFork();
-  if (server_) server_->AbandonAfterFork();
-  if (remote_) remote_->AbandonAfterFork();
-  for (void* leaked :
-       {static_cast<void*>(server_.release()), static_cast<void*>(acceptor_.release()),
-        static_cast<void*>(remote_.release()), static_cast<void*>(remote_service_.release()),
-        static_cast<void*>(service_.release()), static_cast<void*>(dumps_.release()),
-        static_cast<void*>(profiling_.release()), static_cast<void*>(allocator_.release()),
-        static_cast<void*>(peers_.release()), static_cast<void*>(socket_.release()),
-        static_cast<void*>(identity_.release())}) {
-    (void)leaked;
-  }
+  (void)acceptor_.release();
+  server_ = nullptr;
+  server_unusable_ = server_unusable_ || server_live_at_fork_;
+  const bool follow = owner_pid_ != 0 && config_.fork == ForkPolicy::kFollow;
   owner_pid_ = 0;
-  grpc_unusable_ = grpc_unusable_ || grpc_live_at_fork_;
+  server_mu_.unlock();
+  if (follow) {
+    // The parent keeps its TCP port; the child serves its Unix socket only.
+    env_.Erase(kListenEnv);
+    config_.remote.reset();
+    started_unix_ms_ = NowUnixMs();
+    if (!StartLocked(kForkPublishDelay)) acceptor_.reset();
+  }
   mu_.unlock();
 }
 

@@ -3,45 +3,41 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "agent/agent_config.h"
+#include "agent/env_snapshot.h"
+#include "agent/server_abi.h"
+#include "common/fd.h"
 #include "common/result.h"
+#include "common/unix_socket.h"
 
 namespace memprof::agent {
 
-class Allocator;
 class ConnectionAcceptor;
-class DumpStreamer;
-class MemoryProfileService;
-class OnDemandServer;
-class PeerRegistry;
-class ProfilingController;
-class RemoteServer;
-class SocketRegistry;
-struct ProcessIdentity;
 
-// The agent inside the target process: one per process, reached through
-// Instance(). Start is idempotent; Stop undoes it, and Start may follow again.
+// The agent's core inside the target process: one per process, reached
+// through Instance(). Start is idempotent; Stop undoes it, and Start may
+// follow again.
 //
-// Fork: a forked child never serves or removes its parent's socket. The
-// child's copy is abandoned (its threads do not exist after fork) and the
-// child runs without an agent unless it calls Start() itself (a pre-forking
-// service that wants its workers profiled) or exec()s a program that preloads
-// the agent, which then starts fresh for the new pid. Start() in a child is
-// refused when gRPC was initialized in the parent at the moment of fork():
-// gRPC's threads and locks do not survive fork, so using it there could hang
-// the child. The parent's gRPC is up only while someone talks to its agent
-// (and MEMPROF_IDLE_TIMEOUT after), so workers forked at start-up are fine.
+// Idle, the core is one thread (ConnectionAcceptor) blocked in poll() and
+// nothing else: no gRPC, no protobuf. The first connection loads the server
+// part (server_loader.h) and hands the connection to it; the server starts
+// gRPC and shuts it down again once idle (MEMPROF_IDLE_TIMEOUT), and stays
+// loaded.
 //
-// Remote listener (MEMPROF_LISTEN): started after the Unix socket, and only
-// an extra. If it cannot start (bad or missing TLS material, port taken) the
-// agent logs one warning saying why and serves its Unix socket alone. While it
-// runs gRPC stays initialized, so a child forked meanwhile cannot start an
-// agent of its own (see above); a forked child closes its inherited copy of
-// the listening socket.
+// Fork (MEMPROF_FORK): just before fork() the core shuts gRPC down
+// completely if it is running (in-flight calls get 50 ms, then are
+// cancelled and their clients retry), so the child inherits no gRPC state.
+// In the child nothing of the parent's is used, closed or removed except the
+// child's own copies of the parent's descriptors; with `follow` (default)
+// the child starts a fresh agent that publishes <childpid>.sock 200 ms
+// later if the child still runs (one that exec()s or exits first leaves
+// nothing behind). With `off` it gets none.
 //
 // Implementation warning: the instance is never destroyed (it is leaked on
 // purpose) so no static destructor can race the threads it owns at exit;
@@ -50,7 +46,8 @@ class Agent {
  public:
   static Agent& Instance();
 
-  [[nodiscard]] Result<void> Start(const AgentConfig& config);
+  // Starts with the configuration read from `env`.
+  [[nodiscard]] Result<void> Start(EnvSnapshot env);
   void Stop();
   // Called from the library destructor: stops only in the process that started.
   void StopAtExit();
@@ -61,30 +58,28 @@ class Agent {
   Agent() = default;
   ~Agent() = default;
 
-  Result<void> StartLocked(const AgentConfig& config);
-  // Starts the remote listener if configured; a failure is only logged.
-  void StartRemoteLocked(const AgentConfig& config);
+  static const char* ServerGetenv(const char* name);
+  Result<void> StartLocked(std::chrono::milliseconds publish_delay);
   void StopLocked();
+  void OnConnection(Fd connection, const PeerCredentials& peer);
+  std::optional<std::chrono::milliseconds> OnTick();
+  // Loads the server part and creates its state if not done yet. Needs server_mu_.
+  Result<void> EnsureServerLocked();
   void OnForkPrepare();
   void OnForkParent();
   void OnForkChild();
 
-  mutable std::mutex mu_;
-  pid_t owner_pid_ = 0;  // 0 while stopped
-  bool grpc_live_at_fork_ = false;  // set in the parent just before fork()
-  bool grpc_unusable_ = false;      // in a child forked while gRPC was live
-  bool remote_at_fork_ = false;     // the parent served MEMPROF_LISTEN at fork() (for the message)
-  std::unique_ptr<ProcessIdentity> identity_;
-  std::unique_ptr<PeerRegistry> peers_;
-  std::unique_ptr<Allocator> allocator_;
-  std::unique_ptr<ProfilingController> profiling_;
-  std::unique_ptr<DumpStreamer> dumps_;
-  std::unique_ptr<MemoryProfileService> service_;
-  std::unique_ptr<OnDemandServer> server_;
-  std::unique_ptr<SocketRegistry> socket_;
+  mutable std::mutex mu_;  // start, stop and fork
+  std::mutex server_mu_;   // every call into the server, and fork
+  pid_t owner_pid_ = 0;    // 0 while stopped
+  int64_t started_unix_ms_ = 0;
+  EnvSnapshot env_;
+  AgentConfig config_;
   std::unique_ptr<ConnectionAcceptor> acceptor_;
-  std::unique_ptr<MemoryProfileService> remote_service_;  // its own authorizer and call count
-  std::unique_ptr<RemoteServer> remote_;
+  const memprof_server_ops* ops_ = nullptr;  // the loaded server part
+  void* server_ = nullptr;                   // its state for this process
+  bool server_live_at_fork_ = false;  // gRPC ran through fork() (MEMPROF_FORK=off)
+  bool server_unusable_ = false;      // in a child forked while gRPC ran
 };
 
 }  // namespace memprof::agent

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <utility>
 
 #include "common/duration.h"
@@ -85,6 +86,21 @@ std::optional<RemoteConfig> ReadRemote(const std::function<const char*(const cha
   return tls.paths;
 }
 
+template <typename Policy>
+Policy ReadChoice(const std::function<const char*(const char*)>& getenv, const char* name,
+                  std::initializer_list<std::pair<const char*, Policy>> choices, Policy fallback,
+                  std::vector<std::string>& warnings) {
+  const std::string value = Lower(Get(getenv, name));
+  if (value.empty()) return fallback;
+  std::string valid;
+  for (const auto& [text, policy] : choices) {
+    if (value == text) return policy;
+    valid += std::string(valid.empty() ? "" : ", ") + text;
+  }
+  warnings.push_back(std::string(name) + "=" + value + " ignored: expected one of " + valid);
+  return fallback;
+}
+
 }  // namespace
 
 AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>& getenv) {
@@ -108,6 +124,14 @@ AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>&
     }
   }
   config.remote = ReadRemote(getenv, config.warnings);
+  config.fork = ReadChoice(getenv, "MEMPROF_FORK",
+                           {{"follow", ForkPolicy::kFollow}, {"off", ForkPolicy::kOff}},
+                           ForkPolicy::kFollow, config.warnings);
+  config.children = ReadChoice(
+      getenv, "MEMPROF_CHILDREN",
+      {{"none", ChildrenPolicy::kNone}, {"inherit", ChildrenPolicy::kInherit}},
+      ChildrenPolicy::kNone, config.warnings);
+  config.server_library = Get(getenv, "MEMPROF_SERVER_LIBRARY");
   return config;
 }
 

@@ -29,11 +29,29 @@ struct RemoteConfig {
   std::string ca_path;    // MEMPROF_TLS_CA: the CA(s) that client certificates must chain to
 };
 
+// MEMPROF_FORK: what a forked child of the host gets.
+enum class ForkPolicy {
+  kFollow,  // its own agent at <childpid>.sock (default)
+  kOff,     // no agent (it may still call memprof_agent_start())
+};
+
+// MEMPROF_CHILDREN: what a program the host fork()s and exec()s gets when
+// it inherits LD_PRELOAD (docs/architecture.md explains the default).
+enum class ChildrenPolicy {
+  kNone,     // no agent: a silent no-op (default)
+  kInherit,  // an agent of its own, like any preloaded program
+};
+
+// Set by a preloaded agent in its own environment: the pid of the process
+// whose agent it is. A program that finds another process's pid there was
+// exec()ed by that process (or by one of its forked children).
+inline constexpr char kHostPidEnv[] = "MEMPROF_HOST_PID";
+
 // Everything the agent reads from its environment, read once at start.
 struct AgentConfig {
   bool enabled = true;       // MEMPROF_AGENT=off|0|false|no disables the agent
   std::string socket_dir;    // MEMPROF_SOCKET_DIR, default /tmp/memprof
-  std::string log_level;     // MEMPROF_LOG_LEVEL
+  std::string log_level;     // MEMPROF_LOG_LEVEL; unset: the agent writes nothing
   std::string malloc_conf;   // MALLOC_CONF as the process started with it
   // MEMPROF_IDLE_TIMEOUT: how long the gRPC server (and its threads) stays up
   // after the last call; 100ms..24h, default 30s.
@@ -42,6 +60,9 @@ struct AgentConfig {
   // set: over TCP there is no SO_PEERCRED, so the listener always requires
   // mutual TLS, on loopback too. Otherwise nullopt, with a warning saying why.
   std::optional<RemoteConfig> remote;
+  ForkPolicy fork = ForkPolicy::kFollow;              // MEMPROF_FORK=follow|off
+  ChildrenPolicy children = ChildrenPolicy::kNone;    // MEMPROF_CHILDREN=none|inherit
+  std::string server_library;  // MEMPROF_SERVER_LIBRARY: where the server part is
   // Problems found while reading the environment (logged at start).
   std::vector<std::string> warnings;
 };

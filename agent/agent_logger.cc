@@ -14,7 +14,7 @@ spdlog::logger& Logger() {
     auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
     auto* l = new spdlog::logger("memprof", std::move(sink));
     l->set_pattern("[memprof %P] %l: %v");
-    l->set_level(spdlog::level::warn);
+    l->set_level(spdlog::level::off);  // silent unless MEMPROF_LOG_LEVEL asks
     return l;
   }();
   return *logger;

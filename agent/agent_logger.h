@@ -13,7 +13,8 @@ namespace memprof::agent {
 spdlog::logger& Logger();
 
 // Sets the level from a MEMPROF_LOG_LEVEL value ("trace" … "critical", "off").
-// Unknown or empty values leave the default (warn).
+// Unknown or empty values leave the default: off, since a guest writes
+// nothing into its host's stderr unless asked to.
 void SetLogLevel(std::string_view level);
 
 }  // namespace memprof::agent

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "agent/host_symbols.h"
+
 namespace memprof::agent {
 namespace {
 
@@ -88,8 +90,8 @@ class OtherAllocator final : public Allocator {
 
 bool MallocIsFromLibc() {
   Dl_info malloc_info{}, libc_info{};
-  void* malloc_fn = dlsym(RTLD_DEFAULT, "malloc");
-  void* libc_fn = dlsym(RTLD_DEFAULT, "gnu_get_libc_version");
+  void* malloc_fn = HostSymbol("malloc");
+  void* libc_fn = HostSymbol("gnu_get_libc_version");
   if (malloc_fn == nullptr || libc_fn == nullptr) return false;
   if (dladdr(malloc_fn, &malloc_info) == 0 || dladdr(libc_fn, &libc_info) == 0) return false;
   return malloc_info.dli_fbase == libc_info.dli_fbase;

@@ -1,7 +1,9 @@
 #include "agent/connection_acceptor.h"
 
+#include <fcntl.h>
 #include <poll.h>
-#include <sys/eventfd.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,8 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "agent/agent_logger.h"
-#include "common/unix_socket.h"
+#include "agent/core_log.h"
 
 namespace memprof::agent {
 namespace {
@@ -20,62 +21,175 @@ namespace {
 // report it again at once; back off instead of spinning.
 constexpr int kBackoffMs = 100;
 
+int ToPollTimeout(std::optional<std::chrono::milliseconds> wait) {
+  if (!wait) return -1;
+  return static_cast<int>(std::clamp<int64_t>(wait->count(), 0, INT32_MAX));
+}
+
+void DrainPipe(int fd) {
+  char buf[64];
+  while (::read(fd, buf, sizeof(buf)) > 0) {
+  }
+}
+
+// Starts `body` on a new thread with every signal blocked (the host's
+// handlers must never run on an agent thread; threads started from it
+// inherit the mask).
+std::thread StartWithSignalsBlocked(std::function<void()> body) {
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  std::thread thread(std::move(body));
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return thread;
+}
+
 }  // namespace
 
-Result<void> ConnectionAcceptor::Start() {
-  wake_fd_.Reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!wake_fd_) {
-    return Fail(ErrorCode::kInternal, std::string("eventfd: ") + std::strerror(errno));
+Result<void> ConnectionAcceptor::MakeWakePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+    return Fail(ErrorCode::kInternal, std::string("pipe2: ") + std::strerror(errno));
   }
-  thread_ = std::thread([this] { Loop(); });
+  wake_read_ = OwnedFd(Fd(fds[0]));
+  wake_write_ = OwnedFd(Fd(fds[1]));
   return {};
+}
+
+Result<void> ConnectionAcceptor::Publish() {
+  auto socket = SocketRegistry::Listen(options_.socket_dir, options_.pid);
+  if (!socket) return Fail(socket.error());
+  std::lock_guard lock(mu_);
+  socket_ = std::move(*socket);
+  return {};
+}
+
+Result<void> ConnectionAcceptor::Start() {
+  if (auto r = MakeWakePipe(); !r) return r;
+  if (options_.publish_delay.count() == 0) {
+    if (auto r = Publish(); !r) return r;
+  }
+  thread_ = StartWithSignalsBlocked([this] { Run(); });
+  return {};
+}
+
+std::string ConnectionAcceptor::socket_path() const {
+  std::lock_guard lock(mu_);
+  return socket_ ? socket_->path() : std::string();
+}
+
+void ConnectionAcceptor::Wake() {
+  if (!wake_write_.Intact()) return;
+  const char one = 1;
+  [[maybe_unused]] ssize_t n = ::write(wake_write_.get(), &one, 1);
+}
+
+bool ConnectionAcceptor::WakeThroughSocket() {
+  const std::string path = socket_path();
+  if (path.empty()) return false;
+  return ConnectUnixSocket(path, std::chrono::milliseconds(200)).has_value();
 }
 
 void ConnectionAcceptor::Stop() {
   if (!thread_.joinable()) return;
-  uint64_t one = 1;
-  if (::write(wake_fd_.get(), &one, sizeof(one)) < 0) {
-    Logger().warn("could not wake the accept thread: {}", std::strerror(errno));
+  stopping_.store(true);
+  if (wake_write_.Intact()) {
+    Wake();
+  } else if (!WakeThroughSocket()) {
+    // The host closed both ways of waking the thread: it sleeps in poll() on
+    // files only it still holds. Leave it there rather than hang the host.
+    CoreLog(LogLevel::kWarn, "could not wake the accept thread; leaving it");
+    thread_.detach();
+    return;
   }
   thread_.join();
 }
 
 void ConnectionAcceptor::AbandonAfterFork() {
-  if (thread_.joinable()) thread_.detach();
-  wake_fd_.Reset();
+  // The std::thread refers to a thread of the parent; destroying or
+  // detaching it here would act on a thread that does not exist.
+  if (thread_.joinable()) new std::thread(std::move(thread_));
+  wake_read_.Reset();
+  wake_write_.Reset();
+  std::lock_guard lock(mu_);
+  if (socket_) socket_->AbandonAfterFork();
+  (void)socket_.release();  // its destructor must not run in the child
+}
+
+void ConnectionAcceptor::Run() {
+  pthread_setname_np(pthread_self(), "memprof-accept");
+  if (options_.publish_delay.count() > 0) {
+    pollfd wake{wake_read_.get(), POLLIN, 0};
+    ::poll(&wake, 1, static_cast<int>(options_.publish_delay.count()));
+    if (stopping_.load()) return;
+    if (auto r = Publish(); !r) {
+      CoreLog(LogLevel::kWarn, "agent not started: " + r.error().message);
+      return;
+    }
+    CoreLog(LogLevel::kInfo, "agent listening on " + socket_path());
+  }
+  Loop();
 }
 
 void ConnectionAcceptor::Loop() {
   int timeout = -1;
   bool backoff = false;
   while (true) {
-    pollfd fds[2] = {{wake_fd_.get(), POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+    pollfd fds[2] = {{wake_read_.get(), POLLIN, 0}, {socket_->listen_fd(), POLLIN, 0}};
     // While backing off, watch only the wake-up descriptor.
     int wait = backoff ? (timeout < 0 ? kBackoffMs : std::min(timeout, kBackoffMs)) : timeout;
     int n = ::poll(fds, backoff ? 1 : 2, wait);
     if (n < 0 && errno != EINTR) {
-      Logger().error("accept loop stopped: poll: {}", std::strerror(errno));
+      CoreLog(LogLevel::kError, std::string("accept loop stopped: poll: ") + std::strerror(errno));
       return;
     }
-    if (fds[0].revents != 0) return;
-    backoff = n > 0 && fds[1].revents != 0 && !AcceptOne();
-    auto next = tick_();
-    timeout = next ? static_cast<int>(std::min<int64_t>(next->count(), INT32_MAX)) : -1;
+    if (stopping_.load()) return;
+    const Repair repair = RepairDescriptors();
+    if (repair == Repair::kFailed) return;
+    // After a repair the events are those of the old files: ignore them.
+    if (repair == Repair::kNone) {
+      if (n > 0 && fds[0].revents != 0) DrainPipe(wake_read_.get());
+      backoff = n > 0 && fds[1].revents != 0 && !AcceptOne();
+    }
+    timeout = ToPollTimeout(tick_());
   }
+}
+
+ConnectionAcceptor::Repair ConnectionAcceptor::RepairDescriptors() {
+  Repair repair = Repair::kNone;
+  if (!wake_read_.Intact() || !wake_write_.Intact()) {
+    wake_read_.Forget();
+    wake_write_.Forget();
+    CoreLog(LogLevel::kInfo, "the host closed the agent's wake-up pipe; made a new one");
+    if (auto r = MakeWakePipe(); !r) CoreLog(LogLevel::kWarn, r.error().message);
+    repair = Repair::kRepaired;
+  }
+  if (socket_->Intact()) return repair;
+  std::lock_guard lock(mu_);
+  if (auto r = socket_->Renew(); !r) {
+    CoreLog(LogLevel::kWarn, "the host closed the agent's socket and it could not be re-created: " +
+                                 r.error().message);
+    return Repair::kFailed;
+  }
+  CoreLog(LogLevel::kInfo, "the host closed the agent's socket; listening again on " +
+                               socket_->path());
+  return Repair::kRepaired;
 }
 
 bool ConnectionAcceptor::AcceptOne() {
   // gRPC adopts the descriptor as is and expects it non-blocking.
-  Fd conn(::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+  Fd conn(::accept4(socket_->listen_fd(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
   if (!conn) {
     const int err = errno;
     if (err == EAGAIN || err == EINTR || err == ECONNABORTED) return true;
-    Logger().warn("accept: {}", std::strerror(err));
+    CoreLog(LogLevel::kWarn, std::string("accept: ") + std::strerror(err));
     return !(err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM);
   }
+  conn = MoveToHighNumber(std::move(conn));
   auto peer = GetPeerCredentials(conn.get());
   if (!peer) {
-    Logger().warn("closed a connection: {}", peer.error().message);
+    CoreLog(LogLevel::kWarn, "closed a connection: " + peer.error().message);
     return true;
   }
   handler_(std::move(conn), *peer);

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/host_symbols.h"
+
 namespace memprof::agent {
 namespace {
 
@@ -45,13 +47,13 @@ std::string ObjectOf(void* addr) {
 }  // namespace
 
 std::optional<JemallocControl> JemallocControl::Detect() {
-  void* mallctl = dlsym(RTLD_DEFAULT, "mallctl");
-  void* stats_print = dlsym(RTLD_DEFAULT, "malloc_stats_print");
+  void* mallctl = HostSymbol("mallctl");
+  void* stats_print = HostSymbol("malloc_stats_print");
   if (mallctl == nullptr || stats_print == nullptr) return std::nullopt;
   // jemalloc can be loaded without being the allocator (e.g. linked by a
   // library that lost the symbol race to libc): then its numbers are not the
   // process heap, and profiling it would be misleading.
-  if (ObjectOf(dlsym(RTLD_DEFAULT, "malloc")) != ObjectOf(mallctl)) return std::nullopt;
+  if (ObjectOf(HostSymbol("malloc")) != ObjectOf(mallctl)) return std::nullopt;
   return JemallocControl(reinterpret_cast<MallctlFn>(mallctl),
                          reinterpret_cast<StatsPrintFn>(stats_print));
 }

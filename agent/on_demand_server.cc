@@ -9,12 +9,6 @@
 #include "agent/agent_logger.h"
 
 namespace memprof::agent {
-namespace {
-
-constexpr auto kShutdownGrace = std::chrono::milliseconds(500);
-
-}  // namespace
-
 // The last reference to gRPC's global state may be dropped on one of gRPC's
 // own threads, and then gRPC shuts down asynchronously, in the background.
 // Take a reference and drop it with grpc_shutdown_blocking() so that, once the
@@ -67,9 +61,9 @@ std::optional<std::chrono::milliseconds> OnDemandServer::Tick() {
   return std::max(idle_timeout_ - idle, std::chrono::milliseconds(1));
 }
 
-void OnDemandServer::Shutdown() {
+void OnDemandServer::Shutdown(std::chrono::milliseconds grace) {
   if (!server_) return;
-  server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+  server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_.reset();
   FinishGrpcShutdown();
   Logger().debug("gRPC server stopped (idle)");

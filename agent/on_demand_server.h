@@ -59,7 +59,8 @@ class OnDemandServer {
   // the caller may wait before calling again; nullopt when no server is up
   // (wait for the next connection, however long).
   std::optional<std::chrono::milliseconds> Tick();
-  void Shutdown();
+  // Stops serving; calls in flight get `grace` to finish, then are cancelled.
+  void Shutdown(std::chrono::milliseconds grace = std::chrono::milliseconds(500));
   bool serving() const { return server_ != nullptr; }
 
   // In a forked child: forget the server without touching it.

@@ -62,7 +62,8 @@ Result<Fd> BindAndListen(const std::string& path) {
     return Fail(ErrorCode::kInvalidArgument, "socket path too long: " + path);
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  // Non-blocking: accept() must never wait (the acceptor polls first).
+  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd) return Fail(SysError(ErrorCode::kInternal, "socket()"));
   if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
     return Fail(SysError(CodeForErrno(errno), "cannot bind " + path));
@@ -89,6 +90,21 @@ Result<Fd> BindPrivatelyThenPublish(const std::string& dir, const std::string& f
   return fd;
 }
 
+// The inode of the socket file at `path` once published.
+Result<ino_t> PublishedInode(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) {
+    return Fail(SysError(ErrorCode::kInternal, "socket vanished after publishing: " + path));
+  }
+  return st.st_ino;
+}
+
+// Removes `path` if it is still the socket file with inode `inode`.
+void UnlinkIfSame(const std::string& path, ino_t inode) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) == 0 && st.st_ino == inode) ::unlink(path.c_str());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SocketRegistry>> SocketRegistry::Listen(const std::string& dir, pid_t pid) {
@@ -98,18 +114,27 @@ Result<std::unique_ptr<SocketRegistry>> SocketRegistry::Listen(const std::string
   if (auto r = RemoveStaleSocket(*path); !r) return Fail(r.error());
   auto fd = BindPrivatelyThenPublish(dir, *path);
   if (!fd) return Fail(fd.error());
-  struct stat st{};
-  if (::lstat(path->c_str(), &st) != 0) {
-    return Fail(SysError(ErrorCode::kInternal, "socket vanished after publishing: " + *path));
-  }
+  auto inode = PublishedInode(*path);
+  if (!inode) return Fail(inode.error());
   return std::unique_ptr<SocketRegistry>(
-      new SocketRegistry(std::move(*fd), std::move(*path), ::getpid(), st.st_ino));
+      new SocketRegistry(OwnedFd(std::move(*fd)), dir, std::move(*path), ::getpid(), *inode));
+}
+
+Result<void> SocketRegistry::Renew() {
+  fd_.Reset();  // forgets the number: it is the host's now
+  UnlinkIfSame(path_, inode_);
+  if (auto r = EnsureDirectory(dir_); !r) return Fail(r.error());
+  auto fd = BindPrivatelyThenPublish(dir_, path_);
+  if (!fd) return Fail(fd.error());
+  auto inode = PublishedInode(path_);
+  if (!inode) return Fail(inode.error());
+  fd_ = OwnedFd(std::move(*fd));
+  inode_ = *inode;
+  return {};
 }
 
 SocketRegistry::~SocketRegistry() {
-  if (::getpid() != owner_) return;
-  struct stat st{};
-  if (::lstat(path_.c_str(), &st) == 0 && st.st_ino == inode_) ::unlink(path_.c_str());
+  if (::getpid() == owner_) UnlinkIfSame(path_, inode_);
 }
 
 void SocketRegistry::AbandonAfterFork() {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "agent/owned_fd.h"
 #include "common/fd.h"
 #include "common/result.h"
 
@@ -20,6 +21,9 @@ namespace memprof::agent {
 // path is unlinked on destruction, but only by the process that created it
 // and only if it is still the same file (a forked child never removes its
 // parent's socket).
+//
+// The listening descriptor is an OwnedFd: if the host closes it, Intact()
+// says so and Renew() binds a fresh socket at the same path.
 class SocketRegistry {
  public:
   [[nodiscard]] static Result<std::unique_ptr<SocketRegistry>> Listen(const std::string& dir,
@@ -30,15 +34,27 @@ class SocketRegistry {
 
   int listen_fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
+  // Whether the listening descriptor is still the socket this registry bound.
+  bool Intact() const { return fd_.Intact(); }
+  // After the host closed the listening descriptor: removes the old socket
+  // file (if it is still ours) and publishes a new socket at the same path.
+  [[nodiscard]] Result<void> Renew();
 
-  // In a forked child: close the inherited descriptor, keep the path.
+  // In a forked child: close the inherited descriptor (if it is still the
+  // parent's socket and not a host descriptor that took its number), keep
+  // the path, which stays the parent's.
   void AbandonAfterFork();
 
  private:
-  SocketRegistry(Fd fd, std::string path, pid_t owner, ino_t inode)
-      : fd_(std::move(fd)), path_(std::move(path)), owner_(owner), inode_(inode) {}
+  SocketRegistry(OwnedFd fd, std::string dir, std::string path, pid_t owner, ino_t inode)
+      : fd_(std::move(fd)),
+        dir_(std::move(dir)),
+        path_(std::move(path)),
+        owner_(owner),
+        inode_(inode) {}
 
-  Fd fd_;
+  OwnedFd fd_;
+  std::string dir_;
   std::string path_;
   pid_t owner_;  // the process that created the socket (not the pid in its name)
   ino_t inode_;

@@ -4,10 +4,14 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "agent/peer_registry.h"
+#include "agent/owned_fd.h"
 #include "agent/socket_registry.h"
 #include "common/unix_socket.h"
 #include "tests/agent/wait_for.h"
@@ -58,33 +62,98 @@ TEST(PeerRegistryTest, UnknownOrMalformedPeersAreRefused) {
   }
 }
 
-TEST(ConnectionAcceptorTest, HandsOverConnectionsAndStopsPromptly) {
-  char tmpl[] = "/tmp/memprof-acceptor-test-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  {
-    auto reg = SocketRegistry::Listen(dir, 777);
-    ASSERT_TRUE(reg);
-    std::atomic<int> accepted{0};
-    std::atomic<int> ticks{0};
-    ConnectionAcceptor acceptor(
-        (*reg)->listen_fd(), [&](Fd fd, const PeerCredentials& peer) {
-          accepted += fd.valid() && peer.pid == ::getpid() ? 1 : 0;
+class ConnectionAcceptorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/memprof-acceptor-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<ConnectionAcceptor> MakeAcceptor(pid_t pid, std::chrono::milliseconds delay) {
+    return std::make_unique<ConnectionAcceptor>(
+        ConnectionAcceptor::Options{dir_, pid, delay},
+        [this](Fd fd, const PeerCredentials& peer) {
+          accepted_ += fd.valid() && peer.pid == ::getpid() ? 1 : 0;
+          last_fd_ = fd.get();
         },
-        [&]() -> std::optional<std::chrono::milliseconds> {
-          ++ticks;
+        [this]() -> std::optional<std::chrono::milliseconds> {
+          ++ticks_;
           return std::nullopt;
         });
-    ASSERT_TRUE(acceptor.Start());
-    for (int i = 0; i < 3; ++i) {
-      auto fd = ConnectUnixSocket((*reg)->path(), std::chrono::seconds(1));
-      ASSERT_TRUE(fd) << fd.error().message;
-    }
-    EXPECT_TRUE(WaitFor([&] { return accepted == 3; }, std::chrono::seconds(5)));
-    EXPECT_GE(ticks.load(), 1);
-    acceptor.Stop();
   }
-  std::filesystem::remove_all(dir);
+
+  std::string dir_;
+  std::atomic<int> accepted_{0};
+  std::atomic<int> ticks_{0};
+  std::atomic<int> last_fd_{-1};
+};
+
+TEST_F(ConnectionAcceptorTest, HandsOverConnectionsAndStopsPromptly) {
+  auto acceptor = MakeAcceptor(777, std::chrono::milliseconds(0));
+  ASSERT_TRUE(acceptor->Start());
+  ASSERT_EQ(acceptor->socket_path(), dir_ + "/777.sock");
+  for (int i = 0; i < 3; ++i) {
+    auto fd = ConnectUnixSocket(acceptor->socket_path(), std::chrono::seconds(1));
+    ASSERT_TRUE(fd) << fd.error().message;
+  }
+  EXPECT_TRUE(WaitFor([&] { return accepted_ == 3; }, std::chrono::seconds(5)));
+  EXPECT_GE(ticks_.load(), 1);
+  // Accepted connections are moved away from the small numbers hosts use.
+  EXPECT_GE(last_fd_.load(), HighFdFloor());
+  acceptor->Stop();
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/777.sock"));
+}
+
+TEST_F(ConnectionAcceptorTest, ADelayedStartPublishesLater) {
+  auto acceptor = MakeAcceptor(778, std::chrono::milliseconds(200));
+  ASSERT_TRUE(acceptor->Start());
+  EXPECT_EQ(acceptor->socket_path(), "");
+  EXPECT_TRUE(WaitFor([&] { return !acceptor->socket_path().empty(); }, std::chrono::seconds(5)));
+  auto fd = ConnectUnixSocket(dir_ + "/778.sock", std::chrono::seconds(1));
+  ASSERT_TRUE(fd) << fd.error().message;
+  EXPECT_TRUE(WaitFor([&] { return accepted_ == 1; }, std::chrono::seconds(5)));
+}
+
+// Numbers at or above the agent's floor that are open now.
+std::vector<int> OpenHighDescriptors() {
+  std::vector<int> fds;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    if (fd >= HighFdFloor()) fds.push_back(fd);
+  }
+  return fds;
+}
+
+TEST_F(ConnectionAcceptorTest, RecreatesItsSocketWhenTheHostClosedItsDescriptors) {
+  auto acceptor = MakeAcceptor(779, std::chrono::milliseconds(0));
+  ASSERT_TRUE(acceptor->Start());
+  // The host closes everything, then opens its own files on the same numbers.
+  const std::vector<int> agent_fds = OpenHighDescriptors();
+  ASSERT_GE(agent_fds.size(), 3u);  // the socket and both ends of the wake-up pipe
+  int host_pipe[2];
+  ASSERT_EQ(::pipe(host_pipe), 0);
+  for (int fd : agent_fds) ASSERT_EQ(::dup2(host_pipe[1], fd), fd);
+  // The first connection wakes the thread, which finds its socket gone; the
+  // connection is lost with the old socket, and a retry is served.
+  auto first = ConnectUnixSocket(dir_ + "/779.sock", std::chrono::seconds(1));
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto retry = ConnectUnixSocket(dir_ + "/779.sock", std::chrono::milliseconds(200));
+        return retry.has_value() && WaitFor([&] { return accepted_ >= 1; },
+                                            std::chrono::milliseconds(200));
+      },
+      std::chrono::seconds(5)));
+  acceptor->Stop();
+  // Every host descriptor is still open and still the host's pipe.
+  for (int fd : agent_fds) {
+    EXPECT_EQ(::write(fd, "x", 1), 1) << "fd " << fd << " was closed by the agent";
+    ::close(fd);
+  }
+  ::close(host_pipe[0]);
+  ::close(host_pipe[1]);
 }
 
 }  // namespace

@@ -1,0 +1,99 @@
+#include "agent/agent_server.h"
+
+#include <string>
+
+#include "agent/agent_logger.h"
+#include "agent/allocator.h"
+#include "agent/dump_streamer.h"
+#include "agent/memory_profile_service.h"
+#include "agent/on_demand_server.h"
+#include "agent/peer_registry.h"
+#include "agent/process_identity.h"
+#include "agent/profiling_controller.h"
+#include "agent/remote_server.h"
+#include "agent/tls_material.h"
+
+namespace memprof::agent {
+namespace {
+
+constexpr int kMaxConcurrentDumps = 2;
+// Before fork() in-flight calls get this long to finish before they are
+// cancelled: the host's fork() waits for it.
+constexpr auto kQuiesceGrace = std::chrono::milliseconds(50);
+
+}  // namespace
+
+AgentServer::AgentServer(const AgentConfig& config) : config_(config) {}
+
+Result<std::unique_ptr<AgentServer>> AgentServer::Create(const AgentConfig& config, pid_t pid,
+                                                         int64_t started_unix_ms) {
+  SetLogLevel(config.log_level);
+  std::unique_ptr<AgentServer> s(new AgentServer(config));
+  s->identity_ = std::make_unique<ProcessIdentity>(CurrentProcessIdentity(config.malloc_conf));
+  s->identity_->pid = pid;
+  s->identity_->started_unix_ms = started_unix_ms;
+  s->allocator_ = DetectAllocator();
+  s->profiling_ = std::make_unique<ProfilingController>(*s->allocator_);
+  s->dumps_ = std::make_unique<DumpStreamer>(*s->allocator_, kMaxConcurrentDumps);
+  s->peers_ = std::make_unique<PeerRegistry>(s->identity_->uid);
+  PeerRegistry* peers = s->peers_.get();
+  s->service_ = std::make_unique<MemoryProfileService>(
+      *s->identity_, *s->allocator_, *s->profiling_, *s->dumps_,
+      [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
+  s->server_ =
+      std::make_unique<OnDemandServer>(*s->service_, s->service_->calls(), config.idle_timeout);
+  s->remote_wanted_ = config.remote.has_value();
+  if (s->remote_wanted_) s->StartRemote();
+  return s;
+}
+
+AgentServer::~AgentServer() {
+  if (server_) server_->Shutdown();
+  remote_.reset();
+  FinishGrpcShutdown();
+}
+
+void AgentServer::StartRemote() {
+  auto tls = LoadTlsMaterial(*config_.remote);
+  if (!tls) {
+    Logger().warn("{}{}", kNotListeningOnTcp, tls.error().message);
+    remote_wanted_ = false;
+    return;
+  }
+  for (const auto& warning : tls->warnings) Logger().warn("{}", warning);
+  if (!remote_service_) {
+    remote_service_ = std::make_unique<MemoryProfileService>(*identity_, *allocator_, *profiling_,
+                                                             *dumps_, RemoteAuthorizer());
+  }
+  auto server = RemoteServer::Start(config_.remote->address, *tls, *remote_service_);
+  if (!server) {
+    Logger().warn("{}{}", kNotListeningOnTcp, server.error().message);
+    remote_wanted_ = false;
+    return;
+  }
+  remote_ = std::move(*server);
+  Logger().info("agent {} listening on {} (mutual TLS)", identity_->pid,
+                remote_->address().ToString());
+}
+
+Result<void> AgentServer::Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid) {
+  peers_->Record(connection.get(), PeerCredentials{.pid = peer_pid, .uid = peer_uid, .gid = 0});
+  return server_->Adopt(std::move(connection));
+}
+
+std::optional<std::chrono::milliseconds> AgentServer::Tick() {
+  if (remote_wanted_ && !remote_) StartRemote();
+  return server_->Tick();
+}
+
+void AgentServer::Quiesce() {
+  server_->Shutdown(kQuiesceGrace);
+  remote_.reset();
+  FinishGrpcShutdown();
+}
+
+bool AgentServer::Live() const {
+  return server_->serving() || remote_ != nullptr;
+}
+
+}  // namespace memprof::agent

@@ -1,0 +1,70 @@
+#ifndef MEMPROF_AGENT_AGENT_SERVER_H_
+#define MEMPROF_AGENT_AGENT_SERVER_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "agent/agent_config.h"
+#include "common/fd.h"
+#include "common/result.h"
+
+namespace memprof::agent {
+
+class Allocator;
+class DumpStreamer;
+class MemoryProfileService;
+class OnDemandServer;
+class PeerRegistry;
+class ProfilingController;
+class RemoteServer;
+struct ProcessIdentity;
+
+// Everything behind the agent's socket: the allocator, profiling, dumps and
+// the gRPC servers (the on-demand one for Unix connections, and the remote
+// one for MEMPROF_LISTEN). Lives in libmemprof_agent_server.so; the core
+// drives it through server_abi.h, from its accept thread.
+//
+// Not thread-safe: the core serializes every call (and holds its lock across
+// fork(), having called Quiesce() first).
+class AgentServer {
+ public:
+  [[nodiscard]] static Result<std::unique_ptr<AgentServer>> Create(const AgentConfig& config,
+                                                                   pid_t pid,
+                                                                   int64_t started_unix_ms);
+  ~AgentServer();
+  AgentServer(const AgentServer&) = delete;
+  AgentServer& operator=(const AgentServer&) = delete;
+
+  // Serves an accepted Unix connection (starting gRPC if it is not running).
+  [[nodiscard]] Result<void> Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid);
+  // Shuts gRPC down after the idle timeout; restarts a remote listener that
+  // Quiesce() stopped. How long until it wants to be called again.
+  std::optional<std::chrono::milliseconds> Tick();
+  // Shuts gRPC down completely now (before fork()).
+  void Quiesce();
+  bool Live() const;
+
+ private:
+  explicit AgentServer(const AgentConfig& config);
+  void StartRemote();
+
+  AgentConfig config_;
+  bool remote_wanted_ = false;  // the remote listener should be running
+  std::unique_ptr<ProcessIdentity> identity_;
+  std::unique_ptr<PeerRegistry> peers_;
+  std::unique_ptr<Allocator> allocator_;
+  std::unique_ptr<ProfilingController> profiling_;
+  std::unique_ptr<DumpStreamer> dumps_;
+  std::unique_ptr<MemoryProfileService> service_;
+  std::unique_ptr<OnDemandServer> server_;
+  std::unique_ptr<MemoryProfileService> remote_service_;  // its own authorizer and call count
+  std::unique_ptr<RemoteServer> remote_;
+};
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_AGENT_SERVER_H_

@@ -1,0 +1,30 @@
+#ifndef MEMPROF_AGENT_SERVER_LOADER_H_
+#define MEMPROF_AGENT_SERVER_LOADER_H_
+
+#include <string>
+
+#include "agent/server_abi.h"
+#include "common/result.h"
+
+namespace memprof::agent {
+
+// Finds libmemprof_agent_server.so and loads it, once per process; it stays
+// loaded (a forked child inherits it).
+//
+// It is loaded with RTLD_LOCAL, so nothing in it joins the host's global
+// symbol scope, and RTLD_DEEPBIND, so that it and the libraries it brings
+// (gRPC, protobuf, abseil, OpenSSL, …) resolve their symbols among
+// themselves first: a host that exports its own grpc_init or protobuf
+// symbols can neither capture our calls nor be captured by them. The server
+// forwards every allocation function to the host's allocator (see
+// server_allocation.cc), which deep binding would otherwise bypass. Under
+// AddressSanitizer, which refuses deep binding, it is loaded without it.
+//
+// Where it looks, in order: $MEMPROF_SERVER_LIBRARY; next to the object that
+// holds the core (libmemprof_agent.so, or the program that links the core
+// statically); the installed library directory; the build tree.
+[[nodiscard]] Result<const memprof_server_ops*> LoadServer(const std::string& override_path);
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_SERVER_LOADER_H_
