@@ -61,10 +61,12 @@ Result<void> Agent::StartLocked(std::chrono::milliseconds publish_delay) {
     CoreLog(LogLevel::kInfo, "agent listening on " + acceptor_->socket_path());
   }
   if (config_.remote) {
-    // The remote listener must answer without a local connection first.
-    std::lock_guard server_lock(server_mu_);
-    if (auto r = EnsureServerLocked(); !r) CoreLog(LogLevel::kWarn, r.error().message);
-    acceptor_->Wake();  // its tick restarts a listener that fork() stopped
+    // The remote listener must answer without a local connection first; it
+    // is started on the accept thread, whose descriptor table it must use.
+    acceptor_->RunOnThread([this] {
+      std::lock_guard server_lock(server_mu_);
+      if (auto r = EnsureServerLocked(); !r) CoreLog(LogLevel::kWarn, r.error().message);
+    });
   }
   return {};
 }
@@ -114,10 +116,19 @@ void Agent::Stop() {
 void Agent::StopAtExit() { Stop(); }
 
 void Agent::StopLocked() {
-  if (acceptor_) acceptor_->Stop();  // no new connections
-  acceptor_.reset();                 // unlinks the socket path
+  if (acceptor_) {
+    // The server's descriptors live in the accept thread's table: only a
+    // thread of that table may close them.
+    acceptor_->RunOnThread([this] {
+      std::lock_guard lock(server_mu_);
+      if (server_ != nullptr) ops_->destroy(server_);
+      server_ = nullptr;
+    });
+    acceptor_->Stop();  // no new connections
+    acceptor_.reset();  // unlinks the socket path
+  }
   std::lock_guard lock(server_mu_);
-  if (server_ != nullptr) ops_->destroy(server_);
+  // Not destroyed above only if the accept thread was gone: leave it.
   server_ = nullptr;
   owner_pid_ = 0;
 }
@@ -136,17 +147,26 @@ std::string Agent::socket_path() const {
 // accept thread is inside the server: both locks are held across it.
 void Agent::OnForkPrepare() {
   mu_.lock();
-  server_mu_.lock();
-  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
-  if (ours && config_.fork == ForkPolicy::kFollow && ops_->live(server_) != 0) {
-    ops_->quiesce(server_);
+  parked_ = false;
+  if (owner_pid_ == ::getpid() && acceptor_ && config_.fork == ForkPolicy::kFollow) {
+    // gRPC must be shut down by a thread of the agent's own descriptor
+    // table; the accept thread then stays parked until fork() is over.
+    parked_ = acceptor_->RunOnThread(
+        [this] {
+          std::lock_guard lock(server_mu_);
+          if (server_ != nullptr && ops_->live(server_) != 0) ops_->quiesce(server_);
+        },
+        /*park=*/true);
   }
-  server_live_at_fork_ = ours && ops_->live(server_) != 0;
+  server_mu_.lock();
+  server_live_at_fork_ =
+      owner_pid_ == ::getpid() && server_ != nullptr && ops_->live(server_) != 0;
 }
 
 void Agent::OnForkParent() {
   server_mu_.unlock();
-  // Its tick restarts a remote listener that OnForkPrepare() stopped.
+  if (parked_) acceptor_->Unpark();
+  // Its tick restarts a remote listener that the quiesce stopped.
   if (acceptor_ && config_.remote) acceptor_->Wake();
   mu_.unlock();
 }

@@ -78,6 +78,7 @@ class Agent {
   std::unique_ptr<ConnectionAcceptor> acceptor_;
   const memprof_server_ops* ops_ = nullptr;  // the loaded server part
   void* server_ = nullptr;                   // its state for this process
+  bool parked_ = false;               // the accept thread is parked across fork()
   bool server_live_at_fork_ = false;  // gRPC ran through fork() (MEMPROF_FORK=off)
   bool server_unusable_ = false;      // in a child forked while gRPC ran
 };

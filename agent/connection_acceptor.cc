@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -45,6 +46,29 @@ std::thread StartWithSignalsBlocked(std::function<void()> body) {
   return thread;
 }
 
+// Gives the calling thread a descriptor table of its own holding only `keep`
+// and, on 0..2, /dev/null (or, on 2, the host's stderr when logging is on,
+// so that log lines reach it). False where unshare() is refused.
+bool PrivatizeDescriptorTable(int keep) {
+  if (::unshare(CLONE_FILES) != 0) return false;
+  const bool keep_stderr = CoreLogEnabled(LogLevel::kError);
+  ::close_range(0, 1, 0);
+  if (!keep_stderr) ::close(STDERR_FILENO);
+  ::close_range(3, static_cast<unsigned>(keep) - 1, 0);
+  ::close_range(static_cast<unsigned>(keep) + 1, ~0U, 0);
+  // Keep 0..2 taken: a descriptor of ours there would receive whatever a
+  // library writes to "stderr".
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1) continue;
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    if (null_fd >= 0 && null_fd != fd) {
+      ::dup2(null_fd, fd);
+      ::close(null_fd);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<void> ConnectionAcceptor::MakeWakePipe() {
@@ -67,10 +91,27 @@ Result<void> ConnectionAcceptor::Publish() {
 
 Result<void> ConnectionAcceptor::Start() {
   if (auto r = MakeWakePipe(); !r) return r;
-  if (options_.publish_delay.count() == 0) {
-    if (auto r = Publish(); !r) return r;
+  std::promise<Result<void>> started;
+  auto result = started.get_future();
+  thread_ = StartWithSignalsBlocked([this, &started] { Run(&started); });
+  Result<void> r = result.get();
+  if (!r) {
+    thread_.join();
+    return r;
   }
-  thread_ = StartWithSignalsBlocked([this] { Run(); });
+  // The thread has its own copy of the read end; the host's table keeps
+  // only the write end.
+  if (private_table_ && wake_read_.Intact()) ::close(wake_read_.get());
+  return {};
+}
+
+Result<void> ConnectionAcceptor::Prepare() {
+  private_table_ = PrivatizeDescriptorTable(wake_read_.get());
+  if (!private_table_) {
+    CoreLog(LogLevel::kInfo, std::string("no private descriptor table (unshare: ") +
+                                 std::strerror(errno) + "); checking descriptors by identity");
+  }
+  if (options_.publish_delay.count() == 0) return Publish();
   return {};
 }
 
@@ -117,22 +158,89 @@ void ConnectionAcceptor::AbandonAfterFork() {
   (void)socket_.release();  // its destructor must not run in the child
 }
 
-void ConnectionAcceptor::Run() {
+void ConnectionAcceptor::Run(std::promise<Result<void>>* started) {
   pthread_setname_np(pthread_self(), "memprof-accept");
-  if (options_.publish_delay.count() > 0) {
-    pollfd wake{wake_read_.get(), POLLIN, 0};
-    ::poll(&wake, 1, static_cast<int>(options_.publish_delay.count()));
-    if (stopping_.load()) return;
-    if (auto r = Publish(); !r) {
-      CoreLog(LogLevel::kWarn, "agent not started: " + r.error().message);
-      return;
-    }
-    CoreLog(LogLevel::kInfo, "agent listening on " + socket_path());
+  Result<void> prepared = Prepare();
+  const bool ok = prepared.has_value();
+  if (ok) SetRunning(true);
+  started->set_value(std::move(prepared));  // `started` is gone after this
+  if (!ok) return;
+  if (options_.publish_delay.count() > 0 && !PublishAfterDelay()) {
+    SetRunning(false);
+    return;
   }
-  Loop();
+  LoopUntilStopped();
+  SetRunning(false);
 }
 
-void ConnectionAcceptor::Loop() {
+void ConnectionAcceptor::SetRunning(bool running) {
+  std::lock_guard lock(task_mu_);
+  running_ = running;
+  task_cv_.notify_all();
+}
+
+bool ConnectionAcceptor::PublishAfterDelay() {
+  const auto deadline = std::chrono::steady_clock::now() + options_.publish_delay;
+  while (!stopping_.load()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd wake{wake_read_.get(), POLLIN, 0};
+    ::poll(&wake, 1, static_cast<int>(left.count()));
+    DrainPipe(wake_read_.get());
+    RunPendingTask();
+  }
+  if (stopping_.load()) return false;
+  if (auto r = Publish(); !r) {
+    CoreLog(LogLevel::kWarn, "agent not started: " + r.error().message);
+    return false;
+  }
+  CoreLog(LogLevel::kInfo, "agent listening on " + socket_path());
+  return true;
+}
+
+bool ConnectionAcceptor::RunOnThread(std::function<void()> task, bool park) {
+  std::unique_lock lock(task_mu_);
+  if (!running_ || task_) return false;
+  task_ = std::move(task);
+  task_done_ = false;
+  park_ = park;
+  lock.unlock();
+  if (wake_write_.Intact()) {
+    Wake();
+  } else {
+    WakeThroughSocket();
+  }
+  lock.lock();
+  // Bounded: a host must never hang in fork() or exit() because of us.
+  task_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return task_done_ || !running_; });
+  if (!task_done_) {
+    task_ = nullptr;
+    park_ = false;
+  }
+  return task_done_;
+}
+
+void ConnectionAcceptor::Unpark() {
+  std::lock_guard lock(task_mu_);
+  park_ = false;
+  task_cv_.notify_all();
+}
+
+void ConnectionAcceptor::RunPendingTask() {
+  std::unique_lock lock(task_mu_);
+  if (!task_) return;
+  auto task = std::move(task_);
+  task_ = nullptr;
+  lock.unlock();
+  task();
+  lock.lock();
+  task_done_ = true;
+  task_cv_.notify_all();
+  task_cv_.wait(lock, [this] { return !park_; });
+}
+
+void ConnectionAcceptor::LoopUntilStopped() {
   int timeout = -1;
   bool backoff = false;
   while (true) {
@@ -147,6 +255,7 @@ void ConnectionAcceptor::Loop() {
     if (stopping_.load()) return;
     const Repair repair = RepairDescriptors();
     if (repair == Repair::kFailed) return;
+    RunPendingTask();
     // After a repair the events are those of the old files: ignore them.
     if (repair == Repair::kNone) {
       if (n > 0 && fds[0].revents != 0) DrainPipe(wake_read_.get());
@@ -158,6 +267,7 @@ void ConnectionAcceptor::Loop() {
 
 ConnectionAcceptor::Repair ConnectionAcceptor::RepairDescriptors() {
   Repair repair = Repair::kNone;
+  if (private_table_) return repair;  // nobody else can touch our table
   if (!wake_read_.Intact() || !wake_write_.Intact()) {
     wake_read_.Forget();
     wake_write_.Forget();

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,12 +31,21 @@ namespace memprof::agent {
 // block next (nullopt: until the next connection). With nothing to do the
 // thread blocks in poll() with no timeout, so an idle agent never wakes up.
 //
-// The host may close the agent's descriptors at any time. poll() keeps the
-// closed files alive while it sleeps, so the thread notices only at its next
-// wake-up, usually the next connection attempt: it then checks that its
-// descriptors are still its own (OwnedFd), re-creates whatever is not (the
-// socket at the same path, the wake-up pipe) and logs one note. The
-// connection that woke it is lost with the old socket; clients retry.
+// The host owns the descriptor table and may close every descriptor it did
+// not open itself (close_range, closefrom), then reuse the numbers. So the
+// thread first gives itself a descriptor table of its own
+// (unshare(CLONE_FILES)) that holds only what the agent opens, with
+// /dev/null on 0..2 (the host's stderr on 2 when MEMPROF_LOG_LEVEL is set);
+// the threads it starts (gRPC's) share that table. The host can then neither
+// close nor inherit (fork, exec) any agent descriptor, and the agent never
+// holds one of the host's files open. Only the write end of the wake-up
+// pipe stays in the host's table, at a high number, for Wake() and Stop().
+//
+// Where unshare() is refused (a seccomp filter), everything stays in the
+// shared table and every descriptor is an OwnedFd, checked by identity
+// before each use: when the host closed one, the thread notices at its next
+// wake-up, re-creates its socket at the same path and logs one note. (poll()
+// then watches whatever file took the number, so that wake-up may be late.)
 //
 // The thread blocks every signal (threads it starts inherit that), so the
 // host's signals are never delivered to it.
@@ -62,6 +73,12 @@ class ConnectionAcceptor {
   [[nodiscard]] Result<void> Start();
   // Wakes the thread so that it calls `tick` again soon.
   void Wake();
+  // Runs `task` on the accept thread (in the agent's descriptor table) and
+  // waits for it. With `park` the thread then stays parked, touching
+  // nothing, until Unpark(): the core parks it across fork(). False when the
+  // thread is not running or could not be woken.
+  bool RunOnThread(std::function<void()> task, bool park = false);
+  void Unpark();
   void Stop();
   // In a forked child the thread does not exist: forget it without joining,
   // close the inherited descriptors that are still ours, keep the socket
@@ -74,8 +91,14 @@ class ConnectionAcceptor {
  private:
   Result<void> Publish();
   [[nodiscard]] Result<void> MakeWakePipe();
-  void Run();
-  void Loop();
+  // Runs on the thread: the private table, then the socket (without a
+  // delay); reports to Start() through `started`.
+  Result<void> Prepare();
+  void Run(std::promise<Result<void>>* started);
+  void LoopUntilStopped();
+  // A forked child's wait before it publishes. False if it should not go on.
+  bool PublishAfterDelay();
+  void SetRunning(bool running);
   enum class Repair { kNone, kRepaired, kFailed };
   // Re-creates what the host closed; kFailed when the socket cannot be renewed.
   Repair RepairDescriptors();
@@ -94,6 +117,16 @@ class ConnectionAcceptor {
   OwnedFd wake_read_;
   OwnedFd wake_write_;
   std::atomic<bool> stopping_{false};
+  bool private_table_ = false;  // set by the thread before Start() returns
+
+  // RunOnThread()'s hand-over.
+  void RunPendingTask();
+  std::mutex task_mu_;
+  std::condition_variable task_cv_;
+  std::function<void()> task_;
+  bool task_done_ = false;
+  bool park_ = false;
+  bool running_ = false;  // the thread is in Loop()
   std::thread thread_;
 };
 

@@ -31,8 +31,10 @@ Result<Fd> CreateAnonymousFile() {
   return fd;
 }
 
-// jemalloc opens the dump path itself; /proc/self/fd/N reopens our memfd.
-std::string PathOf(const Fd& fd) { return "/proc/self/fd/" + std::to_string(fd.get()); }
+// jemalloc opens the dump path itself; /proc/thread-self/fd/N reopens our
+// memfd. Not /proc/self: the agent's threads have a descriptor table of their
+// own (connection_acceptor.h), and /proc/self/fd is the main thread's.
+std::string PathOf(const Fd& fd) { return "/proc/thread-self/fd/" + std::to_string(fd.get()); }
 
 Result<uint64_t> SizeOf(const Fd& fd) {
   struct stat st{};
