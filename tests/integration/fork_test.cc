@@ -1,6 +1,7 @@
-// Fork: a forked child never serves or removes its parent's socket; a worker
-// that calls memprof_agent_start() gets its own agent, unless its parent's
-// gRPC was live at fork() time (then it is refused, and says why).
+// Fork: a forked child never serves or removes its parent's socket. With
+// MEMPROF_FORK=follow (the default) every worker gets an agent of its own,
+// also when its parent was serving a client at fork() time; with off it gets
+// none unless it calls memprof_agent_start().
 #include <signal.h>
 
 #include <gtest/gtest.h>
@@ -26,13 +27,15 @@ struct Worker {
 
 class ForkTest : public IntegrationTest {
  protected:
-  TargetProcess* StartForking(bool worker_agent, const std::string& idle_timeout = "30s") {
+  TargetProcess* StartForking(bool worker_agent, const std::string& idle_timeout = "30s",
+                              const std::string& fork_policy = "follow") {
     TargetOptions options;
     options.argv = {kForkingTarget};
     if (worker_agent) options.argv.push_back("--worker-agent");
     // debug: the agent logs when its gRPC server is completely gone.
     options.env = {{"MALLOC_CONF", kProfilingReadyConf},
                    {"MEMPROF_IDLE_TIMEOUT", idle_timeout},
+                   {"MEMPROF_FORK", fork_policy},
                    {"MEMPROF_LOG_LEVEL", "debug"}};
     return Start(options);
   }
@@ -73,16 +76,31 @@ class ForkTest : public IntegrationTest {
   }
 };
 
-TEST_F(ForkTest, AWorkerWithoutItsOwnAgentLeavesTheParentsSocketAlone) {
+TEST_F(ForkTest, AWorkerGetsItsOwnAgentByDefaultAndLeavesTheParentsSocketAlone) {
   TargetProcess* parent = StartForking(false);
+  ASSERT_NE(parent, nullptr);
+  auto worker = AwaitWorker(*parent, 1);
+  ASSERT_TRUE(worker.has_value());
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)))
+      << parent->process().StderrText();
+  ExpectServedAs(worker->pid);
+  // The worker exits (running the library destructors it inherited): its own
+  // socket goes, the parent's survives.
+  ASSERT_EQ(::kill(worker->pid, SIGTERM), 0);
+  ASSERT_TRUE(WaitUntil([&] { return Exited(worker->pid); }, seconds(10)));
+  EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
+  ExpectServedAs(parent->pid());
+  EXPECT_EQ(dir().List(), std::vector<std::string>{std::to_string(parent->pid()) + ".sock"});
+}
+
+TEST_F(ForkTest, WithForkOffAWorkerHasNoAgentAndLeavesTheParentsSocketAlone) {
+  TargetProcess* parent = StartForking(false, "30s", "off");
   ASSERT_NE(parent, nullptr);
   auto worker = AwaitWorker(*parent, 1);
   ASSERT_TRUE(worker.has_value());
   EXPECT_EQ(worker->agent, "none");
   ExpectCliError(Cli({"status", "--pid", std::to_string(worker->pid)}), 3, "has no memprof agent");
   EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
-  // The worker exits (running the library destructors it inherited): the
-  // parent's socket must survive it.
   ASSERT_EQ(::kill(worker->pid, SIGTERM), 0);
   ASSERT_TRUE(WaitUntil([&] { return Exited(worker->pid); }, seconds(10)));
   ExpectServedAs(parent->pid());
@@ -107,23 +125,42 @@ TEST_F(ForkTest, AWorkerThatStartsItsAgentIsServedAndCleansUpOnlyItsOwnSocket) {
   ExpectServedAs(parent->pid());
 }
 
-TEST_F(ForkTest, AWorkerForkedWhileTheParentServesIsRefusedAnAgentAndSaysWhy) {
-  TargetProcess* parent = StartForking(true);
+TEST_F(ForkTest, AWorkerForkedWhileTheParentServesGetsAFreshAgent) {
+  TargetProcess* parent = StartForking(false);
   ASSERT_NE(parent, nullptr);
   ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
   ExpectServedAs(parent->pid());  // the parent's gRPC server is now up (30 s idle timeout)
   ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
   auto worker = AwaitWorker(*parent, 2);
   ASSERT_TRUE(worker.has_value());
-  EXPECT_NE(worker->agent, "0");
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)))
+      << parent->process().StderrText();
+  ExpectServedAs(worker->pid);
+  const std::string out = SocketDir() + "/worker2.heap";
+  CommandResult dump = Cli({"dump", "--pid", std::to_string(worker->pid), "--out", out});
+  ASSERT_EQ(dump.exit_code, 0) << dump;
+  ExpectServedAs(parent->pid());
+}
+
+TEST_F(ForkTest, WithForkOffAWorkerForkedWhileTheParentServesIsRefusedAndSaysWhy) {
+  TargetProcess* parent = StartForking(true, "30s", "off");
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  ExpectServedAs(parent->pid());
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  ASSERT_TRUE(WaitUntil([&] { return FileExists(SocketOf(worker->pid)); }, seconds(30)));
+  // Its socket exists, but it cannot serve: the connection is closed, and the
+  // log (debug is on here) says why.
+  EXPECT_NE(Cli({"status", "--pid", std::to_string(worker->pid)}).exit_code, 0);
   EXPECT_TRUE(WaitUntil(
       [&] {
-        return parent->process().StderrText().find("not starting the agent in this forked child") !=
+        return parent->process().StderrText().find("not serving in this forked child") !=
                std::string::npos;
       },
       seconds(10)))
       << parent->process().StderrText();
-  EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
   ExpectServedAs(parent->pid());
 }
 
