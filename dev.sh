@@ -8,6 +8,9 @@
 #                       build the libFuzzer target with clang-14 in ./build-fuzz
 #                       and fuzz the heap_v2 parser for SECONDS (default 60)
 #   bash dev.sh demo    deps + build + the end-to-end demo against memprof-demo
+#   bash dev.sh fresh-check
+#                       demo and test on a bare Debian 12 root made with
+#                       debootstrap (as root; slow: see tests/fresh_check.sh)
 #
 # MEMPROF_BUILD_DIR overrides the build directory (default: ./build),
 # MEMPROF_FUZZ_BUILD_DIR the fuzzer's (default: ./build-fuzz).
@@ -23,7 +26,10 @@ readonly AGENT_WAIT_SECONDS=30
 readonly DEMO_PROFILE_SECONDS=5
 
 # Everything a fresh Debian 12 needs to build, test and demo memprof.
-# jeprof ships in libjemalloc-dev and needs perl and binutils (addr2line, nm).
+# jeprof ships in libjemalloc-dev and needs perl, binutils (addr2line, nm)
+# and file: it runs /usr/bin/file to learn a binary's type, and without it
+# takes the binary for a Windows one and exits 1 ("No 'addr2line-pdb' found").
+# `bash dev.sh fresh-check` shows what a bare Debian 12 lacks.
 readonly PACKAGES=(
   build-essential cmake pkg-config
   libjemalloc-dev
@@ -33,7 +39,7 @@ readonly PACKAGES=(
   libdw-dev libelf-dev zlib1g-dev libssl-dev
   libmicrohttpd-dev
   golang-github-google-pprof-dev
-  binutils procps perl
+  binutils procps perl file
   # Test-only: the real pprof (built from Debian's sources with go) reads our
   # pprof output; headless chromium renders the svg flame graph; xmllint
   # checks it; redis-server is a third-party jemalloc target; promtool
@@ -205,8 +211,9 @@ main() {
     test) cmd_test ;;
     demo) cmd_demo ;;
     fuzz) cmd_fuzz "${2:-${CI_FUZZ_SECONDS}}" ;;
+    fresh-check) bash "${ROOT}/tests/fresh_check.sh" ;;
     *)
-      echo "usage: bash dev.sh {deps|build|test|demo|fuzz [SECONDS]}" >&2
+      echo "usage: bash dev.sh {deps|build|test|demo|fuzz [SECONDS]|fresh-check}" >&2
       exit 2
       ;;
   esac

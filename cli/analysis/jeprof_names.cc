@@ -10,42 +10,82 @@ namespace {
 bool IsPerlSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 bool IsPerlWord(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
+// Names with parentheses that are not argument lists. jeprof's regexes take
+// them for ones and drop them ("demo::(anonymous namespace)::Serve()" becomes
+// "demo::::Serve"); pprof keeps them (reservedNames in its profile/prune.go),
+// and so do we.
+constexpr std::string_view kReservedNames[] = {"(anonymous namespace)", "operator()"};
+
+// The length of the reserved name that starts at `at`, or 0. A name must
+// start a word: "my_operator()" holds an empty argument list.
+size_t ReservedNameAt(std::string_view text, size_t at) {
+  if (at > 0 && IsPerlWord(text[at - 1])) return 0;
+  for (std::string_view name : kReservedNames) {
+    if (text.substr(at).starts_with(name)) return name.size();
+  }
+  return 0;
+}
+
+// Where the innermost group opened at `open_at` closes, or npos when another
+// group opens first (or none closes). Reserved names inside are plain text.
+size_t InnermostGroupEnd(std::string_view text, size_t open_at, char open, char close) {
+  for (size_t j = open_at + 1; j < text.size();) {
+    if (const size_t reserved = ReservedNameAt(text, j); reserved > 0) {
+      j += reserved;
+    } else if (text[j] == open || text[j] == close) {
+      return text[j] == close ? j : std::string_view::npos;
+    } else {
+      ++j;
+    }
+  }
+  return std::string_view::npos;
+}
+
 // One pass of Perl's `s/<open>[^<open><close>]*<close>(\s*const)?//g`: removes
-// every innermost group, left to right. Returns whether anything matched.
+// every innermost group, left to right, except reserved names. Returns
+// whether anything matched.
 bool RemoveInnermostGroups(std::string& text, char open, char close, bool with_const) {
   std::string out;
   bool matched = false;
   size_t i = 0;
   while (i < text.size()) {
-    if (text[i] == open) {
-      size_t j = i + 1;
-      while (j < text.size() && text[j] != open && text[j] != close) ++j;
-      if (j < text.size() && text[j] == close) {
-        size_t end = j + 1;
-        if (with_const) {
-          size_t k = end;
-          while (k < text.size() && IsPerlSpace(text[k])) ++k;
-          if (text.compare(k, 5, "const") == 0) end = k + 5;
-        }
-        i = end;
-        matched = true;
-        continue;
-      }
+    if (const size_t reserved = ReservedNameAt(text, i); reserved > 0) {
+      out.append(text, i, reserved);
+      i += reserved;
+      continue;
     }
-    out += text[i++];
+    const size_t j = text[i] == open ? InnermostGroupEnd(text, i, open, close) : std::string::npos;
+    if (j == std::string::npos) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = j + 1;
+    if (with_const) {
+      size_t k = end;
+      while (k < text.size() && IsPerlSpace(text[k])) ++k;
+      if (text.compare(k, 5, "const") == 0) end = k + 5;
+    }
+    i = end;
+    matched = true;
   }
   text = std::move(out);
   return matched;
 }
 
+// Whether a qualifier starts at `at`: `word::`, or the anonymous namespace
+// (which jeprof's `\w+::` cannot see, having dropped it already).
+bool QualifierAt(std::string_view text, size_t at) {
+  if (text.substr(at).starts_with("(anonymous namespace)::")) return true;
+  size_t end = at;
+  while (end < text.size() && IsPerlWord(text[end])) ++end;
+  return end > at && text.substr(end).starts_with("::");
+}
+
 // Perl's `s/^.*\s+(\w+::)/$1/`: cut up to the last blank that is followed
-// by `word::` (drops a return type such as "void* ").
+// by a qualifier (drops a return type such as "void* ").
 void RemoveLeadingType(std::string& text) {
   for (size_t q = text.size(); q-- > 1;) {
-    if (!IsPerlSpace(text[q - 1]) || !IsPerlWord(text[q])) continue;
-    size_t end = q;
-    while (end < text.size() && IsPerlWord(text[end])) ++end;
-    if (text.compare(end, 2, "::") == 0) {
+    if (IsPerlSpace(text[q - 1]) && QualifierAt(text, q)) {
       text.erase(0, q);
       return;
     }

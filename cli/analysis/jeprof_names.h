@@ -10,7 +10,10 @@ namespace memprof::analysis {
 // jeprof's ShortFunctionName: drops argument lists (with a trailing
 // "const"), template arguments and a leading return type, so that
 // "std::vector<int>::reserve(unsigned long)" reports as "std::vector::reserve".
-// The function tables group by this name, so it must match jeprof exactly.
+// The function tables group by this name, so it matches jeprof's, with one
+// deliberate difference: "(anonymous namespace)" and "operator()" are kept,
+// as pprof keeps them, where jeprof mistakes them for argument lists
+// ("demo::(anonymous namespace)::Serve()" is not "demo::::Serve").
 std::string ShortFunctionName(std::string_view full_name);
 
 // True for the allocator entry points jeprof's RemoveUninterestingFrames

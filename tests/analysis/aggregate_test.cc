@@ -218,9 +218,25 @@ TEST(JeprofNamesTest, ShortFunctionNameLikeJeprof) {
        "const*)",
        "std::operator<< "},
       {"int ns::f(std::function<void (int)>)", "ns::f"},
-      {"(anonymous namespace)::Descend(unsigned long, int)", "::Descend"},
-      {"a::b<c>::operator()(int) const", "a::b::operator"},
       {"unsigned long long ns::Widget::Size() const", "ns::Widget::Size"},
+      {"Foo::my_operator()(int)", "Foo::my_operator"},
+  };
+  for (const auto& [full, want] : cases) EXPECT_EQ(ShortFunctionName(full), want) << full;
+}
+
+// Where we differ from jeprof on purpose, as pprof does: these parentheses
+// are part of the name, not an argument list. (jeprof says "::Descend",
+// "demo::::ServeRequests", "a::b::operator" and "void ::Run"; an anonymous
+// namespace inside an argument list goes with the list.)
+TEST(JeprofNamesTest, ShortFunctionNameKeepsAnonymousNamespacesAndCallOperators) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"(anonymous namespace)::Descend(unsigned long, int)", "(anonymous namespace)::Descend"},
+      {"demo::(anonymous namespace)::ServeRequests()",
+       "demo::(anonymous namespace)::ServeRequests"},
+      {"a::b<c>::operator()(int) const", "a::b::operator()"},
+      {"ns::f(std::function<void ((anonymous namespace)::X)>)", "ns::f"},
+      {"void (anonymous namespace)::Run<int>(int)", "(anonymous namespace)::Run"},
+      {"void demo::(anonymous namespace)::Run<int>(int)", "demo::(anonymous namespace)::Run"},
   };
   for (const auto& [full, want] : cases) EXPECT_EQ(ShortFunctionName(full), want) << full;
 }

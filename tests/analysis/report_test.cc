@@ -9,6 +9,7 @@
 #include "cli/analysis/json_report.h"
 #include "cli/analysis/report_format.h"
 #include "cli/analysis/text_report.h"
+#include "cli/symbolize/demangle.h"
 #include "tests/analysis/fake_symbolizer.h"
 
 namespace memprof::analysis {
@@ -77,6 +78,26 @@ TEST(TextReportTest, Objects) {
   EXPECT_EQ(Render(TextReportRenderer({}), Aggregate(Metric::kInuseObjects)).substr(0, 62),
             "Total: 19 objects\n"
             "      12  66.7%  66.7%       12  66.7% Leaf\n");
+}
+
+// The demo's ServeRequests lives in an anonymous namespace: named as the
+// symbolizer names it (the demangled ELF symbol), its row keeps that
+// namespace instead of reading "demo::::ServeRequests".
+TEST(TextReportTest, KeepsTheAnonymousNamespaceOfADemangledName) {
+  const std::string name = symbolize::Demangle("_ZN4demo12_GLOBAL__N_113ServeRequestsEv");
+  ASSERT_EQ(name, "demo::(anonymous namespace)::ServeRequests()");
+  FakeSymbolizer symbolizer;
+  symbolizer.Add(0x3, {{name, "demo_service.cc", 12, "memprof-demo", 0x300}});
+  auto aggregation = AggregateProfile(SharedProfile(), symbolizer, {});
+  ASSERT_TRUE(aggregation.has_value());
+  ReportOptions options;
+  options.show_bytes = true;
+  const std::string text = Render(TextReportRenderer(options), *aggregation);
+  EXPECT_NE(text.find("    1250  67.6%  67.6%     1250  67.6% "
+                      "demo::(anonymous namespace)::ServeRequests\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("demo::::"), std::string::npos) << text;
 }
 
 TEST(TextReportTest, EmptyProfilePrintsNothing) {
