@@ -9,6 +9,7 @@
 #include "agent/connection_acceptor.h"
 #include "agent/core_log.h"
 #include "agent/server_loader.h"
+#include "agent/tcp_port_sockets.h"
 
 namespace memprof::agent {
 namespace {
@@ -149,8 +150,8 @@ void Agent::OnForkPrepare() {
   mu_.lock();
   parked_ = false;
   if (owner_pid_ == ::getpid() && acceptor_ && config_.fork == ForkPolicy::kFollow) {
-    // gRPC must be shut down by a thread of the agent's own descriptor
-    // table; the accept thread then stays parked until fork() is over.
+    // gRPC is shut down on the accept thread (the one that runs the
+    // server), which then stays parked until fork() is over.
     parked_ = acceptor_->RunOnThread(
         [this] {
           std::lock_guard lock(server_mu_);
@@ -182,6 +183,9 @@ void Agent::OnForkChild() {
   const bool follow = owner_pid_ != 0 && config_.fork == ForkPolicy::kFollow;
   owner_pid_ = 0;
   server_mu_.unlock();
+  // gRPC may close the remote listener's descriptors only later, on a thread
+  // the child does not have: the port must stay the parent's alone.
+  if (config_.remote) CloseTcpSocketsOnPort(config_.remote->address.port);
   if (follow) {
     // The parent keeps its TCP port; the child serves its Unix socket only.
     env_.Erase(kListenEnv);

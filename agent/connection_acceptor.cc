@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -46,29 +45,6 @@ std::thread StartWithSignalsBlocked(std::function<void()> body) {
   return thread;
 }
 
-// Gives the calling thread a descriptor table of its own holding only `keep`
-// and, on 0..2, /dev/null (or, on 2, the host's stderr when logging is on,
-// so that log lines reach it). False where unshare() is refused.
-bool PrivatizeDescriptorTable(int keep) {
-  if (::unshare(CLONE_FILES) != 0) return false;
-  const bool keep_stderr = CoreLogEnabled(LogLevel::kError);
-  ::close_range(0, 1, 0);
-  if (!keep_stderr) ::close(STDERR_FILENO);
-  ::close_range(3, static_cast<unsigned>(keep) - 1, 0);
-  ::close_range(static_cast<unsigned>(keep) + 1, ~0U, 0);
-  // Keep 0..2 taken: a descriptor of ours there would receive whatever a
-  // library writes to "stderr".
-  for (int fd = 0; fd <= 2; ++fd) {
-    if (::fcntl(fd, F_GETFD) != -1) continue;
-    const int null_fd = ::open("/dev/null", O_RDWR);
-    if (null_fd >= 0 && null_fd != fd) {
-      ::dup2(null_fd, fd);
-      ::close(null_fd);
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 Result<void> ConnectionAcceptor::MakeWakePipe() {
@@ -99,18 +75,10 @@ Result<void> ConnectionAcceptor::Start() {
     thread_.join();
     return r;
   }
-  // The thread has its own copy of the read end; the host's table keeps
-  // only the write end.
-  if (private_table_ && wake_read_.Intact()) ::close(wake_read_.get());
   return {};
 }
 
 Result<void> ConnectionAcceptor::Prepare() {
-  private_table_ = PrivatizeDescriptorTable(wake_read_.get());
-  if (!private_table_) {
-    CoreLog(LogLevel::kInfo, std::string("no private descriptor table (unshare: ") +
-                                 std::strerror(errno) + "); checking descriptors by identity");
-  }
   if (options_.publish_delay.count() == 0) return Publish();
   return {};
 }
@@ -129,7 +97,10 @@ void ConnectionAcceptor::Wake() {
 bool ConnectionAcceptor::WakeThroughSocket() {
   const std::string path = socket_path();
   if (path.empty()) return false;
-  return ConnectUnixSocket(path, std::chrono::milliseconds(200)).has_value();
+  self_wakes_.fetch_add(1);
+  if (ConnectUnixSocket(path, std::chrono::milliseconds(200))) return true;
+  self_wakes_.fetch_sub(1);
+  return false;
 }
 
 void ConnectionAcceptor::Stop() {
@@ -137,6 +108,8 @@ void ConnectionAcceptor::Stop() {
   stopping_.store(true);
   if (wake_write_.Intact()) {
     Wake();
+  } else if (socket_path().empty()) {
+    // Still waiting to publish: it sees `stopping_` when the delay ends.
   } else if (!WakeThroughSocket()) {
     // The host closed both ways of waking the thread: it sleeps in poll() on
     // files only it still holds. Leave it there rather than hang the host.
@@ -267,7 +240,6 @@ void ConnectionAcceptor::LoopUntilStopped() {
 
 ConnectionAcceptor::Repair ConnectionAcceptor::RepairDescriptors() {
   Repair repair = Repair::kNone;
-  if (private_table_) return repair;  // nobody else can touch our table
   if (!wake_read_.Intact() || !wake_write_.Intact()) {
     wake_read_.Forget();
     wake_write_.Forget();
@@ -300,6 +272,10 @@ bool ConnectionAcceptor::AcceptOne() {
   auto peer = GetPeerCredentials(conn.get());
   if (!peer) {
     CoreLog(LogLevel::kWarn, "closed a connection: " + peer.error().message);
+    return true;
+  }
+  if (peer->pid == ::getpid() && self_wakes_.load() > 0) {
+    self_wakes_.fetch_sub(1);  // only a wake-up: Loop() runs pending tasks
     return true;
   }
   handler_(std::move(conn), *peer);

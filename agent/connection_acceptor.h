@@ -32,20 +32,13 @@ namespace memprof::agent {
 // thread blocks in poll() with no timeout, so an idle agent never wakes up.
 //
 // The host owns the descriptor table and may close every descriptor it did
-// not open itself (close_range, closefrom), then reuse the numbers. So the
-// thread first gives itself a descriptor table of its own
-// (unshare(CLONE_FILES)) that holds only what the agent opens, with
-// /dev/null on 0..2 (the host's stderr on 2 when MEMPROF_LOG_LEVEL is set);
-// the threads it starts (gRPC's) share that table. The host can then neither
-// close nor inherit (fork, exec) any agent descriptor, and the agent never
-// holds one of the host's files open. Only the write end of the wake-up
-// pipe stays in the host's table, at a high number, for Wake() and Stop().
-//
-// Where unshare() is refused (a seccomp filter), everything stays in the
-// shared table and every descriptor is an OwnedFd, checked by identity
-// before each use: when the host closed one, the thread notices at its next
-// wake-up, re-creates its socket at the same path and logs one note. (poll()
-// then watches whatever file took the number, so that wake-up may be late.)
+// not open itself (close_range, closefrom). Every agent descriptor is an
+// OwnedFd: close-on-exec, at a high number, and checked by device and inode
+// before each use; one the host closed is forgotten, never closed. poll()
+// reports a closed descriptor (POLLNVAL) at the next wake-up, usually the
+// next connection attempt: the thread then re-creates its socket at the same
+// path (and its wake-up pipe) and logs one note. The connection that woke it
+// is lost with the old socket; clients retry.
 //
 // The thread blocks every signal (threads it starts inherit that), so the
 // host's signals are never delivered to it.
@@ -117,7 +110,9 @@ class ConnectionAcceptor {
   OwnedFd wake_read_;
   OwnedFd wake_write_;
   std::atomic<bool> stopping_{false};
-  bool private_table_ = false;  // set by the thread before Start() returns
+  // Connections this process made to its own socket only to wake the thread
+  // (when the host closed the wake-up pipe): dropped, never served.
+  std::atomic<int> self_wakes_{0};
 
   // RunOnThread()'s hand-over.
   void RunPendingTask();

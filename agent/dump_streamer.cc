@@ -32,8 +32,7 @@ Result<Fd> CreateAnonymousFile() {
 }
 
 // jemalloc opens the dump path itself; /proc/thread-self/fd/N reopens our
-// memfd. Not /proc/self: the agent's threads have a descriptor table of their
-// own (connection_acceptor.h), and /proc/self/fd is the main thread's.
+// memfd from whichever thread's descriptor table it is in.
 std::string PathOf(const Fd& fd) { return "/proc/thread-self/fd/" + std::to_string(fd.get()); }
 
 Result<uint64_t> SizeOf(const Fd& fd) {

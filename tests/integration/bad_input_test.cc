@@ -47,9 +47,11 @@ class BadInputTest : public IntegrationTest {
   TargetProcess* StartRefusedAgent(const std::string& socket_dir, const std::string& why) {
     TargetOptions options;
     options.argv = {kPlainTarget};
+    // The agent is silent unless asked: ask, to read why it refused.
     options.env = {{"LD_PRELOAD", kAgentLibrary},
                    {"MALLOC_CONF", kProfilingReadyConf},
-                   {"MEMPROF_SOCKET_DIR", socket_dir}};
+                   {"MEMPROF_SOCKET_DIR", socket_dir},
+                   {"MEMPROF_LOG_LEVEL", "warn"}};
     options.expect_agent = false;
     options.socket_dir = socket_dir;
     auto target = TargetProcess::Start(options);
