@@ -18,6 +18,23 @@ namespace {
 constexpr auto kForkPublishDelay = std::chrono::milliseconds(200);
 constexpr size_t kErrorSize = 512;
 
+}  // namespace
+
+// Why a child forked while its parent's gRPC ran gets no agent, and what to
+// do instead.
+std::string Agent::ForkedChildRefusal() const {
+  return std::string(
+             "not starting the agent in this forked child: gRPC was in use in its parent at "
+             "fork() time and cannot be used after fork; ") +
+         (remote_at_fork_ ? "the parent's agent serves MEMPROF_LISTEN, which keeps gRPC "
+                            "running: exec() the workers, or start the parent without "
+                            "MEMPROF_LISTEN"
+                          : "workers forked once the parent's agent has been idle for "
+                            "MEMPROF_IDLE_TIMEOUT get agents of their own");
+}
+
+namespace {
+
 int64_t NowUnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -41,6 +58,7 @@ const char* Agent::ServerGetenv(const char* name) { return Instance().env_.Get(n
 Result<void> Agent::Start(EnvSnapshot env) {
   std::lock_guard lock(mu_);
   if (owner_pid_ == ::getpid()) return {};  // already running
+  if (server_unusable_) return Fail(ErrorCode::kFailedPrecondition, ForkedChildRefusal());
   env_ = std::move(env);
   config_ = ConfigFromEnvironment([this](const char* name) { return env_.Get(name); });
   SetCoreLogLevel(ParseLogLevel(config_.log_level));
@@ -74,11 +92,6 @@ Result<void> Agent::StartLocked(std::chrono::milliseconds publish_delay) {
 
 Result<void> Agent::EnsureServerLocked() {
   if (server_ != nullptr) return {};
-  if (server_unusable_) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                "not serving in this forked child: gRPC was running in its parent at fork() "
-                "time and MEMPROF_FORK=off kept it running; set MEMPROF_FORK=follow");
-  }
   if (ops_ == nullptr) {
     auto ops = LoadServer(config_.server_library);
     if (!ops) return Fail(ops.error());
@@ -148,27 +161,14 @@ std::string Agent::socket_path() const {
 // accept thread is inside the server: both locks are held across it.
 void Agent::OnForkPrepare() {
   mu_.lock();
-  parked_ = false;
-  if (owner_pid_ == ::getpid() && acceptor_ && config_.fork == ForkPolicy::kFollow) {
-    // gRPC is shut down on the accept thread (the one that runs the
-    // server), which then stays parked until fork() is over.
-    parked_ = acceptor_->RunOnThread(
-        [this] {
-          std::lock_guard lock(server_mu_);
-          if (server_ != nullptr && ops_->live(server_) != 0) ops_->quiesce(server_);
-        },
-        /*park=*/true);
-  }
   server_mu_.lock();
-  server_live_at_fork_ =
-      owner_pid_ == ::getpid() && server_ != nullptr && ops_->live(server_) != 0;
+  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
+  server_live_at_fork_ = ours && ops_->live(server_) != 0;
+  remote_at_fork_ = ours && config_.remote.has_value();
 }
 
 void Agent::OnForkParent() {
   server_mu_.unlock();
-  if (parked_) acceptor_->Unpark();
-  // Its tick restarts a remote listener that the quiesce stopped.
-  if (acceptor_ && config_.remote) acceptor_->Wake();
   mu_.unlock();
 }
 
@@ -186,7 +186,9 @@ void Agent::OnForkChild() {
   // gRPC may close the remote listener's descriptors only later, on a thread
   // the child does not have: the port must stay the parent's alone.
   if (config_.remote) CloseTcpSocketsOnPort(config_.remote->address.port);
-  if (follow) {
+  if (follow && server_unusable_) {
+    CoreLog(LogLevel::kInfo, "no agent in this forked child: " + ForkedChildRefusal());
+  } else if (follow) {
     // The parent keeps its TCP port; the child serves its Unix socket only.
     env_.Erase(kListenEnv);
     config_.remote.reset();

@@ -30,14 +30,14 @@ class ConnectionAcceptor;
 // gRPC and shuts it down again once idle (MEMPROF_IDLE_TIMEOUT), and stays
 // loaded.
 //
-// Fork (MEMPROF_FORK): just before fork() the core shuts gRPC down
-// completely if it is running (in-flight calls get 50 ms, then are
-// cancelled and their clients retry), so the child inherits no gRPC state.
-// In the child nothing of the parent's is used, closed or removed except the
-// child's own copies of the parent's descriptors; with `follow` (default)
-// the child starts a fresh agent that publishes <childpid>.sock 200 ms
-// later if the child still runs (one that exec()s or exits first leaves
-// nothing behind). With `off` it gets none.
+// Fork (MEMPROF_FORK): in the child nothing of the parent's is used, closed
+// or removed except the child's own copies of the parent's descriptors; with
+// `follow` (default) the child starts a fresh agent that publishes
+// <childpid>.sock 200 ms later if the child still runs (one that exec()s or
+// exits first leaves nothing behind). With `off` it gets none. gRPC's
+// threads and locks do not survive fork(): a child forked while its
+// parent's gRPC ran (a client in the last MEMPROF_IDLE_TIMEOUT, or a remote
+// listener) gets no agent, and says why when logging is on.
 //
 // Implementation warning: the instance is never destroyed (it is leaked on
 // purpose) so no static destructor can race the threads it owns at exit;
@@ -59,6 +59,7 @@ class Agent {
   ~Agent() = default;
 
   static const char* ServerGetenv(const char* name);
+  std::string ForkedChildRefusal() const;
   Result<void> StartLocked(std::chrono::milliseconds publish_delay);
   void StopLocked();
   void OnConnection(Fd connection, const PeerCredentials& peer);
@@ -78,7 +79,7 @@ class Agent {
   std::unique_ptr<ConnectionAcceptor> acceptor_;
   const memprof_server_ops* ops_ = nullptr;  // the loaded server part
   void* server_ = nullptr;                   // its state for this process
-  bool parked_ = false;               // the accept thread is parked across fork()
+  bool remote_at_fork_ = false;       // the parent served MEMPROF_LISTEN (for the message)
   bool server_live_at_fork_ = false;  // gRPC ran through fork() (MEMPROF_FORK=off)
   bool server_unusable_ = false;      // in a child forked while gRPC ran
 };

@@ -1,5 +1,7 @@
 #include "agent/agent_server.h"
 
+#include <grpc/grpc.h>
+
 #include <string>
 
 #include "agent/agent_logger.h"
@@ -17,10 +19,6 @@ namespace memprof::agent {
 namespace {
 
 constexpr int kMaxConcurrentDumps = 2;
-// Before fork() in-flight calls get this long to finish before they are
-// cancelled: the host's fork() waits for it.
-constexpr auto kQuiesceGrace = std::chrono::milliseconds(50);
-
 }  // namespace
 
 AgentServer::AgentServer(const AgentConfig& config) : config_(config) {}
@@ -42,8 +40,7 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(const AgentConfig& conf
       [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
   s->server_ =
       std::make_unique<OnDemandServer>(*s->service_, s->service_->calls(), config.idle_timeout);
-  s->remote_wanted_ = config.remote.has_value();
-  if (s->remote_wanted_) s->StartRemote();
+  if (config.remote) s->StartRemote();
   return s;
 }
 
@@ -57,7 +54,6 @@ void AgentServer::StartRemote() {
   auto tls = LoadTlsMaterial(*config_.remote);
   if (!tls) {
     Logger().warn("{}{}", kNotListeningOnTcp, tls.error().message);
-    remote_wanted_ = false;
     return;
   }
   for (const auto& warning : tls->warnings) Logger().warn("{}", warning);
@@ -68,7 +64,6 @@ void AgentServer::StartRemote() {
   auto server = RemoteServer::Start(config_.remote->address, *tls, *remote_service_);
   if (!server) {
     Logger().warn("{}{}", kNotListeningOnTcp, server.error().message);
-    remote_wanted_ = false;
     return;
   }
   remote_ = std::move(*server);
@@ -81,19 +76,10 @@ Result<void> AgentServer::Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid) {
   return server_->Adopt(std::move(connection));
 }
 
-std::optional<std::chrono::milliseconds> AgentServer::Tick() {
-  if (remote_wanted_ && !remote_) StartRemote();
-  return server_->Tick();
-}
-
-void AgentServer::Quiesce() {
-  server_->Shutdown(kQuiesceGrace);
-  remote_.reset();
-  FinishGrpcShutdown();
-}
+std::optional<std::chrono::milliseconds> AgentServer::Tick() { return server_->Tick(); }
 
 bool AgentServer::Live() const {
-  return server_->serving() || remote_ != nullptr;
+  return server_->serving() || remote_ != nullptr || grpc_is_initialized() != 0;
 }
 
 }  // namespace memprof::agent

@@ -41,11 +41,10 @@ class AgentServer {
 
   // Serves an accepted Unix connection (starting gRPC if it is not running).
   [[nodiscard]] Result<void> Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid);
-  // Shuts gRPC down after the idle timeout; restarts a remote listener that
-  // Quiesce() stopped. How long until it wants to be called again.
+  // Shuts gRPC down after the idle timeout. How long until it wants to be
+  // called again.
   std::optional<std::chrono::milliseconds> Tick();
-  // Shuts gRPC down completely now (before fork()).
-  void Quiesce();
+  // Whether gRPC runs (or has not finished shutting down) in this process.
   bool Live() const;
 
  private:
@@ -53,7 +52,6 @@ class AgentServer {
   void StartRemote();
 
   AgentConfig config_;
-  bool remote_wanted_ = false;  // the remote listener should be running
   std::unique_ptr<ProcessIdentity> identity_;
   std::unique_ptr<PeerRegistry> peers_;
   std::unique_ptr<Allocator> allocator_;

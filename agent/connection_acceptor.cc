@@ -20,6 +20,10 @@ namespace {
 // After EMFILE/ENFILE the pending connection stays queued and poll() would
 // report it again at once; back off instead of spinning.
 constexpr int kBackoffMs = 100;
+// How long Stop() waits for the thread (a publish delay is shorter).
+constexpr auto kStopWait = std::chrono::seconds(1);
+// How long RunOnThread() waits for its task.
+constexpr auto kTaskWait = std::chrono::seconds(2);
 
 int ToPollTimeout(std::optional<std::chrono::milliseconds> wait) {
   if (!wait) return -1;
@@ -108,12 +112,14 @@ void ConnectionAcceptor::Stop() {
   stopping_.store(true);
   if (wake_write_.Intact()) {
     Wake();
-  } else if (socket_path().empty()) {
-    // Still waiting to publish: it sees `stopping_` when the delay ends.
-  } else if (!WakeThroughSocket()) {
-    // The host closed both ways of waking the thread: it sleeps in poll() on
-    // files only it still holds. Leave it there rather than hang the host.
-    CoreLog(LogLevel::kWarn, "could not wake the accept thread; leaving it");
+  } else if (!socket_path().empty()) {
+    WakeThroughSocket();
+  }
+  // Bounded: when the host has closed our descriptors and reused their
+  // numbers, poll() may watch the host's files and never wake. The host's
+  // exit() must not hang on that; the thread is then left where it is.
+  if (exited_future_.wait_for(kStopWait) != std::future_status::ready) {
+    CoreLog(LogLevel::kInfo, "the accept thread did not wake up; leaving it");
     thread_.detach();
     return;
   }
@@ -133,6 +139,10 @@ void ConnectionAcceptor::AbandonAfterFork() {
 
 void ConnectionAcceptor::Run(std::promise<Result<void>>* started) {
   pthread_setname_np(pthread_self(), "memprof-accept");
+  struct Exit {
+    std::promise<void>& exited;
+    ~Exit() { exited.set_value(); }
+  } on_exit{exited_};
   Result<void> prepared = Prepare();
   const bool ok = prepared.has_value();
   if (ok) SetRunning(true);
@@ -172,12 +182,11 @@ bool ConnectionAcceptor::PublishAfterDelay() {
   return true;
 }
 
-bool ConnectionAcceptor::RunOnThread(std::function<void()> task, bool park) {
+bool ConnectionAcceptor::RunOnThread(std::function<void()> task) {
   std::unique_lock lock(task_mu_);
   if (!running_ || task_) return false;
   task_ = std::move(task);
   task_done_ = false;
-  park_ = park;
   lock.unlock();
   if (wake_write_.Intact()) {
     Wake();
@@ -186,18 +195,9 @@ bool ConnectionAcceptor::RunOnThread(std::function<void()> task, bool park) {
   }
   lock.lock();
   // Bounded: a host must never hang in fork() or exit() because of us.
-  task_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return task_done_ || !running_; });
-  if (!task_done_) {
-    task_ = nullptr;
-    park_ = false;
-  }
+  task_cv_.wait_for(lock, kTaskWait, [this] { return task_done_ || !running_; });
+  if (!task_done_) task_ = nullptr;
   return task_done_;
-}
-
-void ConnectionAcceptor::Unpark() {
-  std::lock_guard lock(task_mu_);
-  park_ = false;
-  task_cv_.notify_all();
 }
 
 void ConnectionAcceptor::RunPendingTask() {
@@ -210,7 +210,6 @@ void ConnectionAcceptor::RunPendingTask() {
   lock.lock();
   task_done_ = true;
   task_cv_.notify_all();
-  task_cv_.wait(lock, [this] { return !park_; });
 }
 
 void ConnectionAcceptor::LoopUntilStopped() {

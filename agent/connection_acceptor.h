@@ -66,12 +66,10 @@ class ConnectionAcceptor {
   [[nodiscard]] Result<void> Start();
   // Wakes the thread so that it calls `tick` again soon.
   void Wake();
-  // Runs `task` on the accept thread (in the agent's descriptor table) and
-  // waits for it. With `park` the thread then stays parked, touching
-  // nothing, until Unpark(): the core parks it across fork(). False when the
-  // thread is not running or could not be woken.
-  bool RunOnThread(std::function<void()> task, bool park = false);
-  void Unpark();
+  // Runs `task` on the accept thread, the one that runs the server, and
+  // waits for it (at most 2 s). False when the thread is not running or
+  // could not be woken.
+  bool RunOnThread(std::function<void()> task);
   void Stop();
   // In a forked child the thread does not exist: forget it without joining,
   // close the inherited descriptors that are still ours, keep the socket
@@ -110,6 +108,8 @@ class ConnectionAcceptor {
   OwnedFd wake_read_;
   OwnedFd wake_write_;
   std::atomic<bool> stopping_{false};
+  std::promise<void> exited_;  // set by the thread as it returns
+  std::future<void> exited_future_ = exited_.get_future();
   // Connections this process made to its own socket only to wake the thread
   // (when the host closed the wake-up pipe): dropped, never served.
   std::atomic<int> self_wakes_{0};
@@ -120,7 +120,6 @@ class ConnectionAcceptor {
   std::condition_variable task_cv_;
   std::function<void()> task_;
   bool task_done_ = false;
-  bool park_ = false;
   bool running_ = false;  // the thread is in Loop()
   std::thread thread_;
 };

@@ -1,5 +1,7 @@
 #include "agent/profiling_controller.h"
 
+#include <pthread.h>
+
 #include "agent/agent_logger.h"
 #include "common/duration.h"
 #include "common/sample_interval.h"
@@ -121,6 +123,9 @@ void ProfilingController::DisarmLocked() {
 }
 
 void ProfilingController::TimerLoop() {
+  // Named apart from gRPC's threads: the agent waits for those to end before
+  // fork(), and this one lives on.
+  pthread_setname_np(pthread_self(), "memprof-window");
   std::unique_lock lock(mu_);
   while (!stopping_) {
     if (!deadline_) {

@@ -43,10 +43,6 @@ typedef struct memprof_server_ops {
   // has been idle long enough. Milliseconds until it wants to be called
   // again, or -1 for "not until the next connection".
   int64_t (*tick)(void* server);
-  // Shuts gRPC down completely now (every connection closed, every gRPC
-  // thread joined): called just before fork(), so that the child inherits no
-  // gRPC state it could not use. The next adopt() starts it again.
-  void (*quiesce)(void* server);
   // Whether gRPC is running now (a remote listener, or Unix connections).
   int (*live)(void* server);
   // Stops everything and frees the state.

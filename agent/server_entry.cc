@@ -59,14 +59,6 @@ int64_t Tick(void* server) noexcept {
   }
 }
 
-void Quiesce(void* server) noexcept {
-  try {
-    Of(server).Quiesce();
-  } catch (...) {
-    Logger().error("could not stop gRPC before fork()");
-  }
-}
-
 int Live(void* server) noexcept { return Of(server).Live() ? 1 : 0; }
 
 void Destroy(void* server) noexcept {
@@ -77,8 +69,8 @@ void Destroy(void* server) noexcept {
   }
 }
 
-constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION, &Create, &Adopt, &Tick,
-                                     &Quiesce, &Live, &Destroy};
+constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION, &Create, &Adopt, &Tick, &Live,
+                                     &Destroy};
 
 }  // namespace
 }  // namespace memprof::agent
