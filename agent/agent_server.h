@@ -29,7 +29,7 @@ struct ProcessIdentity;
 // drives it through server_abi.h, from its accept thread.
 //
 // Not thread-safe: the core serializes every call (and holds its lock across
-// fork(), having called Quiesce() first).
+// fork()).
 class AgentServer {
  public:
   [[nodiscard]] static Result<std::unique_ptr<AgentServer>> Create(const AgentConfig& config,
