@@ -20,6 +20,7 @@ inline constexpr const char* kPreforkServer = MEMPROF_IT_PREFORK_SERVER;
 inline constexpr const char* kExecHost = MEMPROF_IT_EXEC_HOST;
 inline constexpr const char* kExecHelper = MEMPROF_IT_EXEC_HELPER;
 inline constexpr const char* kExecHelperScript = MEMPROF_IT_EXEC_HELPER_SCRIPT;
+inline constexpr const char* kSymbolClashHost = MEMPROF_IT_SYMBOL_CLASH_HOST;
 inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
 inline constexpr const char* kJeprof = MEMPROF_IT_JEPROF;
 
