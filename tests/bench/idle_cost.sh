@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Measures what the agent costs an idle target, side by side with the same
-# process without the agent: threads, anonymous and file-backed RSS, and
-# wake-ups (context switches) per second summed over all threads. The target
-# is `sleep`, with jemalloc preloaded, so every difference is the agent's.
+# process without the agent: RSS (total, the difference to the process without
+# the agent, anonymous and file-backed), threads, mapped shared libraries (and
+# how many of them are gRPC, protobuf, abseil or OpenSSL), and wake-ups:
+# context switches (voluntary + involuntary, from /proc/<pid>/task/*/status)
+# summed over all threads during the measuring window. The target is `sleep`,
+# with jemalloc preloaded, so every difference is the agent's. PRODUCT.md
+# rule 9: idle, at most 1 MiB more RSS, one thread, zero wake-ups, and none of
+# the heavy libraries.
 #
-#   tests/bench/idle_cost.sh [BUILD_DIR] [SECONDS]
+#   tests/bench/idle_cost.sh [BUILD_DIR] [SECONDS]   (SECONDS per row, default 10)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 secs=${2:-10}
@@ -25,14 +30,26 @@ switches() {
   echo "$total"
 }
 
+kb() { awk -v f="$2:" '$1 == f {print $2}' /proc/"$1"/status; }  # pid field
+
+# Distinct shared libraries mapped into the process, by file name.
+libraries() { awk '$6 ~ /\.so/ {n = split($6, p, "/"); print p[n]}' /proc/"$1"/maps | sort -u; }
+
+# Those of them that an idle agent must not map.
+heavy() { libraries "$1" | grep -cE '^(libgrpc|libgpr\.|libupb|libprotobuf|libabsl|libssl\.|libcrypto\.)' || true; }
+
+base_rss=""  # VmRSS of the process without the agent, kB
 measure() {  # label pid
-  local label=$1 pid=$2 s1 s2
+  local label=$1 pid=$2 s1 s2 rss
   s1=$(switches "$pid"); sleep "$secs"; s2=$(switches "$pid")
-  printf '| %s | %s | %s | %s | %s |\n' "$label" \
-    "$(awk '/^Threads/{print $2}' /proc/"$pid"/status)" \
-    "$(awk '/^RssAnon/{printf "%.1f MiB", $2/1024}' /proc/"$pid"/status)" \
-    "$(awk '/^RssFile/{printf "%.1f MiB", $2/1024}' /proc/"$pid"/status)" \
-    "$(awk -v a="$s1" -v b="$s2" -v s="$secs" 'BEGIN{printf "%.2f", (b-a)/s}')"
+  rss=$(kb "$pid" VmRSS)
+  [ -n "$base_rss" ] || base_rss=$rss
+  printf '| %s | %s | %s | %s | %s | %s | %s (%s heavy) | %s |\n' "$label" \
+    "$(awk -v k="$rss" 'BEGIN{printf "%.1f MiB", k/1024}')" \
+    "$(awk -v k="$rss" -v b="$base_rss" 'BEGIN{printf "%+.2f MiB", (k-b)/1024}')" \
+    "$(awk -v k="$(kb "$pid" RssAnon)" 'BEGIN{printf "%.1f MiB", k/1024}')" \
+    "$(awk -v k="$(kb "$pid" RssFile)" 'BEGIN{printf "%.1f MiB", k/1024}')" \
+    "$(kb "$pid" Threads)" "$(libraries "$pid" | wc -l)" "$(heavy "$pid")" "$((s2 - s1))"
 }
 
 wait_socket() {  # pid
@@ -50,8 +67,8 @@ start() {  # preload
   pids+=("$started")
 }
 
-echo "| \`sleep\` with jemalloc ($secs s each) | threads | RSS anon | RSS file | wake-ups/s |"
-echo "|---|---|---|---|---|"
+echo "| \`sleep\` with jemalloc | RSS | RSS vs without | RSS anon | RSS file | threads | mapped libraries | wake-ups in $secs s |"
+echo "|---|---|---|---|---|---|---|---|"
 [ -n "$jemalloc" ] || { echo "libjemalloc.so.2 not found by ldconfig" >&2; exit 1; }
 start "$jemalloc"; plain=$started; sleep 1
 measure "without agent" "$plain"

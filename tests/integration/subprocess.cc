@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,24 @@ Result<std::pair<Fd, Fd>> MakePipe() {
   return std::make_pair(std::move(ends[0]), std::move(ends[1]));
 }
 
+// A stream socket pair for a child's stdin, moved like MakePipe's ends: the
+// test writes with send(MSG_NOSIGNAL), so a child that died never raises
+// SIGPIPE in the test. first: the child's end, second: the test's.
+Result<std::pair<Fd, Fd>> MakeStdinSocket() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    return Fail(Errno("socketpair"));
+  }
+  Fd ends[2] = {Fd(fds[0]), Fd(fds[1])};
+  for (Fd& end : ends) {
+    int moved = ::fcntl(end.get(), F_DUPFD_CLOEXEC, kFirstSafeFd);
+    if (moved < 0) return Fail(Errno("fcntl(F_DUPFD_CLOEXEC)"));
+    end.Reset(moved);
+  }
+  ::shutdown(ends[0].get(), SHUT_WR);  // the child only reads its stdin
+  return std::make_pair(std::move(ends[0]), std::move(ends[1]));
+}
+
 bool IsScrubbed(std::string_view entry) {
   for (std::string_view prefix : kScrubbedEnvPrefixes) {
     if (entry.starts_with(prefix)) return true;
@@ -72,7 +91,7 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
 // only makes async-signal-safe calls.
 struct ChildSetup {
   pid_t parent = 0;
-  int null_fd = -1;
+  int stdin_fd = -1;  // /dev/null or the child's end of the stdin socket
   int out_fd = -1;
   int err_fd = -1;
   int ready_fd = -1;         // child end of the handshake pipe, or -1
@@ -92,7 +111,7 @@ struct ChildSetup {
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2}) {
     ::signal(sig, SIG_DFL);
   }
-  ::dup2(s.null_fd, STDIN_FILENO);
+  ::dup2(s.stdin_fd, STDIN_FILENO);
   ::dup2(s.out_fd, STDOUT_FILENO);
   ::dup2(s.err_fd, STDERR_FILENO);
   if (s.ready_fd >= 0) {
@@ -153,6 +172,12 @@ Result<std::unique_ptr<Subprocess>> Subprocess::Spawn(const SpawnOptions& option
   auto exec_error = MakePipe();
   auto wake = MakePipe();
   if (!out || !err || !exec_error || !wake) return Fail(ErrorCode::kInternal, "cannot create pipes");
+  std::optional<std::pair<Fd, Fd>> stdin_socket;
+  if (options.stdin_pipe) {
+    auto made = MakeStdinSocket();
+    if (!made) return Fail(made.error());
+    stdin_socket = std::move(*made);
+  }
   std::optional<std::pair<Fd, Fd>> ready;
   if (options.ready_fd >= 0) {
     if (options.ready_fd < 3 || options.ready_fd >= kFirstSafeFd) {
@@ -163,9 +188,15 @@ Result<std::unique_ptr<Subprocess>> Subprocess::Spawn(const SpawnOptions& option
     ready = std::move(*made);
   }
 
-  ChildSetup setup{::getpid(), null_fd.get(), out->second.get(), err->second.get(),
-                   ready ? ready->second.get() : -1, options.ready_fd,
-                   exec_error->second.get(), argv.data(), envp.data()};
+  ChildSetup setup{::getpid(),
+                   stdin_socket ? stdin_socket->first.get() : null_fd.get(),
+                   out->second.get(),
+                   err->second.get(),
+                   ready ? ready->second.get() : -1,
+                   options.ready_fd,
+                   exec_error->second.get(),
+                   argv.data(),
+                   envp.data()};
   pid_t pid = ::fork();
   if (pid < 0) return Fail(Errno("fork"));
   if (pid == 0) ChildExec(setup);
@@ -180,6 +211,10 @@ Result<std::unique_ptr<Subprocess>> Subprocess::Spawn(const SpawnOptions& option
   if (ready) {
     ready->second.Reset();
     proc->ready_read_ = std::move(ready->first);
+  }
+  if (stdin_socket) {
+    stdin_socket->first.Reset();
+    proc->stdin_write_ = std::move(stdin_socket->second);
   }
   // Both ends of the wake pipe stay with the object until the reader has
   // been joined, so waking it can never raise SIGPIPE.
@@ -280,6 +315,20 @@ void Subprocess::Signal(int sig) {
   if (!status_) ::kill(pid_, sig);
 }
 
+bool Subprocess::WriteStdin(const std::string& data) {
+  if (!stdin_write_) return false;
+  std::string_view rest = data;
+  while (!rest.empty()) {
+    ssize_t n = ::send(stdin_write_.get(), rest.data(), rest.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void Subprocess::CloseStdin() { stdin_write_.Reset(); }
+
 ExitStatus Subprocess::KillAndReap() {
   if (!status_) {
     ::kill(-pid_, SIGKILL);  // the child leads its own process group
@@ -315,6 +364,29 @@ Result<std::string> Subprocess::WaitForReadyLine(std::chrono::milliseconds timeo
       return Fail(ErrorCode::kUnavailable,
                   "the child closed its readiness pipe without writing a line (did it exit?)");
     }
+    ready_buffer_.append(buf, static_cast<size_t>(n));
+  }
+}
+
+Result<void> Subprocess::WaitForReadyPipeClosed(std::chrono::milliseconds timeout) {
+  if (!ready_read_) return Fail(ErrorCode::kInvalidArgument, "no readiness pipe was requested");
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return Fail(ErrorCode::kUnavailable, "the readiness pipe is still open after " +
+                                               std::to_string(timeout.count()) + " ms");
+    }
+    pollfd pfd{ready_read_.get(), POLLIN, 0};
+    int rc = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (rc < 0 && errno != EINTR) return Fail(Errno("poll"));
+    if (rc <= 0) continue;
+    char buf[256];
+    ssize_t n = ::read(ready_read_.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(Errno("read"));
+    if (n == 0) return {};  // EOF: no write end left
     ready_buffer_.append(buf, static_cast<size_t>(n));
   }
 }

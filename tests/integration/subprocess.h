@@ -34,6 +34,9 @@ struct SpawnOptions {
   // and MEMPROF_TEST_READY_FD=<number> in its environment (the readiness
   // handshake of tests/testprogs); read it with Subprocess::WaitForReadyLine().
   int ready_fd = -1;
+  // true: the child's stdin is a stream socket the test writes to with
+  // Subprocess::WriteStdin() (commands for a target program); false: /dev/null.
+  bool stdin_pipe = false;
 };
 
 struct ExitStatus {
@@ -45,7 +48,8 @@ struct ExitStatus {
   int ShellCode() const { return term_signal != 0 ? 128 + term_signal : exit_code; }
 };
 
-// A child process owned by the test (RAII). stdin is /dev/null; stdout and
+// A child process owned by the test (RAII). stdin is /dev/null (or a socket
+// the test writes to, see SpawnOptions::stdin_pipe); stdout and
 // stderr are captured by a reader thread that drains both pipes concurrently
 // (poll), so a child writing a lot never blocks on a full pipe. The child runs
 // in its own process group with PR_SET_PDEATHSIG=SIGKILL; the destructor
@@ -66,6 +70,11 @@ class Subprocess {
   // the newline. Fails if the child closes the pipe (e.g. dies) first or the
   // timeout passes.
   [[nodiscard]] Result<std::string> WaitForReadyLine(std::chrono::milliseconds timeout);
+  // After the ready line: waits until every copy of the handshake pipe's
+  // write end is closed (the child closes it after writing, but a moment
+  // later), so that the child's descriptor table no longer holds it. Fails
+  // at the deadline (e.g. a forked child still holds a copy).
+  [[nodiscard]] Result<void> WaitForReadyPipeClosed(std::chrono::milliseconds timeout);
 
   // Waits up to `timeout` for the child to exit and reaps it; then waits (up
   // to the same deadline) for its output pipes to reach EOF. nullopt if the
@@ -78,6 +87,13 @@ class Subprocess {
 
   // Sends `sig` to the child (not the group) unless it has been reaped.
   void Signal(int sig);
+
+  // Writes all of `data` to the child's stdin (SpawnOptions::stdin_pipe);
+  // false if there is none or the child no longer reads it. Never raises
+  // SIGPIPE.
+  bool WriteStdin(const std::string& data);
+  // Closes the test's end of the child's stdin: the child reads EOF.
+  void CloseStdin();
 
   // SIGKILLs the whole process group and reaps the child.
   ExitStatus KillAndReap();
@@ -97,6 +113,7 @@ class Subprocess {
   std::vector<std::string> argv_;
   std::optional<ExitStatus> status_;
   Fd ready_read_;
+  Fd stdin_write_;
   std::string ready_buffer_;
   Fd wake_read_;
   Fd wake_write_;  // writing to it makes the reader thread stop

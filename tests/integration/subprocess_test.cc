@@ -99,6 +99,34 @@ TEST(SubprocessTest, ReadyFdIsAdvertisedInTheEnvironment) {
   EXPECT_EQ(st.term_signal, SIGKILL);
 }
 
+TEST(SubprocessTest, StdinPipeCarriesLinesAndClosingItGivesEof) {
+  SpawnOptions options{{"/bin/sh", "-c", "read a; echo \"got $a\"; read b || echo eof"}, {}, -1};
+  options.stdin_pipe = true;
+  auto proc = Subprocess::Spawn(options);
+  ASSERT_TRUE(proc.has_value()) << proc.error().message;
+  ASSERT_TRUE((*proc)->WriteStdin("hello\n"));
+  EXPECT_TRUE(WaitUntil([&] { return (*proc)->StdoutText() == "got hello\n"; }, seconds(10)))
+      << (*proc)->StdoutText();
+  (*proc)->CloseStdin();
+  std::optional<ExitStatus> st = (*proc)->Wait(seconds(10));
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->exit_code, 0);
+  EXPECT_EQ((*proc)->StdoutText(), "got hello\neof\n");
+}
+
+TEST(SubprocessTest, WritingToTheStdinOfAChildThatExitedFailsQuietly) {
+  SpawnOptions options{{"/bin/sh", "-c", "exit 0"}, {}, -1};
+  options.stdin_pipe = true;
+  auto proc = Subprocess::Spawn(options);
+  ASSERT_TRUE(proc.has_value()) << proc.error().message;
+  ASSERT_TRUE((*proc)->Wait(seconds(10)).has_value());
+  // No SIGPIPE (it would kill the test binary): just false.
+  EXPECT_FALSE((*proc)->WriteStdin("anyone there?\n"));
+  auto no_pipe = Subprocess::Spawn(SpawnOptions{{"/bin/true"}, {}, -1});
+  ASSERT_TRUE(no_pipe.has_value());
+  EXPECT_FALSE((*no_pipe)->WriteStdin("x\n"));
+}
+
 TEST(SubprocessTest, TimedOutCommandIsKilled) {
   auto start = std::chrono::steady_clock::now();
   CommandResult r;
@@ -149,6 +177,20 @@ TEST(TargetProcessTest, SocketWaitHasADeadline) {
   auto target = TargetProcess::Start(options);
   ASSERT_FALSE(target.has_value());
   EXPECT_NE(target.error().message.find("did not accept connections"), std::string::npos);
+}
+
+TEST(TargetProcessTest, WithoutConnectingItWaitsForTheSocketFileWithADeadline) {
+  auto dir = TempDir::Create("memprof-it-self");
+  ASSERT_TRUE(dir.has_value());
+  TargetOptions options;
+  options.argv = {"/bin/sh", "-c", "echo ready >&3; exec sleep 1000"};
+  options.socket_dir = dir->path();
+  options.socket_timeout = milliseconds(300);
+  options.connect_to_agent = false;
+  auto target = TargetProcess::Start(options);
+  ASSERT_FALSE(target.has_value());
+  EXPECT_NE(target.error().message.find("did not appear"), std::string::npos)
+      << target.error().message;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tests/integration/target_process.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <charconv>
 #include <string_view>
@@ -31,8 +32,13 @@ bool SocketAccepts(const std::string& path) {
   return ConnectUnixSocket(path, std::chrono::milliseconds(500)).has_value();
 }
 
+bool IsSocketFile(const std::string& path) {
+  struct stat st{};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 Result<std::unique_ptr<TargetProcess>> TargetProcess::Start(const TargetOptions& options) {
-  SpawnOptions spawn{options.argv, options.env, kReadyFd};
+  SpawnOptions spawn{options.argv, options.env, kReadyFd, options.stdin_pipe};
   spawn.env["MEMPROF_SOCKET_DIR"] = options.socket_dir;
   auto proc = Subprocess::Spawn(spawn);
   if (!proc) return Fail(proc.error());
@@ -46,13 +52,20 @@ Result<std::unique_ptr<TargetProcess>> TargetProcess::Start(const TargetOptions&
     return Fail(ErrorCode::kUnavailable,
                 "target never became ready: " + why + "\n" + Describe(*target->process_));
   }
+  if (options.await_handshake_closed) {
+    if (auto closed = target->process_->WaitForReadyPipeClosed(options.ready_timeout); !closed) {
+      return Fail(ErrorCode::kUnavailable,
+                  closed.error().message + "\n" + Describe(*target->process_));
+    }
+  }
   if (options.expect_agent) {
-    if (auto ok = target->AwaitSocket(options.socket_timeout); !ok) return Fail(ok.error());
+    auto ok = target->AwaitSocket(options.socket_timeout, options.connect_to_agent);
+    if (!ok) return Fail(ok.error());
   }
   return target;
 }
 
-Result<void> TargetProcess::AwaitSocket(std::chrono::milliseconds timeout) {
+Result<void> TargetProcess::AwaitSocket(std::chrono::milliseconds timeout, bool connect) {
   bool exited = false;
   bool up = WaitUntil(
       [&] {
@@ -60,12 +73,13 @@ Result<void> TargetProcess::AwaitSocket(std::chrono::milliseconds timeout) {
           exited = true;
           return true;
         }
-        return SocketAccepts(socket_path_);
+        return connect ? SocketAccepts(socket_path_) : IsSocketFile(socket_path_);
       },
       timeout);
   if (up && !exited) return {};
   return Fail(ErrorCode::kUnavailable,
-              "agent socket " + socket_path_ + " did not accept connections within " +
+              "agent socket " + socket_path_ +
+                  (connect ? " did not accept connections" : " did not appear") + " within " +
                   std::to_string(timeout.count()) + " ms\n" + Describe(*process_));
 }
 

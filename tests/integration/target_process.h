@@ -27,6 +27,17 @@ struct TargetOptions {
   // true: after the handshake, wait until <socket_dir>/<pid>.sock accepts a
   // connection. false: only the handshake (a target without an agent).
   bool expect_agent = true;
+  // With expect_agent: false waits only for the socket file to appear and
+  // never connects, so the agent is still "never contacted" when Start()
+  // returns (what the idle-footprint and descriptor tests need).
+  bool connect_to_agent = true;
+  // The target's stdin is a socket the test writes commands to
+  // (process().WriteStdin()); otherwise /dev/null.
+  bool stdin_pipe = false;
+  // After the handshake, also wait until the target has closed its handshake
+  // pipe, so that every descriptor it holds is one it (or its agent) opened
+  // afterwards; for tests that look at /proc/<pid>/fd.
+  bool await_handshake_closed = false;
   std::chrono::milliseconds ready_timeout = std::chrono::seconds(30);
   std::chrono::milliseconds socket_timeout = std::chrono::seconds(30);
 };
@@ -58,7 +69,7 @@ class TargetProcess {
 
  private:
   TargetProcess() = default;
-  [[nodiscard]] Result<void> AwaitSocket(std::chrono::milliseconds timeout);
+  [[nodiscard]] Result<void> AwaitSocket(std::chrono::milliseconds timeout, bool connect);
 
   std::unique_ptr<Subprocess> process_;
   std::string socket_path_;
@@ -66,6 +77,8 @@ class TargetProcess {
 
 // Whether something accepts connections on the Unix socket at `path` now.
 bool SocketAccepts(const std::string& path);
+// Whether `path` is a Unix socket file (lstat; nothing connects to it).
+bool IsSocketFile(const std::string& path);
 
 }  // namespace memprof::integration
 

@@ -15,6 +15,12 @@ inline constexpr const char* kManyStacksTarget = MEMPROF_IT_MANY_STACKS_TARGET;
 inline constexpr const char* kForkingTarget = MEMPROF_IT_FORKING_TARGET;
 inline constexpr const char* kLifecycleTarget = MEMPROF_IT_LIFECYCLE_TARGET;
 inline constexpr const char* kRemoteStatusClient = MEMPROF_IT_REMOTE_STATUS_CLIENT;
+inline constexpr const char* kCloseRangeHost = MEMPROF_IT_CLOSE_RANGE_HOST;
+inline constexpr const char* kPreforkServer = MEMPROF_IT_PREFORK_SERVER;
+inline constexpr const char* kExecHost = MEMPROF_IT_EXEC_HOST;
+inline constexpr const char* kExecHelper = MEMPROF_IT_EXEC_HELPER;
+inline constexpr const char* kExecHelperScript = MEMPROF_IT_EXEC_HELPER_SCRIPT;
+inline constexpr const char* kSymbolClashHost = MEMPROF_IT_SYMBOL_CLASH_HOST;
 inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
 inline constexpr const char* kJeprof = MEMPROF_IT_JEPROF;
 
