@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "cli/commands/profiling_format.h"
 #include "cli/text_table.h"
@@ -26,6 +29,29 @@ std::string Shorten(const std::string& text) {
   return text.substr(0, kMaxCommandWidth - 3) + "...";
 }
 
+using Children = std::map<pid_t, std::vector<const ListRow*>>;
+
+// Appends `self` (unless null or placed already) at `depth`, then the
+// children of `pid` below it, depth first.
+void AppendFamily(pid_t pid, int depth, const Children& children, std::set<pid_t>& placed,
+                  std::vector<std::pair<const ListRow*, int>>& order,
+                  const ListRow* self = nullptr) {
+  if (self != nullptr) {
+    if (!placed.insert(self->pid).second) return;
+    order.emplace_back(self, depth);
+  }
+  const auto kids = children.find(pid);
+  if (kids == children.end()) return;
+  for (const ListRow* kid : kids->second) {
+    AppendFamily(kid->pid, depth + 1, children, placed, order, kid);
+  }
+}
+
+// "\\_ " under its parent, two more spaces per generation, as `ps --forest`.
+std::string FamilyPrefix(int depth) {
+  return depth == 0 ? "" : std::string(2 * static_cast<size_t>(depth - 1), ' ') + "\\_ ";
+}
+
 void ApplyStatus(const memprof::v1::StatusResponse& status, ListRow& row) {
   row.allocator = AllocatorName(status.allocator());
   row.profiling = ProfilingState(status);
@@ -42,7 +68,8 @@ CLI::App* RegisterListCommand(CLI::App& app, ListOptions& options) {
   cmd->add_flag("--prune", options.prune,
                 "Remove stale sockets: those of exited processes and those nobody listens on");
   cmd->footer(
-      "Targets in containers (other mount or pid namespaces) are found through\n"
+      "A worker is shown under the process that forked it (PPID), when both have\n"
+      "an agent. Targets in containers (other mount or pid namespaces) are found through\n"
       "/proc/<pid>/root and listed by their pid on this host.\n\n"
       "Examples:\n"
       "  memprofctl list\n"
@@ -54,6 +81,7 @@ CLI::App* RegisterListCommand(CLI::App& app, ListOptions& options) {
 ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client) {
   ListRow row;
   row.pid = entry.target.pid;
+  row.ppid = entry.ppid;
   row.uid = entry.uid;
   row.user = UserName(entry.uid);
   row.command = JoinCommand(entry);
@@ -107,10 +135,32 @@ Result<void> RunList(const ListOptions& options, TargetDiscovery& discovery, Pro
   return {};
 }
 
+std::vector<std::pair<const ListRow*, int>> FamilyOrder(const std::vector<ListRow>& rows) {
+  Children children;
+  std::set<pid_t> listed;
+  for (const ListRow& row : rows) listed.insert(row.pid);
+  for (const ListRow& row : rows) {
+    const bool has_listed_parent = row.ppid != row.pid && listed.contains(row.ppid);
+    children[has_listed_parent ? row.ppid : 0].push_back(&row);
+  }
+  for (auto& [parent, kids] : children) {
+    std::sort(kids.begin(), kids.end(),
+              [](const ListRow* a, const ListRow* b) { return a->pid < b->pid; });
+  }
+  std::vector<std::pair<const ListRow*, int>> order;
+  std::set<pid_t> placed;
+  AppendFamily(0, -1, children, placed, order);
+  // Rows whose parents form a cycle (impossible in /proc, possible in a
+  // fixture) are never reached from a root: list them as roots.
+  for (const ListRow& row : rows) AppendFamily(row.pid, 0, children, placed, order, &row);
+  return order;
+}
+
 nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& socket_dir) {
   nlohmann::json targets = nlohmann::json::array();
   for (const ListRow& row : rows) {
     targets.push_back({{"pid", row.pid},
+                       {"ppid", row.ppid},
                        {"uid", row.uid},
                        {"user", row.user},
                        {"command", row.command},
@@ -132,16 +182,20 @@ void PrintList(const std::vector<ListRow>& rows, const std::string& socket_dir, 
     out << "no memprof agents found in " << socket_dir << '\n';
     return;
   }
-  TextTable table({"PID", "USER", "ALLOCATOR", "PROFILING", "AGENT", "COMMAND"});
+  TextTable table({"PID", "PPID", "USER", "ALLOCATOR", "PROFILING", "AGENT", "COMMAND"});
   table.SetAlign(0, TextTable::Align::kRight);
-  for (const ListRow& row : rows) {
-    const bool ok = row.problem.empty();
-    table.AddRow({std::to_string(row.pid), row.user, ok ? row.allocator : "-", row.profiling,
-                  ok ? row.agent_version : "-", row.command.empty() ? "-" : Shorten(row.command)});
+  table.SetAlign(1, TextTable::Align::kRight);
+  const auto family = FamilyOrder(rows);
+  for (const auto& [row, depth] : family) {
+    const bool ok = row->problem.empty();
+    const std::string command = row->command.empty() ? "-" : Shorten(row->command);
+    table.AddRow({std::to_string(row->pid), row->ppid > 0 ? std::to_string(row->ppid) : "-",
+                  row->user, ok ? row->allocator : "-", row->profiling,
+                  ok ? row->agent_version : "-", FamilyPrefix(depth) + command});
   }
   table.Print(out);
-  for (const ListRow& row : rows) {
-    if (!row.problem.empty()) out << "problem: pid " << row.pid << ": " << row.problem << '\n';
+  for (const auto& [row, depth] : family) {
+    if (!row->problem.empty()) out << "problem: pid " << row->pid << ": " << row->problem << '\n';
   }
 }
 

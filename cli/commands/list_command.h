@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/profile_client.h"
@@ -26,6 +27,7 @@ struct ListOptions {
 // values ("unknown" allocator) and `problem` says why.
 struct ListRow {
   pid_t pid = 0;
+  pid_t ppid = 0;  // 0 when the process is gone or its parent is unknown
   uid_t uid = 0;
   std::string user;
   std::string command;
@@ -52,6 +54,11 @@ ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client);
 
 // Removes the socket of a stale row (--prune); a failure becomes its problem.
 void PruneRow(ListRow& row);
+
+// The rows in family order, each with its depth: a row whose parent is also
+// listed comes right after that parent (depth + 1), in pid order among
+// siblings; the others are roots (depth 0), in pid order.
+std::vector<std::pair<const ListRow*, int>> FamilyOrder(const std::vector<ListRow>& rows);
 
 nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& socket_dir);
 

@@ -1,9 +1,15 @@
 #include "cli/commands/list_command.h"
 
+#include <sstream>
+#include <utility>
+#include <vector>
+
 #include "command_test_fixture.h"
 
 namespace memprof::cli {
 namespace {
+
+using testing::MakeProcStat;
 
 class ListCommandTest : public testing::CommandTest {};
 
@@ -41,6 +47,7 @@ TEST_F(ListCommandTest, ProfilingColumnValues) {
 
 TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
   testing::MakeSocketFile(sockets_ + "/4000.sock");  // stale
+  testing::MakeProcStat(proc_, kPid, 7);
   client_.status_result = Status(true, false);
   ASSERT_TRUE(RunList(ListOptions{true}, discovery_, client_, out_));
   EXPECT_EQ(client_.calls, 1);  // the stale socket is not contacted
@@ -48,8 +55,9 @@ TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
   EXPECT_EQ(j["socket_dir"], sockets_);
   ASSERT_EQ(j["targets"].size(), 2u);
   for (const auto& t : j["targets"]) {
-    EXPECT_TRUE(t.at("pid").is_number_integer());
-    EXPECT_TRUE(t.at("uid").is_number_integer());
+    for (const char* key : {"pid", "ppid", "uid"}) {
+      EXPECT_TRUE(t.at(key).is_number_integer()) << key;
+    }
     for (const char* key : {"user", "command", "allocator", "agent_version", "socket", "problem"}) {
       EXPECT_TRUE(t.at(key).is_string()) << key;
     }
@@ -58,15 +66,17 @@ TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
     for (const char* key : {"in_container", "stale", "removed"}) {
       EXPECT_TRUE(t.at(key).is_boolean()) << key;
     }
-    EXPECT_EQ(t.size(), 13u);
+    EXPECT_EQ(t.size(), 14u);
   }
   const auto& live = j["targets"][0];
   EXPECT_EQ(live["pid"], 42);
+  EXPECT_EQ(live["ppid"], 7);
   EXPECT_EQ(live["command"], "./demo --leak");
   EXPECT_EQ(live["allocator"], "jemalloc");
   EXPECT_EQ(live["problem"], "");
   const auto& stale = j["targets"][1];
   EXPECT_EQ(stale["pid"], 4000);
+  EXPECT_EQ(stale["ppid"], 0);
   EXPECT_EQ(stale["allocator"], "unknown");
   EXPECT_NE(stale["problem"].get<std::string>().find("stale socket"), std::string::npos);
 }
@@ -86,10 +96,10 @@ TEST_F(ListCommandTest, TableHasTheContractColumns) {
   const std::string text = out_.str();
   const std::string header = text.substr(0, text.find('\n'));
   size_t at = 0;
-  for (const char* column : {"PID", "USER", "ALLOCATOR", "PROFILING", "AGENT", "COMMAND"}) {
+  for (const char* column : {"PID", "PPID", "USER", "ALLOCATOR", "PROFILING", "AGENT", "COMMAND"}) {
     const size_t found = header.find(column, at);
     ASSERT_NE(found, std::string::npos) << column << " in " << header;
-    at = found;
+    at = found + 1;
   }
   EXPECT_NE(text.find("active"), std::string::npos);
 }
@@ -126,6 +136,44 @@ TEST_F(ListCommandTest, WithoutPruneNothingIsRemoved) {
       << out_.str();
   EXPECT_TRUE(testing::FileExists(sockets_ + "/42.sock"));
   EXPECT_TRUE(testing::FileExists(sockets_ + "/4000.sock"));
+}
+
+TEST_F(ListCommandTest, WorkersAreShownUnderTheirMaster) {
+  for (pid_t pid : {100, 101, 102, 103, 50}) AddAgent(pid, "p" + std::to_string(pid));
+  MakeProcStat(proc_, 100, 1);
+  MakeProcStat(proc_, 101, 100);
+  MakeProcStat(proc_, 102, 100);
+  MakeProcStat(proc_, 103, 101);
+  MakeProcStat(proc_, 50, 1);
+  MakeProcStat(proc_, kPid, 9999);  // its parent has no agent: a root
+  client_.status_result = Status(true, false);
+  ASSERT_TRUE(RunList(ListOptions{false}, discovery_, client_, out_));
+  const std::string text = out_.str();
+  std::vector<std::string> commands;
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);  // header
+  const size_t column = line.find("COMMAND");
+  while (std::getline(lines, line)) commands.push_back(line.substr(column));
+  EXPECT_EQ(commands, (std::vector<std::string>{"./demo --leak", "./p50 --leak", "./p100 --leak",
+                                                "\\_ ./p101 --leak", "  \\_ ./p103 --leak",
+                                                "\\_ ./p102 --leak"}))
+      << text;
+  EXPECT_NE(text.find("\n101   100  "), std::string::npos) << text;
+}
+
+TEST(FamilyOrderTest, ParentsCycleIsStillListedOnce) {
+  std::vector<ListRow> rows(3);
+  rows[0].pid = 5;
+  rows[0].ppid = 6;
+  rows[1].pid = 6;
+  rows[1].ppid = 5;
+  rows[2].pid = 7;
+  rows[2].ppid = 7;  // its own parent
+  const auto order = FamilyOrder(rows);
+  std::vector<std::pair<pid_t, int>> got;
+  for (const auto& [row, depth] : order) got.emplace_back(row->pid, depth);
+  EXPECT_EQ(got, (std::vector<std::pair<pid_t, int>>{{7, 0}, {5, 0}, {6, 1}}));
 }
 
 TEST_F(ListCommandTest, NoAgentsIsNotAnError) {
