@@ -1,9 +1,14 @@
 #include "cli/grpc_profile_client.h"
 
+#include <fcntl.h>
 #include <grpc/support/log.h>
 #include <grpcpp/create_channel_posix.h>
 #include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -72,8 +77,19 @@ Result<std::unique_ptr<Stub>> ConnectRemoteStub(const Target& target) {
   return memprof::v1::MemoryProfile::NewStub(channel);
 }
 
-Result<std::unique_ptr<Stub>> ConnectStub(const Target& target, std::chrono::milliseconds timeout) {
-  if (target.remote()) return ConnectRemoteStub(target);
+// A stub, and for a local agent a second descriptor of the same connection:
+// gRPC owns the first and never says whether the agent closed it.
+struct Connection {
+  std::unique_ptr<Stub> stub;
+  Fd watch;  // invalid for a remote agent
+};
+
+Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeout) {
+  if (target.remote()) {
+    auto stub = ConnectRemoteStub(target);
+    if (!stub) return Fail(stub.error());
+    return Connection{std::move(*stub), Fd()};
+  }
   auto fd = ConnectUnixSocket(target.socket_path, timeout);
   if (!fd) return Fail(ConnectError(fd.error(), target));
   auto peer = GetPeerCredentials(fd->get());
@@ -84,28 +100,154 @@ Result<std::unique_ptr<Stub>> ConnectStub(const Target& target, std::chrono::mil
                     std::to_string(target.pid) + " (its peer is pid " + std::to_string(peer->pid) +
                     "); refusing to talk to it");
   }
+  Fd watch(::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0));
   auto channel =
       grpc::CreateCustomInsecureChannelFromFd("memprof-agent", fd->Release(), ChannelArgs());
-  return memprof::v1::MemoryProfile::NewStub(channel);
+  return Connection{memprof::v1::MemoryProfile::NewStub(channel), std::move(watch)};
+}
+
+// Whether the other end has closed the connection: end of file or a reset
+// is pending, where an agent that answered would have kept it open.
+bool PeerClosed(const Fd& watch) {
+  if (!watch) return false;
+  char byte = 0;
+  const ssize_t n = ::recv(watch.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE));
 }
 
 std::unexpected<Error> Interrupted() { return Fail(ErrorCode::kCancelled, "interrupted"); }
 
+// The outcome of one attempt at a call, and what RetryDelay needs to know.
+template <typename T>
+struct Attempt {
+  Result<T> result;
+  AttemptFailure failure = AttemptFailure::kOther;
+  bool data_delivered = false;
+};
+
+template <typename T>
+Attempt<T> FailedAttempt(Error error, AttemptFailure failure) {
+  return Attempt<T>{Fail(std::move(error)), failure};
+}
+
+// Connect errors that mean "no socket" or "nobody listening" right now.
+AttemptFailure ConnectFailure(const Error& error) {
+  return error.code == ErrorCode::kNotFound || error.code == ErrorCode::kUnavailable
+             ? AttemptFailure::kSocketGone
+             : AttemptFailure::kOther;
+}
+
+// gRPC reports a connection the agent closed as UNAVAILABLE ("Transport
+// closed"), a status it even presents as received from the peer; an agent
+// that answers UNAVAILABLE itself ("jemalloc is busy") keeps the connection
+// open. So the connection's own state tells the two apart.
+AttemptFailure CallFailure(const grpc::Status& status, const Connection& connection) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE && PeerClosed(connection.watch)
+             ? AttemptFailure::kDropped
+             : AttemptFailure::kOther;
+}
+
+// At least 1 ms: a timeout of 0 would mean "wait forever" to the connect.
+std::chrono::milliseconds Remaining(std::chrono::steady_clock::time_point deadline) {
+  const auto left = deadline - std::chrono::steady_clock::now();
+  return std::max(std::chrono::milliseconds(1),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(left));
+}
+
+// Waits `delay`; false if a stop was requested meanwhile.
+bool Pause(std::chrono::milliseconds delay, const std::stop_token& stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  return !cv.wait_for(lock, stop, delay, [] { return false; }) && !stop.stop_requested();
+}
+
+// Runs `once(time_left)` until it succeeds or RetryDelay says to give up,
+// within `window`; the last attempt's error says how often it was tried.
+template <typename T, typename Once>
+Result<T> WithRetries(const Target& target, std::chrono::milliseconds window,
+                      const std::stop_token& stop, Once once) {
+  const auto deadline = std::chrono::steady_clock::now() + window;
+  for (int attempt = 1;; ++attempt) {
+    if (stop.stop_requested()) return Interrupted();
+    Attempt<T> outcome = once(Remaining(deadline));
+    if (outcome.result || stop.stop_requested()) return std::move(outcome.result);
+    const auto delay = RetryDelay({.unix_target = !target.remote(),
+                                   .attempt = attempt,
+                                   .failure = outcome.failure,
+                                   .data_delivered = outcome.data_delivered,
+                                   .time_left = Remaining(deadline)});
+    Error& error = outcome.result.error();
+    if (!delay) {
+      if (attempt > 1) error.message += " (tried " + std::to_string(attempt) + " times)";
+      return std::move(outcome.result);
+    }
+    Log().debug("{}: {}; trying again in {} ms", DescribeTarget(target), error.message,
+                delay->count());
+    if (!Pause(*delay, stop)) return Interrupted();
+  }
+}
+
 // Connects, runs one unary RPC with a deadline and maps its status.
 template <typename Response, typename Invoke>
-Result<Response> CallUnary(const Target& target, std::chrono::milliseconds timeout,
-                           const std::stop_token& stop, Invoke invoke) {
-  if (stop.stop_requested()) return Interrupted();
-  auto stub = ConnectStub(target, timeout);
-  if (!stub) return Fail(stub.error());
+Attempt<Response> CallUnaryOnce(const Target& target, std::chrono::milliseconds timeout,
+                                const std::stop_token& stop, Invoke& invoke) {
+  auto connection = Connect(target, timeout);
+  if (!connection) {
+    return FailedAttempt<Response>(connection.error(), ConnectFailure(connection.error()));
+  }
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + timeout);
   std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
   Response response;
-  const grpc::Status status = invoke(**stub, &context, &response);
-  if (stop.stop_requested()) return Interrupted();
-  if (!status.ok()) return Fail(ErrorFromGrpcStatus(status, target));
-  return response;
+  const grpc::Status status = invoke(*connection->stub, &context, &response);
+  if (stop.stop_requested()) return {Interrupted()};
+  if (!status.ok()) {
+    return FailedAttempt<Response>(ErrorFromGrpcStatus(status, target),
+                                   CallFailure(status, *connection));
+  }
+  return {std::move(response)};
+}
+
+template <typename Response, typename Invoke>
+Result<Response> CallUnary(const Target& target, std::chrono::milliseconds timeout,
+                           const std::stop_token& stop, Invoke invoke) {
+  return WithRetries<Response>(target, timeout, stop, [&](std::chrono::milliseconds left) {
+    return CallUnaryOnce<Response>(target, left, stop, invoke);
+  });
+}
+
+// One Dump stream into `sink`. Has no deadline: a large dump may take long.
+Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& request,
+                       const DumpChunkSink& sink, std::chrono::milliseconds connect_timeout,
+                       const std::stop_token& stop) {
+  auto connection = Connect(target, connect_timeout);
+  if (!connection) {
+    return FailedAttempt<void>(connection.error(), ConnectFailure(connection.error()));
+  }
+  grpc::ClientContext context;
+  std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
+  auto reader = connection->stub->Dump(&context, request);
+  memprof::v1::DumpChunk chunk;
+  Attempt<void> outcome;
+  while (reader->Read(&chunk)) {
+    outcome.data_delivered = true;
+    outcome.result = sink(chunk);
+    if (!outcome.result) {
+      context.TryCancel();
+      while (reader->Read(&chunk)) {
+      }
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (!outcome.result) return outcome;
+  if (stop.stop_requested()) return {Interrupted(), AttemptFailure::kOther, true};
+  if (!status.ok()) {
+    outcome.result = Fail(ErrorFromGrpcStatus(status, target));
+    outcome.failure = CallFailure(status, *connection);
+  }
+  return outcome;
 }
 
 }  // namespace
@@ -147,28 +289,23 @@ Result<memprof::v1::StatsResponse> GrpcProfileClient::Stats(
 
 Result<void> GrpcProfileClient::Dump(const Target& target, const memprof::v1::DumpRequest& request,
                                      const DumpChunkSink& sink) {
-  if (stop_.stop_requested()) return Interrupted();
-  auto stub = ConnectStub(target, rpc_timeout_);
-  if (!stub) return Fail(stub.error());
-  grpc::ClientContext context;
-  std::stop_callback cancel(stop_, [&context] { context.TryCancel(); });
-  auto reader = (*stub)->Dump(&context, request);
-  memprof::v1::DumpChunk chunk;
-  Result<void> sunk;
-  while (reader->Read(&chunk)) {
-    sunk = sink(chunk);
-    if (!sunk) {
-      context.TryCancel();
-      while (reader->Read(&chunk)) {
-      }
-      break;
-    }
+  // Retries (only before any chunk arrived) must fit in one RPC timeout.
+  return WithRetries<void>(target, rpc_timeout_, stop_, [&](std::chrono::milliseconds left) {
+    return DumpOnce(target, request, sink, left, stop_);
+  });
+}
+
+std::optional<std::chrono::milliseconds> RetryDelay(const RetryContext& context) {
+  if (!context.unix_target || context.data_delivered || context.attempt >= kMaxCallAttempts) {
+    return std::nullopt;
   }
-  const grpc::Status status = reader->Finish();
-  if (!sunk) return sunk;
-  if (stop_.stop_requested()) return Interrupted();
-  if (!status.ok()) return Fail(ErrorFromGrpcStatus(status, target));
-  return {};
+  const bool dropped = context.failure == AttemptFailure::kDropped;
+  // A socket that is gone right after the agent dropped us is being re-created.
+  const bool recreating = context.failure == AttemptFailure::kSocketGone && context.attempt > 1;
+  if (!dropped && !recreating) return std::nullopt;
+  const std::chrono::milliseconds delay(50 << (context.attempt - 1));
+  if (delay >= context.time_left) return std::nullopt;
+  return delay;
 }
 
 }  // namespace memprof::cli

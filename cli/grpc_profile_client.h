@@ -2,6 +2,7 @@
 #define MEMPROF_CLI_GRPC_PROFILE_CLIENT_H_
 
 #include <chrono>
+#include <optional>
 #include <stop_token>
 
 #include "cli/profile_client.h"
@@ -14,6 +15,10 @@ namespace memprof::cli {
 // stale path never sees a request), and builds the channel on that very fd.
 // Unary calls have a deadline of `rpc_timeout`; Dump has none (a large dump
 // may take long) but, like every call, is cancelled when `stop` is requested.
+// A local agent may drop a connection it has just accepted without reading
+// or writing a byte (when it finds that its host closed its descriptors, it
+// re-creates its socket and drops the connection that woke it). Such a call
+// is made again on a fresh connection, as RetryDelay() decides.
 // This is the only CLI file that knows the generated gRPC stub.
 class GrpcProfileClient final : public ProfileClient {
  public:
@@ -32,6 +37,32 @@ class GrpcProfileClient final : public ProfileClient {
   std::chrono::milliseconds rpc_timeout_;
   std::stop_token stop_;
 };
+
+// How one attempt at a call ended, as far as retrying is concerned.
+enum class AttemptFailure {
+  kDropped,     // the agent closed our fresh connection before answering
+  kSocketGone,  // connect() found no socket, or nobody listening on it
+  kOther,       // anything else: an answer (even an error), a deadline, a wrong peer
+};
+
+struct RetryContext {
+  bool unix_target = true;
+  int attempt = 1;  // the attempt that just failed, counted from 1
+  AttemptFailure failure = AttemptFailure::kOther;
+  bool data_delivered = false;             // a Dump chunk already reached the sink
+  std::chrono::milliseconds time_left{0};  // until the call's deadline
+};
+
+// At most this many attempts per call.
+inline constexpr int kMaxCallAttempts = 3;
+
+// How long to wait before trying a failed call again, or nullopt to give up
+// with its error. Only Unix-socket targets are retried (a remote agent never
+// drops connections this way), only when nothing has been delivered yet, and
+// only a dropped connection -- or, after one, a socket that is briefly gone
+// while the agent re-creates it. The waits (50 ms, then 100 ms) must fit
+// before the deadline.
+std::optional<std::chrono::milliseconds> RetryDelay(const RetryContext& context);
 
 }  // namespace memprof::cli
 

@@ -23,11 +23,24 @@ constexpr char kHowToGetAnAgent[] =
     "a program gets an agent when started with `memprofctl run -- CMD`, with "
     "LD_PRELOAD=libmemprof_agent.so, or by calling memprof_agent_start()";
 
-bool IsSocket(const std::string& path, uid_t* owner = nullptr) {
+std::chrono::system_clock::time_point WallTime(const timespec& ts) {
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+}
+
+// lstat(), so a symbolic link is never taken for the socket it points to.
+std::optional<SocketFileInfo> StatSocket(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
-  if (owner != nullptr) *owner = st.st_uid;
-  return true;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return std::nullopt;
+  return SocketFileInfo{st.st_uid, st.st_dev, st.st_ino,
+                        std::max(WallTime(st.st_mtim), WallTime(st.st_ctim))};
+}
+
+bool IsSocket(const std::string& path, uid_t* owner = nullptr) {
+  const auto info = StatSocket(path);
+  if (info && owner != nullptr) *owner = info->owner;
+  return info.has_value();
 }
 
 // What sits at `path` when it exists but is not a socket ("a regular
@@ -104,20 +117,49 @@ std::string UntrustedSocketReason(const std::string& path, uid_t socket_owner, p
          ": it was not made by that process's agent (planted by someone else?); refusing it";
 }
 
-SocketEntry TargetDiscovery::MakeEntry(pid_t pid, const std::string& path, uid_t owner) const {
+bool TargetDiscovery::ProcessGone(pid_t pid) const {
+  struct stat st {};
+  return ::lstat((proc_root_ + "/" + std::to_string(pid)).c_str(), &st) != 0 && errno == ENOENT;
+}
+
+std::optional<int64_t> TargetDiscovery::BootTime() const {
+  auto text = ReadTextFile(proc_root_ + "/stat");
+  if (!text) return std::nullopt;
+  auto btime = ParseBootTime(*text);
+  return btime ? std::optional<int64_t>(*btime) : std::nullopt;
+}
+
+// The parent pid, and when the process started (if the boot time is known).
+void TargetDiscovery::ReadStat(pid_t pid, std::optional<int64_t> boot_time,
+                               SocketEntry& entry) const {
+  auto text = ReadTextFile(ProcPath(pid, "stat"));
+  if (!text) return;
+  auto stat = ParseProcStat(*text);
+  if (!stat) return;
+  entry.ppid = stat->ppid;
+  if (boot_time) {
+    entry.process_started = ProcessStartTime(*boot_time, stat->start_ticks, ::sysconf(_SC_CLK_TCK));
+  }
+}
+
+SocketEntry TargetDiscovery::MakeEntry(pid_t pid, const std::string& path,
+                                       const SocketFileInfo& file,
+                                       std::optional<int64_t> boot_time) const {
   SocketEntry entry;
   entry.target.pid = pid;
   entry.target.socket_path = path;
-  entry.uid = owner;
-  entry.socket_owner = owner;
+  entry.uid = file.owner;
+  entry.socket_owner = file.owner;
+  entry.socket_file = file;
   if (auto status = ReadStatus(pid)) {
     entry.process_exists = true;
     entry.target.command = status->name;
     entry.uid = status->real_uid;
-    entry.untrusted = UntrustedSocketReason(path, owner, pid, status->effective_uid);
+    entry.untrusted = UntrustedSocketReason(path, file.owner, pid, status->effective_uid);
     if (auto cmdline = ReadTextFile(ProcPath(pid, "cmdline"))) {
       entry.cmdline = ParseCmdline(*cmdline);
     }
+    ReadStat(pid, boot_time, entry);
   }
   return entry;
 }
@@ -129,21 +171,23 @@ Result<std::vector<SocketEntry>> TargetDiscovery::Scan() const {
     const ErrorCode code = errno == EACCES ? ErrorCode::kPermissionDenied : ErrorCode::kInternal;
     return Fail(code, "cannot read socket directory " + socket_dir_ + ": " + std::strerror(errno));
   }
+  const std::optional<int64_t> boot_time = BootTime();
   std::vector<SocketEntry> entries;
   while (const dirent* d = ::readdir(dir.get())) {
     const auto pid = PidFromSocketName(d->d_name);
+    if (!pid) continue;
     const std::string path = socket_dir_ + "/" + d->d_name;
-    uid_t owner = 0;
-    if (pid && IsSocket(path, &owner)) entries.push_back(MakeEntry(*pid, path, owner));
+    if (auto file = StatSocket(path)) entries.push_back(MakeEntry(*pid, path, *file, boot_time));
   }
-  ScanContainers(entries);
+  ScanContainers(entries, boot_time);
   std::sort(entries.begin(), entries.end(),
             [](const SocketEntry& a, const SocketEntry& b) { return a.target.pid < b.target.pid; });
   return entries;
 }
 
 // Processes whose agent put its socket inside their own mount namespace.
-void TargetDiscovery::ScanContainers(std::vector<SocketEntry>& entries) const {
+void TargetDiscovery::ScanContainers(std::vector<SocketEntry>& entries,
+                                     std::optional<int64_t> boot_time) const {
   std::set<pid_t> seen;
   for (const SocketEntry& e : entries) seen.insert(e.target.pid);
   std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir(proc_root_.c_str()), &::closedir);
@@ -152,9 +196,10 @@ void TargetDiscovery::ScanContainers(std::vector<SocketEntry>& entries) const {
     const auto pid = PidFromDirName(d->d_name);
     if (!pid || seen.contains(*pid)) continue;
     auto path = ContainerSocket(*pid);
-    uid_t owner = 0;
-    if (!path || !IsSocket(*path, &owner)) continue;
-    entries.push_back(MakeEntry(*pid, *path, owner));
+    if (!path) continue;
+    auto file = StatSocket(*path);
+    if (!file) continue;
+    entries.push_back(MakeEntry(*pid, *path, *file, boot_time));
     entries.back().in_container = true;
   }
 }

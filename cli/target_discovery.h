@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +15,17 @@
 
 namespace memprof::cli {
 
+// What lstat() said about a socket file when discovery found it: enough to
+// tell later whether the path still names the same file, and how old it is.
+struct SocketFileInfo {
+  uid_t owner = 0;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  // The later of its mtime and ctime: no earlier than when it was bound, and
+  // the later one so that a process is never judged younger than it is.
+  std::chrono::system_clock::time_point changed;
+};
+
 // One <pid>.sock found in the socket directory, or in a container's socket
 // directory under /proc/<pid>/root.
 struct SocketEntry {
@@ -21,6 +34,10 @@ struct SocketEntry {
   uid_t uid = 0;                     // the process's real uid, or the socket's owner if gone
   std::vector<std::string> cmdline;  // empty when the process is gone or unreadable
   uid_t socket_owner = 0;            // owner of the socket file
+  SocketFileInfo socket_file;        // its identity and age when found
+  pid_t ppid = 0;                    // parent pid (/proc/<pid>/stat); 0 when gone or unknown
+  // When the process now holding the pid started; nullopt when unknown.
+  std::optional<std::chrono::system_clock::time_point> process_started;
   bool in_container = false;         // found under /proc/<pid>/root (another mount/pid ns)
   // Non-empty when the socket must not be trusted: its owner is neither the
   // process's user nor root, so someone else may have planted it.
@@ -46,7 +63,12 @@ class TargetDiscovery {
 
   const std::string& socket_dir() const { return socket_dir_; }
 
-  // Every <pid>.sock socket in the directory, including stale ones, plus the
+  // Whether /proc/<pid> is provably absent (ENOENT), read now: unlike a
+  // status file that cannot be read, this means the process is gone.
+  bool ProcessGone(pid_t pid) const;
+
+  // Every <pid>.sock socket in the directory, including stale ones (never
+  // removed here: `list` decides that, see cli/stale_socket.h), plus the
   // agents of processes in other mount or pid namespaces (containers,
   // systemd PrivateTmp) found under /proc/<pid>/root/<dir>/<nspid>.sock and
   // named by their pid here. Sorted by pid. A directory that does not exist
@@ -78,8 +100,11 @@ class TargetDiscovery {
   Result<Target> ResolveName(const std::string& pattern) const;
   Result<std::vector<SocketEntry>> Matching(const std::string& pattern) const;
   Result<ProcStatus> ReadStatus(pid_t pid) const;
-  SocketEntry MakeEntry(pid_t pid, const std::string& path, uid_t owner) const;
-  void ScanContainers(std::vector<SocketEntry>& entries) const;
+  SocketEntry MakeEntry(pid_t pid, const std::string& path, const SocketFileInfo& file,
+                        std::optional<int64_t> boot_time) const;
+  void ReadStat(pid_t pid, std::optional<int64_t> boot_time, SocketEntry& entry) const;
+  std::optional<int64_t> BootTime() const;
+  void ScanContainers(std::vector<SocketEntry>& entries, std::optional<int64_t> boot_time) const;
   std::optional<std::string> ContainerSocket(pid_t pid) const;
   std::string ProcPath(pid_t pid, const std::string& rest) const;
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -57,6 +58,24 @@ void ApplyField(std::string_view key, std::string_view value, ProcStatus& st) {
   }
 }
 
+// The whitespace-separated words of `s`.
+std::vector<std::string_view> Words(std::string_view s) {
+  std::vector<std::string_view> words;
+  while (true) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\n')) s.remove_prefix(1);
+    if (s.empty()) return words;
+    const size_t end = s.find_first_of(" \n");
+    words.push_back(s.substr(0, end));
+    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
+  }
+}
+
+template <typename T>
+bool ParseNumber(std::string_view word, T& value) {
+  auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  return ec == std::errc() && ptr == word.data() + word.size();
+}
+
 }  // namespace
 
 Result<ProcStatus> ParseProcStatus(std::string_view text) {
@@ -74,6 +93,49 @@ Result<ProcStatus> ParseProcStatus(std::string_view text) {
   }
   if (!saw_pid) return Fail(ErrorCode::kInternal, "not a /proc/<pid>/status file (no Pid: line)");
   return st;
+}
+
+Result<ProcStat> ParseProcStat(std::string_view text) {
+  // Fields after the comm, counted from 0: state is field 3, so field N is N - 3.
+  constexpr size_t kState = 0, kPpid = 1, kStartTime = 19;
+  const size_t open = text.find('(');
+  const size_t close = text.rfind(')');
+  ProcStat stat;
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
+      !ParseNumber(Trim(text.substr(0, open)), stat.pid)) {
+    return Fail(ErrorCode::kInternal, "not a /proc/<pid>/stat line (no \"pid (comm)\")");
+  }
+  stat.comm = std::string(text.substr(open + 1, close - open - 1));
+  const std::vector<std::string_view> rest = Words(text.substr(close + 1));
+  if (rest.size() <= kStartTime || rest[kState].size() != 1 ||
+      !ParseNumber(rest[kPpid], stat.ppid) || !ParseNumber(rest[kStartTime], stat.start_ticks)) {
+    return Fail(ErrorCode::kInternal, "not a /proc/<pid>/stat line (fields after the comm)");
+  }
+  stat.state = rest[kState].front();
+  return stat;
+}
+
+Result<int64_t> ParseBootTime(std::string_view text) {
+  constexpr std::string_view kKey = "btime ";
+  for (size_t at = 0; at < text.size();) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, eol - at);
+    int64_t seconds = 0;
+    if (line.starts_with(kKey) && ParseNumber(Trim(line.substr(kKey.size())), seconds)) {
+      return seconds;
+    }
+    at = eol + 1;
+  }
+  return Fail(ErrorCode::kInternal, "no btime line in /proc/stat");
+}
+
+std::chrono::system_clock::time_point ProcessStartTime(int64_t boot_time, uint64_t start_ticks,
+                                                       long ticks_per_second) {
+  using std::chrono::microseconds;
+  const auto hz = static_cast<uint64_t>(ticks_per_second > 0 ? ticks_per_second : 100);
+  const auto after_boot = microseconds(
+      static_cast<int64_t>(start_ticks / hz * 1000000 + start_ticks % hz * 1000000 / hz));
+  return std::chrono::system_clock::time_point(std::chrono::seconds(boot_time)) + after_boot;
 }
 
 std::vector<std::string> ParseCmdline(std::string_view text) {

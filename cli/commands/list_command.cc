@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
+#include <map>
+#include <set>
 
 #include "cli/commands/profiling_format.h"
+#include "cli/logging.h"
 #include "cli/text_table.h"
 #include "cli/user_name.h"
 #include "common/unix_socket.h"
@@ -26,6 +28,41 @@ std::string Shorten(const std::string& text) {
   return text.substr(0, kMaxCommandWidth - 3) + "...";
 }
 
+ListRow BaseRow(const SocketEntry& entry) {
+  ListRow row;
+  row.pid = entry.target.pid;
+  row.ppid = entry.ppid;
+  row.uid = entry.uid;
+  row.user = UserName(entry.uid);
+  row.command = JoinCommand(entry);
+  row.socket = entry.target.socket_path;
+  row.in_container = entry.in_container;
+  return row;
+}
+
+using Children = std::map<pid_t, std::vector<const ListRow*>>;
+
+// Appends `self` (unless null or placed already) at `depth`, then the
+// children of `pid` below it, depth first.
+void AppendFamily(pid_t pid, int depth, const Children& children, std::set<pid_t>& placed,
+                  std::vector<std::pair<const ListRow*, int>>& order,
+                  const ListRow* self = nullptr) {
+  if (self != nullptr) {
+    if (!placed.insert(self->pid).second) return;
+    order.emplace_back(self, depth);
+  }
+  const auto kids = children.find(pid);
+  if (kids == children.end()) return;
+  for (const ListRow* kid : kids->second) {
+    AppendFamily(kid->pid, depth + 1, children, placed, order, kid);
+  }
+}
+
+// "\\_ " under its parent, two more spaces per generation, as `ps --forest`.
+std::string FamilyPrefix(int depth) {
+  return depth == 0 ? "" : std::string(2 * static_cast<size_t>(depth - 1), ' ') + "\\_ ";
+}
+
 void ApplyStatus(const memprof::v1::StatusResponse& status, ListRow& row) {
   row.allocator = AllocatorName(status.allocator());
   row.profiling = ProfilingState(status);
@@ -39,65 +76,79 @@ void ApplyStatus(const memprof::v1::StatusResponse& status, ListRow& row) {
 CLI::App* RegisterListCommand(CLI::App& app, ListOptions& options) {
   CLI::App* cmd = app.add_subcommand("list", "List the processes that have a memprof agent");
   cmd->add_flag("--json", options.json, "Machine-readable output (snake_case keys, fixed types)");
-  cmd->add_flag("--prune", options.prune,
-                "Remove stale sockets: those of exited processes and those nobody listens on");
+  cmd->add_flag("--prune,!--no-prune", options.prune,
+                "Remove provably stale sockets instead of listing them (the default); "
+                "--no-prune lists them and removes nothing");
   cmd->footer(
-      "Targets in containers (other mount or pid namespaces) are found through\n"
-      "/proc/<pid>/root and listed by their pid on this host.\n\n"
+      "A worker is shown under the process that forked it (PPID), when both have\n"
+      "an agent. Stale sockets -- of a process that is gone, of a pid that now\n"
+      "belongs to a newer process, or that nobody listens on (after SIGKILL,\n"
+      "_exit or exec) -- are removed from the socket directory if they are yours\n"
+      "(any, as root); -v says which. Targets in containers (other mount or pid\n"
+      "namespaces) are found through /proc/<pid>/root and listed by their pid on\n"
+      "this host; their sockets are never removed.\n\n"
       "Examples:\n"
       "  memprofctl list\n"
-      "  memprofctl list --prune          # clean up after processes killed with SIGKILL\n"
+      "  memprofctl -v list               # also say which stale sockets were removed\n"
+      "  memprofctl list --no-prune       # show stale sockets, remove nothing\n"
       "  MEMPROF_SOCKET_DIR=/run/memprof memprofctl list --json\n");
   return cmd;
 }
 
-ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client) {
-  ListRow row;
-  row.pid = entry.target.pid;
-  row.uid = entry.uid;
-  row.user = UserName(entry.uid);
-  row.command = JoinCommand(entry);
-  row.socket = entry.target.socket_path;
-  row.in_container = entry.in_container;
+ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client,
+                     const TargetDiscovery& discovery) {
+  ListRow row = BaseRow(entry);
+  SocketEvidence evidence{.process_started = entry.process_started,
+                          .socket_changed = entry.socket_file.changed};
   if (!entry.process_exists) {
-    row.stale = true;
-    row.problem = "stale socket: process " + std::to_string(row.pid) +
-                  " no longer exists (`memprofctl list --prune` removes it)";
-    return row;
-  }
-  if (!entry.untrusted.empty()) {
+    // Its status could not be read; only a missing /proc/<pid> proves it gone.
+    evidence.process_gone = discovery.ProcessGone(row.pid);
+    if (!evidence.process_gone) row.problem = "cannot read /proc/" + std::to_string(row.pid);
+  } else if (!entry.untrusted.empty()) {
     row.problem = entry.untrusted;
     return row;
-  }
-  auto status = client.Status(entry.target);
-  if (status) {
+  } else if (auto status = client.Status(entry.target)) {
     ApplyStatus(*status, row);
+    evidence.agent_answered = true;
   } else {
     row.problem = status.error().message;
-    row.stale = NobodyListens(entry.target.socket_path);
+    evidence.connection_refused = NobodyListens(entry.target.socket_path);
   }
+  row.stale_reason = ClassifySocket(evidence);
+  row.stale = row.stale_reason != StaleReason::kNone;
+  if (row.stale) row.problem = "stale socket: " + DescribeStaleReason(row.stale_reason, row.pid);
   return row;
 }
 
-void PruneRow(ListRow& row) {
-  if (!row.stale) return;
-  if (::unlink(row.socket.c_str()) == 0 || errno == ENOENT) {
-    row.removed = true;
-    row.problem = "stale socket removed";
-    return;
+bool PruneRow(ListRow& row, const SocketEntry& entry, uid_t caller) {
+  if (!row.stale) return false;
+  if (const std::string why = WhyNotRemovable(entry, caller); !why.empty()) {
+    row.problem += "; left alone: " + why;
+    return false;
   }
-  row.problem += std::string("; could not remove it: ") + std::strerror(errno);
+  if (auto removed = RemoveSocketIfUnchanged(entry.target.socket_path, entry.socket_file);
+      !removed) {
+    row.problem += "; not removed: " + removed.error().message;
+    return false;
+  }
+  Log().info("removed stale socket {}: {}", entry.target.socket_path,
+             DescribeStaleReason(row.stale_reason, row.pid));
+  return true;
 }
 
 Result<void> RunList(const ListOptions& options, TargetDiscovery& discovery, ProfileClient& client,
-                     std::ostream& out) {
+                     std::ostream& out, uid_t caller) {
   auto entries = discovery.Scan();
   if (!entries) return Fail(entries.error());
   std::vector<ListRow> rows;
   rows.reserve(entries->size());
   for (const SocketEntry& entry : *entries) {
-    rows.push_back(BuildListRow(entry, client));
-    if (options.prune) PruneRow(rows.back());
+    ListRow row = BuildListRow(entry, client, discovery);
+    if (options.prune && PruneRow(row, entry, caller)) continue;
+    if (!options.prune && row.stale) {
+      row.problem += " (`memprofctl list` without --no-prune removes it)";
+    }
+    rows.push_back(std::move(row));
   }
   if (options.json) {
     out << ListToJson(rows, discovery.socket_dir()).dump(2) << '\n';
@@ -107,10 +158,32 @@ Result<void> RunList(const ListOptions& options, TargetDiscovery& discovery, Pro
   return {};
 }
 
+std::vector<std::pair<const ListRow*, int>> FamilyOrder(const std::vector<ListRow>& rows) {
+  Children children;
+  std::set<pid_t> listed;
+  for (const ListRow& row : rows) listed.insert(row.pid);
+  for (const ListRow& row : rows) {
+    const bool has_listed_parent = row.ppid != row.pid && listed.contains(row.ppid);
+    children[has_listed_parent ? row.ppid : 0].push_back(&row);
+  }
+  for (auto& [parent, kids] : children) {
+    std::sort(kids.begin(), kids.end(),
+              [](const ListRow* a, const ListRow* b) { return a->pid < b->pid; });
+  }
+  std::vector<std::pair<const ListRow*, int>> order;
+  std::set<pid_t> placed;
+  AppendFamily(0, -1, children, placed, order);
+  // Rows whose parents form a cycle (impossible in /proc, possible in a
+  // fixture) are never reached from a root: list them as roots.
+  for (const ListRow& row : rows) AppendFamily(row.pid, 0, children, placed, order, &row);
+  return order;
+}
+
 nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& socket_dir) {
   nlohmann::json targets = nlohmann::json::array();
   for (const ListRow& row : rows) {
     targets.push_back({{"pid", row.pid},
+                       {"ppid", row.ppid},
                        {"uid", row.uid},
                        {"user", row.user},
                        {"command", row.command},
@@ -132,16 +205,20 @@ void PrintList(const std::vector<ListRow>& rows, const std::string& socket_dir, 
     out << "no memprof agents found in " << socket_dir << '\n';
     return;
   }
-  TextTable table({"PID", "USER", "ALLOCATOR", "PROFILING", "AGENT", "COMMAND"});
+  TextTable table({"PID", "PPID", "USER", "ALLOCATOR", "PROFILING", "AGENT", "COMMAND"});
   table.SetAlign(0, TextTable::Align::kRight);
-  for (const ListRow& row : rows) {
-    const bool ok = row.problem.empty();
-    table.AddRow({std::to_string(row.pid), row.user, ok ? row.allocator : "-", row.profiling,
-                  ok ? row.agent_version : "-", row.command.empty() ? "-" : Shorten(row.command)});
+  table.SetAlign(1, TextTable::Align::kRight);
+  const auto family = FamilyOrder(rows);
+  for (const auto& [row, depth] : family) {
+    const bool ok = row->problem.empty();
+    const std::string command = row->command.empty() ? "-" : Shorten(row->command);
+    table.AddRow({std::to_string(row->pid), row->ppid > 0 ? std::to_string(row->ppid) : "-",
+                  row->user, ok ? row->allocator : "-", row->profiling,
+                  ok ? row->agent_version : "-", FamilyPrefix(depth) + command});
   }
   table.Print(out);
-  for (const ListRow& row : rows) {
-    if (!row.problem.empty()) out << "problem: pid " << row.pid << ": " << row.problem << '\n';
+  for (const auto& [row, depth] : family) {
+    if (!row->problem.empty()) out << "problem: pid " << row->pid << ": " << row->problem << '\n';
   }
 }
 

@@ -14,6 +14,8 @@ namespace memprof::cli::testing {
 class FakeProfileClient : public ProfileClient {
  public:
   Result<memprof::v1::StatusResponse> status_result = memprof::v1::StatusResponse();
+  // When set, Status answers with this instead of status_result, per target.
+  std::function<Result<memprof::v1::StatusResponse>(const Target&)> status_for;
   Result<memprof::v1::ActivateResponse> activate_result = memprof::v1::ActivateResponse();
   Result<memprof::v1::DeactivateResponse> deactivate_result = memprof::v1::DeactivateResponse();
   Result<memprof::v1::StatsResponse> stats_result = memprof::v1::StatsResponse();
@@ -37,7 +39,7 @@ class FakeProfileClient : public ProfileClient {
 
   Result<memprof::v1::StatusResponse> Status(const Target& target) override {
     Record(target, "Status");
-    return status_result;
+    return status_for ? status_for(target) : status_result;
   }
   Result<memprof::v1::ActivateResponse> Activate(
       const Target& target, const memprof::v1::ActivateRequest& request) override {

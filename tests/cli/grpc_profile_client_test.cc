@@ -6,8 +6,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <poll.h>
+
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
+#include <thread>
 
 #include "cli_test_util.h"
 #include "common/fd.h"
@@ -28,8 +34,11 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
   bool block_dump_after_first_chunk = false;
   bool hang_status = false;
 
+  std::atomic<int> status_calls = 0;
+
   grpc::Status Status(grpc::ServerContext* ctx, const memprof::v1::StatusRequest*,
                       memprof::v1::StatusResponse* response) override {
+    ++status_calls;
     if (hang_status) WaitForCancel(ctx);
     response->set_pid(::getpid());
     response->set_agent_version("test");
@@ -156,6 +165,173 @@ TEST_F(GrpcProfileClientTest, RefusesASocketServedByAnotherPid) {
   EXPECT_NE(status.error().message.find("is not served by pid " + std::to_string(::getppid())),
             std::string::npos)
       << status.error().message;
+}
+
+// Stands in for an agent whose host closed its descriptors: listens at
+// `path`, accepts `drops` connections and closes each without reading or
+// writing a byte. Before closing the last one it renames `then_serve` (a
+// real server's socket) over `path`, as the agent re-creates its socket
+// there; with an empty `then_serve` the path keeps dropping nobody.
+// kCloseListener drops the first connection as the agent does: by closing
+// the listening socket it is still queued on, never accepting it.
+class DroppingListener {
+ public:
+  enum class Mode { kAcceptAndClose, kCloseListener };
+
+  DroppingListener(const std::string& path, int drops, std::string then_serve,
+                   Mode mode = Mode::kAcceptAndClose)
+      : path_(path), listener_(testing::ListenOn(path)), then_serve_(std::move(then_serve)) {
+    if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+    thread_ = std::thread([this, drops, mode] {
+      mode == Mode::kAcceptAndClose ? Run(drops) : CloseOnFirstConnection();
+    });
+  }
+  ~DroppingListener() {
+    ::close(stop_pipe_[1]);  // wakes the thread if it still waits
+    thread_.join();
+    ::close(stop_pipe_[0]);
+  }
+  int dropped() const { return dropped_; }
+  // Whether a connection is waiting to be accepted (a further attempt).
+  bool Pending() const {
+    pollfd p{listener_.get(), POLLIN, 0};
+    return ::poll(&p, 1, 0) == 1;
+  }
+
+ private:
+  void Run(int drops) {
+    for (int i = 0; i < drops; ++i) {
+      if (!AwaitConnection()) return;
+      Fd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (i + 1 == drops && !then_serve_.empty()) {
+        ::rename(then_serve_.c_str(), path_.c_str());
+      }
+      ++dropped_;
+    }  // `conn` closes here: the drop
+  }
+
+  void CloseOnFirstConnection() {
+    if (!AwaitConnection()) return;
+    ::rename(then_serve_.c_str(), path_.c_str());
+    listener_.Reset();  // the queued connection goes with it
+    ++dropped_;
+  }
+
+  bool AwaitConnection() {
+    pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}};
+    return ::poll(fds, 2, 20000) > 0 && fds[1].revents == 0;
+  }
+
+  std::string path_;
+  Fd listener_;
+  std::string then_serve_;
+  int stop_pipe_[2] = {-1, -1};
+  std::atomic<int> dropped_ = 0;
+  std::thread thread_;
+};
+
+class GrpcRetryTest : public GrpcProfileClientTest {
+ protected:
+  std::string front_ = dir_.Join("front.sock");
+  Target front_target_{::getpid(), front_, "self"};
+};
+
+TEST_F(GrpcRetryTest, ADroppedFreshConnectionIsTriedAgain) {
+  DroppingListener agent(front_, 1, socket_);
+  GrpcProfileClient client(milliseconds(5000), {});
+  auto status = client.Status(front_target_);
+  ASSERT_TRUE(status) << status.error().message;
+  EXPECT_EQ(status->agent_version(), "test");
+  EXPECT_EQ(agent.dropped(), 1);
+  EXPECT_EQ(service_.status_calls, 1);
+}
+
+TEST_F(GrpcRetryTest, AConnectionLostWithTheOldListeningSocketIsTriedAgain) {
+  DroppingListener agent(front_, 1, socket_, DroppingListener::Mode::kCloseListener);
+  GrpcProfileClient client(milliseconds(5000), {});
+  auto status = client.Status(front_target_);
+  ASSERT_TRUE(status) << status.error().message;
+  EXPECT_EQ(agent.dropped(), 1);
+  EXPECT_EQ(service_.status_calls, 1);
+}
+
+TEST_F(GrpcRetryTest, ADumpDroppedBeforeItsFirstChunkIsStreamedOnceInFull) {
+  DroppingListener agent(front_, 2, socket_);
+  GrpcProfileClient client(milliseconds(5000), {});
+  std::string received;
+  auto result =
+      client.Dump(front_target_, {}, [&](const memprof::v1::DumpChunk& c) -> Result<void> {
+        if (c.has_data()) received += c.data();
+        return {};
+      });
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(received, service_.dump_data);
+  EXPECT_EQ(agent.dropped(), 2);
+}
+
+TEST_F(GrpcRetryTest, GivesUpAfterThreeDrops) {
+  DroppingListener agent(front_, kMaxCallAttempts, "");
+  GrpcProfileClient client(milliseconds(5000), {});
+  auto status = client.Status(front_target_);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(status.error().message.find("is not answering on " + front_), std::string::npos)
+      << status.error().message;
+  EXPECT_NE(status.error().message.find("(tried 3 times)"), std::string::npos)
+      << status.error().message;
+  EXPECT_EQ(agent.dropped(), kMaxCallAttempts);
+  EXPECT_FALSE(agent.Pending()) << "a fourth attempt";
+}
+
+TEST_F(GrpcRetryTest, AnAgentAnsweringUnavailableIsNotAskedAgain) {
+  service_.status_reply =
+      grpc::Status(grpc::StatusCode::UNAVAILABLE, "jemalloc is busy (try again)");
+  GrpcProfileClient client(milliseconds(5000), {});
+  auto status = client.Status(target_);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(status.error().message.find("jemalloc is busy"), std::string::npos)
+      << status.error().message;
+  EXPECT_EQ(status.error().message.find("tried"), std::string::npos) << status.error().message;
+  EXPECT_EQ(service_.status_calls, 1);
+}
+
+TEST(RetryDelayTest, ADroppedConnectionIsRetriedWithGrowingWaits) {
+  RetryContext c{.failure = AttemptFailure::kDropped, .time_left = milliseconds(5000)};
+  c.attempt = 1;
+  EXPECT_EQ(RetryDelay(c), milliseconds(50));
+  c.attempt = 2;
+  EXPECT_EQ(RetryDelay(c), milliseconds(100));
+  c.attempt = kMaxCallAttempts;
+  EXPECT_EQ(RetryDelay(c), std::nullopt);
+}
+
+TEST(RetryDelayTest, AGoneSocketIsRetriedOnlyAfterADrop) {
+  RetryContext c{.failure = AttemptFailure::kSocketGone, .time_left = milliseconds(5000)};
+  c.attempt = 1;  // a stale socket from the start: say so at once
+  EXPECT_EQ(RetryDelay(c), std::nullopt);
+  c.attempt = 2;  // the agent dropped us and is re-creating its socket
+  EXPECT_EQ(RetryDelay(c), milliseconds(100));
+}
+
+TEST(RetryDelayTest, NeverForOtherFailuresRemoteTargetsOrAfterData) {
+  RetryContext c{.failure = AttemptFailure::kOther, .time_left = milliseconds(5000)};
+  EXPECT_EQ(RetryDelay(c), std::nullopt);
+  c.failure = AttemptFailure::kDropped;
+  c.unix_target = false;
+  EXPECT_EQ(RetryDelay(c), std::nullopt);
+  c.unix_target = true;
+  c.data_delivered = true;
+  EXPECT_EQ(RetryDelay(c), std::nullopt);
+}
+
+TEST(RetryDelayTest, TheWaitMustFitBeforeTheDeadline) {
+  RetryContext c{.failure = AttemptFailure::kDropped, .time_left = milliseconds(51)};
+  EXPECT_EQ(RetryDelay(c), milliseconds(50));
+  c.time_left = milliseconds(50);
+  EXPECT_EQ(RetryDelay(c), std::nullopt);
+  c.time_left = milliseconds(0);
+  EXPECT_EQ(RetryDelay(c), std::nullopt);
 }
 
 TEST(GrpcProfileClientStaleTest, SocketNobodyListensOnIsStale) {

@@ -1,6 +1,10 @@
 #include "cli/target_discovery.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 
 #include <gtest/gtest.h>
 
@@ -112,6 +116,37 @@ TEST_F(TargetDiscoveryTest, ScanListsSocketsSortedAndMarksStaleOnes) {
   EXPECT_EQ((*entries)[1].target.pid, 300);
   EXPECT_EQ((*entries)[2].target.pid, 4000);
   EXPECT_FALSE((*entries)[2].process_exists);
+}
+
+TEST_F(TargetDiscoveryTest, ScanReadsParentStartTimeAndSocketIdentity) {
+  AddAgent(300, "worker");
+  testing::MakeProcStat(proc_, 300, 299, 250 * ::sysconf(_SC_CLK_TCK));
+  testing::MakeProcBootTime(proc_, 1700000000);
+  AddAgent(20, "nostat");  // no stat file: nothing known
+  auto entries = discovery_.Scan();
+  ASSERT_TRUE(entries) << entries.error().message;
+  ASSERT_EQ(entries->size(), 2u);
+  const SocketEntry& none = (*entries)[0];
+  EXPECT_EQ(none.ppid, 0);
+  EXPECT_FALSE(none.process_started.has_value());
+  const SocketEntry& worker = (*entries)[1];
+  EXPECT_EQ(worker.ppid, 299);
+  ASSERT_TRUE(worker.process_started.has_value());
+  EXPECT_EQ(*worker.process_started,
+            std::chrono::system_clock::time_point(std::chrono::seconds(1700000250)));
+  struct stat st {};
+  ASSERT_EQ(::lstat((sockets_ + "/300.sock").c_str(), &st), 0);
+  EXPECT_EQ(worker.socket_file.dev, st.st_dev);
+  EXPECT_EQ(worker.socket_file.ino, st.st_ino);
+  EXPECT_EQ(worker.socket_file.owner, st.st_uid);
+  EXPECT_EQ(std::chrono::system_clock::to_time_t(worker.socket_file.changed),
+            std::max(st.st_mtim.tv_sec, st.st_ctim.tv_sec));
+}
+
+TEST_F(TargetDiscoveryTest, OnlyAMissingProcDirectoryMeansGone) {
+  MakeDirs(proc_ + "/55");
+  EXPECT_FALSE(discovery_.ProcessGone(55));
+  EXPECT_TRUE(discovery_.ProcessGone(56));
 }
 
 TEST_F(TargetDiscoveryTest, MissingSocketDirectoryHoldsNoAgents) {

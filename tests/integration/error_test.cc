@@ -295,8 +295,8 @@ TEST_F(ErrorTest, SigkilledTargetLeavesAStaleSocket) {
       << r;
   // Discovery does not pick a dead agent.
   ExpectCliError(Cli({"status"}), 3, "");
-  // list shows it with a problem note.
-  CommandResult list = Cli({"list", "--json"});
+  // list --no-prune shows it with a problem note (plain list removes it).
+  CommandResult list = Cli({"list", "--json", "--no-prune"});
   ASSERT_EQ(list.exit_code, 0) << list;
   json targets = ParseJsonOutput(list)["targets"];
   ASSERT_EQ(targets.size(), 1u) << list;
