@@ -65,7 +65,9 @@ class GuestCloseRangeTest : public GuestTest {
     }
     ASSERT_FALSE(agent_fds_.empty()) << "the agent holds no descriptor to take over";
     std::string go = "go";
-    for (int fd : agent_fds_) go += " " + std::to_string(fd);
+    if (ReuseAgentNumbers()) {
+      for (int fd : agent_fds_) go += " " + std::to_string(fd);
+    }
     ASSERT_TRUE(host_->process().WriteStdin(go + "\n"));
     auto report = AwaitStdout(*host_, std::regex(R"(host fds ([\d ]+) port (\d+) child (\d+)\n)"));
     ASSERT_EQ(report.size(), 1u);
@@ -73,6 +75,10 @@ class GuestCloseRangeTest : public GuestTest {
     port_ = static_cast<uint16_t>(std::stoi(report[0][1]));
     child_ = std::stoi(report[0][2]);
   }
+
+  // Whether the host puts its own sockets on exactly the agent's numbers
+  // (dup2), or opens them the ordinary way, at the lowest free numbers.
+  virtual bool ReuseAgentNumbers() const { return true; }
 
   pid_t parent() const { return host_->pid(); }
 
@@ -146,7 +152,17 @@ TEST_F(GuestCloseRangeTest, TheHostsSocketsOnTheAgentsNumbersServeInParentAndChi
   ExpectHostIntact();
 }
 
-TEST_F(GuestCloseRangeTest, TheAgentRecoversItsSocketAndServesTheParent) {
+// The ordinary daemon: close_range(3, ~0U), then its own sockets at the
+// lowest free numbers. The agent's numbers (768 and up) are then simply
+// closed, which poll() reports at the next wake-up. (A host that dup2()s its
+// files onto exactly the agent's numbers is recovered from only when one of
+// those files becomes readable: docs/architecture.md, "Descriptors".)
+class GuestCloseRangeOrdinaryTest : public GuestCloseRangeTest {
+ protected:
+  bool ReuseAgentNumbers() const override { return false; }
+};
+
+TEST_F(GuestCloseRangeOrdinaryTest, TheAgentRecoversItsSocketAndServesTheParent) {
   // The first call already succeeds: the agent notices its socket is gone
   // when this connection wakes it, re-creates it at the same path, and the
   // CLI retries the connection the agent dropped.
@@ -164,7 +180,7 @@ TEST_F(GuestCloseRangeTest, TheAgentRecoversItsSocketAndServesTheParent) {
   EXPECT_EQ(again.exit_code, 0) << again << HostOutput();
 }
 
-TEST_F(GuestCloseRangeTest, TheForkedChildHasItsOwnAgentAndLeavesTheParentsAlone) {
+TEST_F(GuestCloseRangeOrdinaryTest, TheForkedChildHasItsOwnAgentAndLeavesTheParentsAlone) {
   ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(child_)); }, seconds(10)))
       << "the child (pid " << child_ << ") never served " << SocketOf(child_) << HostOutput();
   ExpectServed(child_);
