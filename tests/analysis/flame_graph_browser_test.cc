@@ -3,7 +3,7 @@
 // rendered, then opened in headless Chromium. --dump-dom shows the DOM after
 // the embedded script ran (it marks the <svg> when it has initialized, and
 // records uncaught errors there); --screenshot shows that frames are drawn.
-// Skipped when no Chromium is installed.
+// Chromium is required: without one that runs, the tests fail and say so.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -23,6 +23,7 @@
 #include "cli/analysis/unsample.h"
 #include "cli/symbolize/symbolizer.h"
 #include "tests/analysis/xml_check.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::analysis {
 namespace {
@@ -110,11 +111,7 @@ std::string Attribute(const std::string& dom, const std::string& name) {
 class FlameGraphBrowserTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    chromium_ = testing::FindOnPath({"chromium", "chromium-browser", "google-chrome"});
-    if (chromium_.empty()) {
-      GTEST_SKIP() << "Chromium not installed (Debian: apt-get install chromium): "
-                      "the svg flame graph is not checked in a browser";
-    }
+    ASSERT_TRUE(test_support::CanRun(test_support::Chromium(), &chromium_));
     ASSERT_FALSE(dir_.path().empty()) << "mkdtemp failed";
     svg_path_ = dir_.path() / "heap.svg";
     ASSERT_NO_FATAL_FAILURE(RenderDump());

@@ -1,8 +1,9 @@
-// Our parser + unsampling + aggregation against the real /usr/bin/jeprof, on
-// dumps made at test time by tests/testprogs/many_stacks_target and on the
-// recorded fixture. jeprof runs without object tools (--tools=...:/bin/false)
-// so it names frames by address exactly as HexSymbolizer does, which makes
-// every row comparable, not just the totals.
+// Our parser + unsampling + aggregation against the real jeprof, on dumps
+// made at test time by tests/testprogs/many_stacks_target and on the
+// recorded fixture. jeprof is required: without it (or without what it runs
+// itself, such as /usr/bin/file) these tests fail and name the package. jeprof runs without object
+// tools (--tools=...:/bin/false) so it names frames by address exactly as HexSymbolizer does, which
+// makes every row comparable, not just the totals.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -23,11 +24,11 @@
 #include "cli/analysis/text_report.h"
 #include "cli/analysis/unsample.h"
 #include "tests/analysis/test_util.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::analysis {
 namespace {
 
-const std::string kJeprof = MEMPROF_JEPROF;
 const std::string kTarget = MEMPROF_MANY_STACKS_TARGET;
 const std::string kNoTools =
     "--tools=nm:/bin/false,addr2line:/bin/false,objdump:/bin/false,c++filt:/bin/false";
@@ -137,7 +138,7 @@ std::string OurText(const HeapProfile& profile, const Variant& variant,
 class JeprofComparisonTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (kJeprof.empty()) GTEST_SKIP() << "jeprof not installed";
+    ASSERT_TRUE(test_support::CanRun(test_support::Jeprof(), &jeprof_));
     std::string pattern = (std::filesystem::temp_directory_path() / "memprof-analysis-XXXXXX");
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
@@ -156,7 +157,7 @@ class JeprofComparisonTest : public ::testing::Test {
   }
 
   std::string Jeprof(const std::string& flags, const std::string& dump) {
-    return RunShell("PERL_HASH_SEED=0 " + Quote(kJeprof) + " " + flags + " " + Quote(kTarget) +
+    return RunShell("PERL_HASH_SEED=0 " + Quote(jeprof_) + " " + flags + " " + Quote(kTarget) +
                     " " + Quote(dump) + " 2>/dev/null");
   }
 
@@ -174,6 +175,7 @@ class JeprofComparisonTest : public ::testing::Test {
     }
   }
 
+  std::string jeprof_;
   std::string dir_;
 };
 

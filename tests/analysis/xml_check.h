@@ -2,12 +2,9 @@
 #define MEMPROF_TESTS_ANALYSIS_XML_CHECK_H_
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,10 +58,11 @@ inline std::string AttributesError(std::string_view attributes) {
 
 }  // namespace xml_check_internal
 
-// A minimal XML well-formedness check, for when xmllint is not installed:
-// one root element, balanced and properly nested tags, quoted attributes
-// without '<', known entities only; CDATA, comments and the declaration are
-// skipped. Returns "" when well formed, else what is wrong and where.
+// A minimal XML well-formedness check that needs nothing installed (xmllint
+// checks the same files too): one root element, balanced and properly
+// nested tags, quoted attributes without '<', known entities only; CDATA,
+// comments and the declaration are skipped. Returns "" when well formed,
+// else what is wrong and where.
 inline std::string XmlWellFormednessError(const std::string& xml) {
   using namespace xml_check_internal;
   std::vector<std::string> open;
@@ -122,24 +120,6 @@ inline std::string XmlWellFormednessError(const std::string& xml) {
   return roots == 1 ? "" : "expected one root element, got " + std::to_string(roots);
 }
 
-// The first `names` found as an executable on $PATH, or "".
-inline std::string FindOnPath(const std::vector<std::string>& names) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-  for (const std::string& name : names) {
-    size_t start = 0;
-    while (start <= dirs.size()) {
-      size_t end = dirs.find(':', start);
-      if (end == std::string::npos) end = dirs.size();
-      std::filesystem::path candidate =
-          std::filesystem::path(dirs.substr(start, end - start)) / name;
-      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-      start = end + 1;
-    }
-  }
-  return "";
-}
-
 // The whole file at `path` ("" when it cannot be read).
 inline std::string ReadTextFile(const std::string& path) {
   std::string text;
@@ -153,17 +133,14 @@ inline std::string ReadTextFile(const std::string& path) {
 }
 
 struct XmllintResult {
-  bool ran = false;  // false: xmllint is not installed
   bool ok = false;
   std::string output;
 };
 
 // `xmllint --noout <path>` (libxml2-utils): a real XML parser's verdict.
-inline XmllintResult RunXmllint(const std::string& path) {
+// `xmllint` is its path, from the shared tool check.
+inline XmllintResult RunXmllint(const std::string& xmllint, const std::string& path) {
   XmllintResult result;
-  std::string xmllint = FindOnPath({"xmllint"});
-  if (xmllint.empty()) return result;
-  result.ran = true;
   std::string command = "'" + xmllint + "' --noout '" + path + "' 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;

@@ -6,6 +6,7 @@
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -128,7 +129,9 @@ TEST_P(ActivationTest, DeactivateKeepsSamples) {
   std::string path = dir().File("after.heap");
   CommandResult dump = CliFor(target(), "dump", {"--out", path});
   ASSERT_EQ(dump.exit_code, 0) << dump;
-  CommandResult jeprof = RunCommand({kJeprof, "--text", shape().binary, path}, {});
+  std::string jeprof_path;
+  ASSERT_TRUE(test_support::CanRun(test_support::Jeprof(), &jeprof_path));
+  CommandResult jeprof = RunCommand({jeprof_path, "--text", shape().binary, path}, {});
   EXPECT_NE(jeprof.out.find(shape().leak_function), std::string::npos) << jeprof;
 }
 

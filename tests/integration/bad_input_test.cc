@@ -19,6 +19,7 @@
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -245,6 +246,8 @@ TEST_F(BadInputTest, OutInAnUnwritableDirectory) {
 // the existing file of that name is untouched.
 TEST_F(BadInputTest, DiskFullDuringTheDump) {
   if (::geteuid() != 0) GTEST_SKIP() << "mounting a tiny tmpfs needs root";
+  std::string unshare;
+  ASSERT_TRUE(test_support::CanRun(test_support::Unshare(), &unshare));
   TargetProcess* t = StartReady();
   ASSERT_NE(t, nullptr);
   const std::string mnt = dir().File("full");
@@ -254,8 +257,8 @@ TEST_F(BadInputTest, DiskFullDuringTheDump) {
       "printf precious > \"$1/p.heap\"\n"
       "\"$2\" dump --pid \"$3\" --out \"$1/p.heap\"; rc=$?\n"
       "ls -A \"$1\"; cat \"$1/p.heap\"; exit $rc\n";
-  CommandResult r = RunCommand({"/usr/bin/unshare", "--mount", "/bin/sh", "-c", script, "sh", mnt,
-                                kMemprofctl, std::to_string(t->pid())},
+  CommandResult r = RunCommand({unshare, "--mount", "/bin/sh", "-c", script, "sh", mnt, kMemprofctl,
+                                std::to_string(t->pid())},
                                {{"MEMPROF_SOCKET_DIR", SocketDir()}});
   if (r.exit_code == 99) GTEST_SKIP() << "cannot mount a tmpfs here: " << r.err;
   EXPECT_EQ(r.exit_code, 1) << r;

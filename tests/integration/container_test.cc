@@ -1,8 +1,8 @@
 // A target in a container: its own pid and mount namespaces and a private
 // socket directory, so its agent's socket (<dir>/1.sock inside) exists only under
 // /proc/<host pid>/root. memprofctl on the host finds and uses it by the host
-// pid (PRODUCT.md section 2, "local discovery"). Skipped when this machine
-// does not let the test create namespaces.
+// pid (PRODUCT.md section 2, "local discovery"). Fails when unshare cannot
+// run; skipped when this machine does not let the test create namespaces.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -26,15 +27,14 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr char kUnshare[] = "/usr/bin/unshare";
-
 // The namespace's init: sh mounts a private tmpfs over the socket directory
 // and execs the target, which thus becomes pid 1 in there. Only that
 // directory is made private, not all of /tmp: the binaries under test may
 // live under /tmp themselves (a CI checkout). --kill-child: if unshare dies,
 // so does the target.
-std::vector<std::string> ContainerArgv(const std::string& program, const std::string& socket_dir) {
-  return {kUnshare, "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c",
+std::vector<std::string> ContainerArgv(const std::string& unshare, const std::string& program,
+                                       const std::string& socket_dir) {
+  return {unshare, "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c",
           "mount -t tmpfs -o mode=1777 memprof-container \"$1\" && exec \"$0\"", program,
           socket_dir};
 }
@@ -59,9 +59,9 @@ class ContainerTest : public IntegrationTest {
   void SetUp() override {
     IntegrationTest::SetUp();
     ASSERT_FALSE(HasFatalFailure());
-    if (::access(kUnshare, X_OK) != 0) GTEST_SKIP() << kUnshare << " is not installed";
+    ASSERT_TRUE(test_support::CanRun(test_support::Unshare(), &unshare_path_));
     // Namespaces need CAP_SYS_ADMIN (or user namespaces): find out first.
-    CommandResult probe = RunCommand({kUnshare, "--pid", "--mount", "--fork", "--mount-proc",
+    CommandResult probe = RunCommand({unshare_path_, "--pid", "--mount", "--fork", "--mount-proc",
                                       "/bin/sh", "-c", "mount -t tmpfs none /tmp"},
                                      {}, seconds(30));
     if (probe.exit_code != 0) {
@@ -76,7 +76,7 @@ class ContainerTest : public IntegrationTest {
   // Returns the target's pid on the host.
   std::optional<pid_t> StartInContainer() {
     TargetOptions options;
-    options.argv = ContainerArgv(kLinkedTarget, SocketDir());
+    options.argv = ContainerArgv(unshare_path_, kLinkedTarget, SocketDir());
     options.env = {{"MALLOC_CONF", kProfilingReadyConf}};
     options.socket_dir = SocketDir();
     options.expect_agent = false;  // its socket is not at <dir>/<unshare pid>.sock
@@ -112,6 +112,7 @@ class ContainerTest : public IntegrationTest {
         << "the container's init was not reaped";
   }
 
+  std::string unshare_path_;
   std::unique_ptr<TargetProcess> unshare_;  // killed (with its group) and reaped at the end
 };
 

@@ -9,6 +9,7 @@
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -101,7 +102,9 @@ TEST_P(DumpTest, DashWritesTheDumpToStdout) {
   // Equivalent to a file dump: jeprof reads it.
   std::string path = dir().File("from-stdout.heap");
   ASSERT_TRUE(WriteFile(path, r.out));
-  CommandResult jeprof = RunCommand({kJeprof, "--text", shape().binary, path}, {});
+  std::string jeprof_path;
+  ASSERT_TRUE(test_support::CanRun(test_support::Jeprof(), &jeprof_path));
+  CommandResult jeprof = RunCommand({jeprof_path, "--text", shape().binary, path}, {});
   EXPECT_EQ(jeprof.exit_code, 0) << jeprof;
   EXPECT_NE(jeprof.out.find("Total"), std::string::npos) << jeprof;
 }

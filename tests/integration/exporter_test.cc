@@ -11,6 +11,7 @@
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -19,14 +20,12 @@ using std::chrono::seconds;
 
 class ExporterTest : public IntegrationTest {
  protected:
-  // promtool's verdict on `exposition`; skips the test when promtool is absent.
+  // promtool's verdict on `exposition` (a failure naming the package when
+  // promtool cannot run).
   void ExpectPromtoolAccepts(const std::string& exposition) {
-    const auto promtool = FindPromtool();
-    if (!promtool) {
-      GTEST_SKIP() << "promtool not found in $PATH: install the Debian package `prometheus` "
-                      "(dev.sh deps does) to check the exposition format";
-    }
-    CommandResult r = PromtoolCheck(*promtool, exposition, dir().File("exposition.prom"));
+    std::string promtool;
+    ASSERT_TRUE(test_support::CanRun(test_support::Promtool(), &promtool));
+    CommandResult r = PromtoolCheck(promtool, exposition, dir().File("exposition.prom"));
     EXPECT_EQ(r.exit_code, 0) << r << "\n--- exposition ---\n" << exposition;
   }
 

@@ -8,7 +8,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "common/fd.h"
 
@@ -56,16 +55,6 @@ HttpResult HttpGet(const std::string& host_port, const std::string& path) {
   result.headers = data.substr(0, end);
   result.body = data.substr(end + 4);
   return result;
-}
-
-std::optional<std::string> FindPromtool() {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/promtool";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
 }
 
 CommandResult PromtoolCheck(const std::string& promtool, const std::string& exposition,

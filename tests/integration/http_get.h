@@ -1,7 +1,6 @@
 #ifndef MEMPROF_TESTS_INTEGRATION_HTTP_GET_H_
 #define MEMPROF_TESTS_INTEGRATION_HTTP_GET_H_
 
-#include <optional>
 #include <string>
 
 #include "tests/integration/command_runner.h"
@@ -18,9 +17,6 @@ struct HttpResult {
 // "GET path HTTP/1.0" to "IPv4:PORT", read until the server closes (10 s
 // deadline per step). A real client over a real socket, no library.
 HttpResult HttpGet(const std::string& host_port, const std::string& path);
-
-// promtool from $PATH, if installed (Debian package `prometheus`).
-std::optional<std::string> FindPromtool();
 
 // `promtool check metrics` on `exposition` (written to `scratch_file`).
 CommandResult PromtoolCheck(const std::string& promtool, const std::string& exposition,

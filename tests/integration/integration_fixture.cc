@@ -8,6 +8,7 @@
 #include "common/sha256.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 
@@ -124,6 +125,11 @@ std::string IntegrationTest::DumpUntilJeprofNames(const TargetProcess& target,
                                                   const std::string& binary,
                                                   const std::string& function,
                                                   std::chrono::milliseconds timeout) {
+  std::string jeprof;
+  if (auto can_run = test_support::CanRun(test_support::Jeprof(), &jeprof); !can_run) {
+    ADD_FAILURE() << can_run.message();
+    return "";
+  }
   std::string path = dir_->File("until.heap");
   std::string text;
   WaitUntil(
@@ -133,9 +139,9 @@ std::string IntegrationTest::DumpUntilJeprofNames(const TargetProcess& target,
           ADD_FAILURE() << dump;
           return true;  // no point in retrying
         }
-        CommandResult jeprof = RunCommand({kJeprof, "--text", binary, path}, {});
-        text = jeprof.out + jeprof.err;
-        return jeprof.out.find(function) != std::string::npos;
+        CommandResult report = RunCommand({jeprof, "--text", binary, path}, {});
+        text = report.out + report.err;
+        return report.out.find(function) != std::string::npos;
       },
       timeout, std::chrono::milliseconds(200));
   ::unlink(path.c_str());

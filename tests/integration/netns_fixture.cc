@@ -15,6 +15,7 @@
 
 #include "common/proc_status.h"
 #include "tests/integration/subprocess.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -25,12 +26,11 @@ constexpr char kNamePrefix[] = "memprof-";
 constexpr char kNetnsDir[] = "/run/netns";
 constexpr char kEnv[] = "/usr/bin/env";
 
-// No PATH lookup in Subprocess: the usual places.
+// iproute2's ip once the shared check says it runs (checked once per
+// process), else "". Subprocess does no PATH lookup: it needs the path.
 std::string FindIp() {
-  for (const char* path : {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"}) {
-    if (::access(path, X_OK) == 0) return path;
-  }
-  return "";
+  std::string path;
+  return test_support::CanRun(test_support::Ip(), &path) ? path : "";
 }
 
 Result<void> Ip(const std::vector<std::string>& args) {
@@ -66,7 +66,7 @@ void RemoveLeftovers() {
 }
 
 std::string ProbeOnce() {
-  if (FindIp().empty()) return "iproute2's ip command is not installed";
+  if (auto ip = test_support::CanRun(test_support::Ip()); !ip) return ip.message();
   if (::access(kEnv, X_OK) != 0) return std::string(kEnv) + " is missing";
   auto netns = NetnsFixture::Create(NetnsOptions{"10.77.250"});
   if (netns) return "";

@@ -28,8 +28,9 @@ struct NetnsOptions {
 // assertion; namespaces left behind by a test process that died are removed
 // by the next Create().
 //
-// Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and iproute2's `ip`: call
-// Probe() first and skip the test with its reason.
+// Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and iproute2's `ip`: check
+// `ip` with test_support::CanRun (a missing tool fails the test), then call
+// Probe() and skip the test with its reason.
 class NetnsFixture {
  public:
   enum class Side { kA, kB };

@@ -12,6 +12,7 @@
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -84,6 +85,8 @@ class ProfileTest : public IntegrationTest {
 };
 
 TEST_F(ProfileTest, ProfilesForTheDurationAndSwitchesProfilingOffAgain) {
+  std::string jeprof_path;
+  ASSERT_TRUE(test_support::CanRun(test_support::Jeprof(), &jeprof_path));
   TargetProcess* t = StartTarget();
   ASSERT_NE(t, nullptr);
   const std::string path = dir().File("p.heap");
@@ -105,7 +108,7 @@ TEST_F(ProfileTest, ProfilesForTheDurationAndSwitchesProfilingOffAgain) {
   ExpectInactiveWithoutWindow(*t);
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"p.heap"}) << "temp file left behind";
   // What was sampled during the window is in it.
-  CommandResult jeprof = RunCommand({kJeprof, "--text", kLinkedTarget, path}, {});
+  CommandResult jeprof = RunCommand({jeprof_path, "--text", kLinkedTarget, path}, {});
   EXPECT_NE(jeprof.out.find("LinkedTargetLeak"), std::string::npos) << jeprof;
 }
 

@@ -4,8 +4,9 @@
 // calls it from namespace B (10.77.0.2) over a veth pair, with certificates
 // made by the openssl command. Only a client whose certificate chains to
 // MEMPROF_TLS_CA is served; everything else is refused in the TLS handshake,
-// and the target keeps serving. Skipped where network namespaces cannot be
-// made (not root, no `ip`, a container without CAP_NET_ADMIN).
+// and the target keeps serving. Fails when `ip` or `openssl` cannot run
+// (naming the package); skipped where network namespaces cannot be made
+// (not root, a container without CAP_NET_ADMIN).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/tls_fixture.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -33,10 +35,11 @@ constexpr uint16_t kPort = 7070;
 class RemoteAgentTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    ASSERT_TRUE(test_support::CanRun(test_support::Ip()));
+    ASSERT_TRUE(test_support::CanRun(test_support::Openssl()));
     if (std::string why = NetnsFixture::Probe(); !why.empty()) {
       GTEST_SKIP() << "network namespaces unavailable: " << why;
     }
-    if (std::string why = TlsFixture::Probe(); !why.empty()) GTEST_SKIP() << why;
     auto netns = NetnsFixture::Create();
     ASSERT_TRUE(netns.has_value()) << netns.error().message;
     netns_ = std::move(*netns);

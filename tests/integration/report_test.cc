@@ -12,6 +12,7 @@
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/wait_until.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
@@ -66,8 +67,15 @@ class ReportTest : public IntegrationTest {
     return path;
   }
 
+  // jeprof with `args`; when it cannot run, a failure naming the package.
   CommandResult Jeprof(std::vector<std::string> args) {
-    std::vector<std::string> argv = {kJeprof};
+    std::string jeprof;
+    if (auto can_run = test_support::CanRun(test_support::Jeprof(), &jeprof); !can_run) {
+      CommandResult r;
+      r.err = can_run.message();
+      return r;
+    }
+    std::vector<std::string> argv = {jeprof};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunCommand(argv, {});
   }

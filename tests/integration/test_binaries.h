@@ -2,8 +2,9 @@
 #define MEMPROF_TESTS_INTEGRATION_TEST_BINARIES_H_
 
 // Absolute paths of the binaries the end-to-end tests drive, compiled in by
-// tests/integration/CMakeLists.txt ($<TARGET_FILE:...>, find_library,
-// find_program).
+// tests/integration/CMakeLists.txt ($<TARGET_FILE:...>, find_library).
+// Outside programs such as jeprof come from the shared tool check
+// (tests/support/debian_tools.h), which fails a test that cannot run them.
 namespace memprof::integration {
 
 inline constexpr const char* kMemprofctl = MEMPROF_IT_MEMPROFCTL;
@@ -22,7 +23,6 @@ inline constexpr const char* kExecHelper = MEMPROF_IT_EXEC_HELPER;
 inline constexpr const char* kExecHelperScript = MEMPROF_IT_EXEC_HELPER_SCRIPT;
 inline constexpr const char* kSymbolClashHost = MEMPROF_IT_SYMBOL_CLASH_HOST;
 inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
-inline constexpr const char* kJeprof = MEMPROF_IT_JEPROF;
 
 }  // namespace memprof::integration
 

@@ -1,25 +1,16 @@
 #include "tests/integration/tls_fixture.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <vector>
 
 #include "tests/integration/command_runner.h"
 #include "tests/integration/subprocess.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
 namespace {
 
 using std::chrono::seconds;
-
-// No PATH lookup in Subprocess: the usual places.
-std::string FindOpenssl() {
-  for (const char* path : {"/usr/bin/openssl", "/usr/local/bin/openssl", "/bin/openssl"}) {
-    if (::access(path, X_OK) == 0) return path;
-  }
-  return "";
-}
 
 // A config of our own, so that the system's openssl.cnf (whose defaults
 // vary) plays no part. `req` needs a distinguished_name section.
@@ -52,15 +43,14 @@ Result<void> WriteText(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-std::string TlsFixture::Probe() {
-  return FindOpenssl().empty() ? "the openssl command is not installed" : "";
-}
-
 Result<std::unique_ptr<TlsFixture>> TlsFixture::Create(const TlsFixtureOptions& options) {
-  if (std::string why = Probe(); !why.empty()) return Fail(ErrorCode::kNotFound, why);
+  std::string openssl;
+  if (auto can_run = test_support::CanRun(test_support::Openssl(), &openssl); !can_run) {
+    return Fail(ErrorCode::kNotFound, can_run.message());
+  }
   auto dir = TempDir::Create("memprof-tls");
   if (!dir) return Fail(dir.error());
-  std::unique_ptr<TlsFixture> fixture(new TlsFixture(std::move(*dir)));
+  std::unique_ptr<TlsFixture> fixture(new TlsFixture(std::move(*dir), std::move(openssl)));
   if (auto ok = fixture->MakeAll(options); !ok) return Fail(ok.error());
   return fixture;
 }
@@ -138,7 +128,7 @@ Result<void> TlsFixture::MakeLeaf(const std::string& name, const std::string& ca
 }
 
 Result<void> TlsFixture::Openssl(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {FindOpenssl()};
+  std::vector<std::string> argv = {openssl_};
   argv.insert(argv.end(), args.begin(), args.end());
   CommandResult r = RunCommand(argv, {}, seconds(60));
   if (r.exit_code != 0) {

@@ -34,10 +34,8 @@ struct TlsFiles {
 // line in a private TempDir that is removed with the fixture.
 class TlsFixture {
  public:
-  // "" when the openssl command is available; otherwise why not, for
-  // GTEST_SKIP().
-  static std::string Probe();
-  // Makes the CAs, keys and certificates. The error carries openssl's output.
+  // Makes the CAs, keys and certificates. The error carries openssl's output,
+  // or, when openssl cannot run, the package to install.
   [[nodiscard]] static Result<std::unique_ptr<TlsFixture>> Create(
       const TlsFixtureOptions& options = {});
 
@@ -48,7 +46,8 @@ class TlsFixture {
   std::map<std::string, std::string> AgentEnv() const;
 
  private:
-  explicit TlsFixture(TempDir dir) : dir_(std::move(dir)) {}
+  TlsFixture(TempDir dir, std::string openssl)
+      : dir_(std::move(dir)), openssl_(std::move(openssl)) {}
   Result<void> MakeAll(const TlsFixtureOptions& options);
   Result<void> MakeCa(const std::string& name, const std::string& common_name, int days);
   Result<void> MakeLeaf(const std::string& name, const std::string& ca, const std::string& cn,
@@ -56,6 +55,7 @@ class TlsFixture {
   Result<void> Openssl(const std::vector<std::string>& args);
 
   TempDir dir_;
+  std::string openssl_;  // its path
   TlsFiles files_;
   int next_serial_ = 1;
 };

@@ -1,7 +1,8 @@
 // Our whole pipeline on a real jemalloc dump, checked by the real pprof:
 // tests/testprogs/many_stacks_target dumps its heap; we parse, unsample,
 // symbolize with libdwfl and write pprof; pprof (built from Debian's Go
-// sources) must read it and agree on totals, names and lines.
+// sources) must read it and agree on totals, names and lines. Without a
+// pprof that runs, the tests fail and name the packages it is built from.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "cli/pprof/pprof_writer.h"
 #include "cli/symbolize/symbolizer.h"
 #include "tests/pprof/test_support.h"
+#include "tests/support/debian_tools.h"
 
 namespace memprof::pprof {
 namespace {
@@ -68,10 +70,7 @@ int64_t SumValues(const pb::Profile& profile, int index) {
 class PprofEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (kPprof.empty() || !std::filesystem::exists(kPprof)) {
-      GTEST_SKIP() << "pprof is not available: install golang-go and "
-                      "golang-github-google-pprof-dev, then reconfigure and rebuild pprof_tests";
-    }
+    ASSERT_TRUE(test_support::CanRun(test_support::Pprof(kPprof), &pprof_));
     dir_ = testing::MakeTempDir();
   }
   void TearDown() override {
@@ -113,10 +112,11 @@ class PprofEndToEndTest : public ::testing::Test {
 
   std::string Pprof(const std::string& flags, const std::string& profile_path) {
     // HOME: pprof may want to write ~/pprof; keep it in our temp dir.
-    return RunShell("HOME=" + Quote(dir_) + " " + Quote(kPprof) + " -symbolize=none " + flags +
+    return RunShell("HOME=" + Quote(dir_) + " " + Quote(pprof_) + " -symbolize=none " + flags +
                     " " + Quote(profile_path) + " 2>&1");
   }
 
+  std::string pprof_;
   std::string dir_;
 };
 
