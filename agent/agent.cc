@@ -162,12 +162,17 @@ std::string Agent::socket_path() const {
 void Agent::OnForkPrepare() {
   mu_.lock();
   server_mu_.lock();
+  // The accept thread takes the acceptor's own lock too (publishing or
+  // re-creating the socket); a child forked while it held it would wait
+  // for it forever.
+  if (acceptor_) acceptor_->LockForFork();
   const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
   server_live_at_fork_ = ours && ops_->live(server_) != 0;
   remote_at_fork_ = ours && config_.remote.has_value();
 }
 
 void Agent::OnForkParent() {
+  if (acceptor_) acceptor_->UnlockAfterForkInParent();
   server_mu_.unlock();
   mu_.unlock();
 }

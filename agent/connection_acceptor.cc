@@ -132,9 +132,10 @@ void ConnectionAcceptor::AbandonAfterFork() {
   if (thread_.joinable()) new std::thread(std::move(thread_));
   wake_read_.Reset();
   wake_write_.Reset();
-  std::lock_guard lock(mu_);
+  // mu_ is held since LockForFork(), by this thread.
   if (socket_) socket_->AbandonAfterFork();
   (void)socket_.release();  // its destructor must not run in the child
+  mu_.unlock();
 }
 
 void ConnectionAcceptor::Run(std::promise<Result<void>>* started) {

@@ -71,9 +71,14 @@ class ConnectionAcceptor {
   // could not be woken.
   bool RunOnThread(std::function<void()> task);
   void Stop();
-  // In a forked child the thread does not exist: forget it without joining,
-  // close the inherited descriptors that are still ours, keep the socket
-  // path (it is the parent's).
+  // Held across fork() by the forking thread, so that the child never
+  // inherits the lock held by the accept thread (which does not exist there).
+  void LockForFork() { mu_.lock(); }
+  void UnlockAfterForkInParent() { mu_.unlock(); }
+  // In a forked child (after LockForFork in the parent) the thread does not
+  // exist: forget it without joining, close the inherited descriptors that
+  // are still ours, keep the socket path (it is the parent's). Releases the
+  // lock.
   void AbandonAfterFork();
 
   // The published socket's path; empty until it is published.
