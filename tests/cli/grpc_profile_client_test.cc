@@ -38,6 +38,9 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
   milliseconds dump_start_delay{0};
   milliseconds dump_chunk_delay{0};
   std::atomic<bool> dump_saw_cancel = false;
+  // Dump: ends the stream itself after the first chunk (as the agent does
+  // when its stall deadline passes).
+  bool agent_cancels_dump = false;
 
   std::atomic<int> status_calls = 0;
 
@@ -60,6 +63,10 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
     for (size_t i = 0; i < chunks.size(); ++i) {
       if (i > 0 && dump_chunk_delay.count() > 0) std::this_thread::sleep_for(dump_chunk_delay);
       if (!writer->Write(chunks[i])) return grpc::Status::CANCELLED;
+      if (agent_cancels_dump) {
+        ctx->TryCancel();
+        return grpc::Status::CANCELLED;
+      }
       if (i == 1 && block_dump_after_first_chunk) {
         WaitForCancel(ctx);
         return grpc::Status::CANCELLED;
@@ -190,6 +197,18 @@ TEST_F(GrpcProfileClientTest, DumpTransferMayOutlastTheTimeout) {
   auto result = DumpToString(client, target_, received);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(received, service_.dump_data);
+}
+
+TEST_F(GrpcProfileClientTest, AStreamTheAgentCancelsIsExplained) {
+  service_.agent_cancels_dump = true;
+  GrpcProfileClient client(milliseconds(5000), {});
+  std::string received;
+  auto result = DumpToString(client, target_, received);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kCancelled);
+  EXPECT_NE(result.error().message.find("ended the dump stream"), std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("MEMPROF_DUMP_STALL_TIMEOUT"), std::string::npos);
 }
 
 TEST_F(GrpcProfileClientTest, SinkErrorCancelsTheStream) {
