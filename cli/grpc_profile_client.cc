@@ -220,9 +220,10 @@ Result<Response> CallUnary(const Target& target, std::chrono::milliseconds timeo
 }
 
 // The agent did not send the first chunk in time: it queued us behind other
-// dumps (or taking the profile took that long).
+// dumps (or taking the profile took that long). Busy, as a full queue is:
+// the agent is there and answering.
 Error StartTimeout(const Target& target, std::chrono::milliseconds timeout) {
-  return Error(ErrorCode::kUnavailable,
+  return Error(ErrorCode::kResourceExhausted,
                "the memprof agent of " + DescribeTarget(target) +
                    " did not start sending the heap profile within " + FormatDuration(timeout) +
                    ": it is busy with other clients' dumps (raise the limit with --timeout)");

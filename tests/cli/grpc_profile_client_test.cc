@@ -175,7 +175,7 @@ TEST_F(GrpcProfileClientTest, DumpNotStartedWithinTheTimeoutIsCancelledAndExplai
   auto result = DumpToString(client, target_, received);
   ASSERT_FALSE(result);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  EXPECT_EQ(result.error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(result.error().code, ErrorCode::kResourceExhausted);
   EXPECT_NE(result.error().message.find("did not start sending the heap profile within 300ms"),
             std::string::npos)
       << result.error().message;

@@ -190,7 +190,7 @@ TEST_F(DumpFaultTest, ClientsThatNeverReadHoldOnlyTheirOwnSlots) {
   // (it is not refused); with a short --timeout it gives up, explained, and
   // leaves the queue having made the agent take no profile for it.
   ExpectCliError(CliFor(*target_, "dump", {"--out", dir().File("third.heap"), "--timeout", "2s"}),
-                 3, "did not start sending the heap profile within 2s");
+                 1, "did not start sending the heap profile within 2s");
   EXPECT_FALSE(FileExists(dir().File("third.heap")));
   EXPECT_EQ(StatusJson(*target_)["dumps_served"].get<uint64_t>(), served + kAgentDumpSlots);
   const auto until = std::chrono::steady_clock::now() + seconds(3);
