@@ -101,6 +101,21 @@ Policy ReadChoice(const std::function<const char*(const char*)>& getenv, const c
   return fallback;
 }
 
+// A duration variable from 100 ms to `max`; unset or invalid (with a
+// warning) leaves `value` as it is.
+void ReadDuration(const std::function<const char*(const char*)>& getenv, const char* name,
+                  std::chrono::milliseconds max, std::chrono::milliseconds& value,
+                  std::vector<std::string>& warnings) {
+  const std::string text = Get(getenv, name);
+  if (text.empty()) return;
+  auto d = ParseDuration(text, std::chrono::milliseconds(100), max);
+  if (d) {
+    value = *d;
+  } else {
+    warnings.push_back(std::string(name) + " ignored: " + d.error().message);
+  }
+}
+
 }  // namespace
 
 AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>& getenv) {
@@ -114,15 +129,10 @@ AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>&
   }
   config.log_level = Get(getenv, "MEMPROF_LOG_LEVEL");
   config.malloc_conf = Get(getenv, "MALLOC_CONF");
-  const std::string idle = Get(getenv, "MEMPROF_IDLE_TIMEOUT");
-  if (!idle.empty()) {
-    auto d = ParseDuration(idle, std::chrono::milliseconds(100), std::chrono::hours(24));
-    if (d) {
-      config.idle_timeout = *d;
-    } else {
-      config.warnings.push_back("MEMPROF_IDLE_TIMEOUT ignored: " + d.error().message);
-    }
-  }
+  ReadDuration(getenv, "MEMPROF_IDLE_TIMEOUT", std::chrono::hours(24), config.idle_timeout,
+               config.warnings);
+  ReadDuration(getenv, "MEMPROF_DUMP_STALL_TIMEOUT", std::chrono::hours(1),
+               config.dump_stall_timeout, config.warnings);
   config.remote = ReadRemote(getenv, config.warnings);
   config.fork = ReadChoice(getenv, "MEMPROF_FORK",
                            {{"follow", ForkPolicy::kFollow}, {"off", ForkPolicy::kOff}},

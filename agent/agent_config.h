@@ -47,6 +47,8 @@ enum class ChildrenPolicy {
 // exec()ed by that process (or by one of its forked children).
 inline constexpr char kHostPidEnv[] = "MEMPROF_HOST_PID";
 
+inline constexpr std::chrono::milliseconds kDefaultDumpStallTimeout = std::chrono::seconds(30);
+
 // Everything the agent reads from its environment, read once at start.
 struct AgentConfig {
   bool enabled = true;       // MEMPROF_AGENT=off|0|false|no disables the agent
@@ -56,6 +58,10 @@ struct AgentConfig {
   // MEMPROF_IDLE_TIMEOUT: how long the gRPC server (and its threads) stays up
   // after the last call; 100ms..24h, default 30s.
   std::chrono::milliseconds idle_timeout = std::chrono::seconds(30);
+  // MEMPROF_DUMP_STALL_TIMEOUT: how long a dump stream may go without the
+  // client taking a chunk before the agent ends it and gives its slot to the
+  // next waiter; 100ms..1h, default 30s.
+  std::chrono::milliseconds dump_stall_timeout = kDefaultDumpStallTimeout;
   // Set when MEMPROF_LISTEN is set, valid, and all three MEMPROF_TLS_* are
   // set: over TCP there is no SO_PEERCRED, so the listener always requires
   // mutual TLS, on loopback too. Otherwise nullopt, with a warning saying why.

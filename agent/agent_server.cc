@@ -18,7 +18,13 @@
 namespace memprof::agent {
 namespace {
 
+// Dumps streamed at once: each is one profile in a memfd, so this bounds the
+// memory clients can make the agent hold.
 constexpr int kMaxConcurrentDumps = 2;
+// Dump requests that may wait for a slot (docs/protocol.md): a waiter costs
+// only its call, never a dump.
+constexpr int kMaxWaitingDumps = 64;
+
 }  // namespace
 
 AgentServer::AgentServer(const AgentConfig& config) : config_(config) {}
@@ -32,7 +38,10 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(const AgentConfig& conf
   s->identity_->started_unix_ms = started_unix_ms;
   s->allocator_ = DetectAllocator();
   s->profiling_ = std::make_unique<ProfilingController>(*s->allocator_);
-  s->dumps_ = std::make_unique<DumpStreamer>(*s->allocator_, kMaxConcurrentDumps);
+  s->dumps_ = std::make_unique<DumpStreamer>(
+      *s->allocator_, DumpLimits{.max_active = kMaxConcurrentDumps,
+                                 .max_waiting = kMaxWaitingDumps,
+                                 .stall_timeout = config.dump_stall_timeout});
   s->peers_ = std::make_unique<PeerRegistry>(s->identity_->uid);
   PeerRegistry* peers = s->peers_.get();
   s->service_ = std::make_unique<MemoryProfileService>(

@@ -55,15 +55,18 @@ Result<void> CheckMagic(const Fd& fd) {
 
 }  // namespace
 
-HeapDump::HeapDump(Fd fd, uint64_t size, uint64_t sequence,
-                   std::shared_ptr<std::atomic<int>> slots)
+HeapDump::HeapDump(Fd fd, uint64_t size, uint64_t sequence, DumpSlot slot)
     : fd_(std::move(fd)),
       size_(size),
       sequence_(sequence),
       created_unix_ms_(NowUnixMs()),
-      slots_(std::move(slots)) {}
+      slot_(std::move(slot)) {}
 
-HeapDump::~HeapDump() { slots_->fetch_sub(1); }
+HeapDump::~HeapDump() {
+  // The file first: the next waiter's dump must not coexist with this one.
+  fd_ = Fd();
+  slot_.Release();
+}
 
 Result<bool> HeapDump::ReadNext(size_t max_bytes, std::string& out) {
   out.clear();
@@ -85,25 +88,29 @@ Result<bool> HeapDump::ReadNext(size_t max_bytes, std::string& out) {
   return true;
 }
 
-Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump() {
-  auto jemalloc = RequireHeapProfiling(allocator_);
-  if (!jemalloc) return Fail(jemalloc.error());
-  if (slots_->fetch_add(1) >= max_concurrent_) {
-    slots_->fetch_sub(1);
-    return Fail(ErrorCode::kResourceExhausted,
-                "the agent is already streaming " + std::to_string(max_concurrent_) +
-                    " heap profiles; try again when one has finished");
-  }
-  auto dump = DumpWithSlot(**jemalloc);
-  if (!dump) slots_->fetch_sub(1);
-  return dump;
+Result<std::optional<DumpSlot>> DumpStreamer::Reserve(DumpQueue::Waiter& waiter) {
+  if (auto jemalloc = RequireHeapProfiling(allocator_); !jemalloc) return Fail(jemalloc.error());
+  return queue_->Acquire(waiter);
 }
 
-Result<std::unique_ptr<HeapDump>> DumpStreamer::DumpWithSlot(const JemallocControl& jemalloc) {
+Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump() {
+  if (auto jemalloc = RequireHeapProfiling(allocator_); !jemalloc) return Fail(jemalloc.error());
+  std::optional<DumpSlot> slot = queue_->TryAcquire();
+  if (!slot) {
+    return Fail(ErrorCode::kResourceExhausted,
+                "the agent is already streaming " + std::to_string(limits_.max_active) +
+                    " heap profiles");
+  }
+  return Dump(std::move(*slot));
+}
+
+Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump(DumpSlot slot) {
+  auto jemalloc = RequireHeapProfiling(allocator_);
+  if (!jemalloc) return Fail(jemalloc.error());
   auto fd = CreateAnonymousFile();
   if (!fd) return Fail(fd.error());
   const auto start = std::chrono::steady_clock::now();
-  if (auto r = jemalloc.DumpTo(PathOf(*fd)); !r) return Fail(r.error());
+  if (auto r = (*jemalloc)->DumpTo(PathOf(*fd)); !r) return Fail(r.error());
   auto size = SizeOf(*fd);
   if (!size) return Fail(size.error());
   if (auto r = CheckMagic(*fd); !r) return Fail(r.error());
@@ -112,7 +119,7 @@ Result<std::unique_ptr<HeapDump>> DumpStreamer::DumpWithSlot(const JemallocContr
                 std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now() - start)
                     .count());
-  return std::make_unique<HeapDump>(std::move(*fd), *size, sequence, slots_);
+  return std::make_unique<HeapDump>(std::move(*fd), *size, sequence, std::move(slot));
 }
 
 }  // namespace memprof::agent

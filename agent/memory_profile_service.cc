@@ -131,10 +131,10 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
     grpc::CallbackServerContext* context, const v1::DumpRequest* request) {
   if (auto refusal = Refusal(*context)) return new DumpReactor(calls_, *refusal);
   try {
-    auto dump = dumps_.Dump();
-    if (!dump) return new DumpReactor(calls_, ToGrpcStatus(dump.error()));
     DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
-    return new DumpReactor(calls_, std::move(*dump), header, request->chunk_size_bytes());
+    auto* reactor = new DumpReactor(calls_, context, dumps_, header, request->chunk_size_bytes());
+    reactor->Start();  // the dump now, or a place in the queue
+    return reactor;
   } catch (const std::exception& e) {
     Logger().error("dump failed: {}", e.what());
     return new DumpReactor(calls_, grpc::Status(grpc::StatusCode::INTERNAL, e.what()));

@@ -8,8 +8,9 @@ namespace memprof::cli {
 CommandLine::CommandLine() {
   app.set_version_flag("--version", std::string("memprofctl ") + kVersion);
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");
-  app.add_option("--timeout", timeout, "Deadline of each request to an agent (default 10s); with several targets, also of "
-                 "all the work for each one")
+  app.add_option("--timeout", timeout, "Deadline of each request to an agent (default 10s; for a dump, of the wait until the "
+                 "agent starts sending it, which includes waiting for its turn when the agent is "
+                 "busy); with several targets, also of all the work for each one")
       ->check(DurationValidator(kMinTimeout, kMaxTimeout))
       ->type_name("DURATION");
   list_cmd = RegisterListCommand(app, list);

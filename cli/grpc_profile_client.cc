@@ -15,6 +15,8 @@
 
 #include "cli/grpc_status_mapping.h"
 #include "cli/logging.h"
+#include "cli/start_deadline.h"
+#include "common/duration.h"
 #include "common/unix_socket.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
 
@@ -217,20 +219,47 @@ Result<Response> CallUnary(const Target& target, std::chrono::milliseconds timeo
   });
 }
 
-// One Dump stream into `sink`. Has no deadline: a large dump may take long.
+// The agent did not send the first chunk in time: it queued us behind other
+// dumps (or taking the profile took that long). Busy, as a full queue is:
+// the agent is there and answering.
+Error StartTimeout(const Target& target, std::chrono::milliseconds timeout) {
+  return Error(ErrorCode::kResourceExhausted,
+               "the memprof agent of " + DescribeTarget(target) +
+                   " did not start sending the heap profile within " + FormatDuration(timeout) +
+                   ": it is busy with other clients' dumps (raise the limit with --timeout)");
+}
+
+// CANCELLED that we did not ask for: the agent ended the stream, because it
+// shut down or because we had not read from it for its stall deadline.
+Error CancelledByAgent(const Target& target) {
+  return Error(ErrorCode::kCancelled,
+               "the memprof agent of " + DescribeTarget(target) +
+                   " ended the dump stream (it does so when shutting down, and when its client "
+                   "has read nothing for the agent's stall deadline, MEMPROF_DUMP_STALL_TIMEOUT, "
+                   "30s by default)");
+}
+
+// One Dump stream into `sink`. The agent must start it (send the first
+// chunk) within `timeout`, which covers waiting for a turn in its queue;
+// the transfer that follows has no deadline (a large dump may take long).
+// `whole_timeout` is the --timeout this attempt's `timeout` is left of.
 Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& request,
-                       const DumpChunkSink& sink, std::chrono::milliseconds connect_timeout,
-                       const std::stop_token& stop) {
-  auto connection = Connect(target, connect_timeout);
+                       const DumpChunkSink& sink, std::chrono::milliseconds timeout,
+                       std::chrono::milliseconds whole_timeout, const std::stop_token& stop) {
+  auto connection = Connect(target, timeout);
   if (!connection) {
     return FailedAttempt<void>(connection.error(), ConnectFailure(connection.error()));
   }
   grpc::ClientContext context;
   std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
+  // Leaving the agent's queue is cancelling the call: the agent drops us
+  // from it at once, holding nothing for us.
+  StartDeadline start(timeout, [&context] { context.TryCancel(); });
   auto reader = connection->stub->Dump(&context, request);
   memprof::v1::DumpChunk chunk;
   Attempt<void> outcome;
   while (reader->Read(&chunk)) {
+    if (!outcome.data_delivered && !start.Disarm()) break;  // too late
     outcome.data_delivered = true;
     outcome.result = sink(chunk);
     if (!outcome.result) {
@@ -241,9 +270,13 @@ Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& req
     }
   }
   const grpc::Status status = reader->Finish();
+  start.Disarm();
   if (!outcome.result) return outcome;
   if (stop.stop_requested()) return {Interrupted(), AttemptFailure::kOther, true};
-  if (!status.ok()) {
+  if (start.expired()) return {Fail(StartTimeout(target, whole_timeout)), AttemptFailure::kOther, false};
+  if (status.error_code() == grpc::StatusCode::CANCELLED) {
+    outcome.result = Fail(CancelledByAgent(target));
+  } else if (!status.ok()) {
     outcome.result = Fail(ErrorFromGrpcStatus(status, target));
     outcome.failure = CallFailure(status, *connection);
   }
@@ -289,9 +322,10 @@ Result<memprof::v1::StatsResponse> GrpcProfileClient::Stats(
 
 Result<void> GrpcProfileClient::Dump(const Target& target, const memprof::v1::DumpRequest& request,
                                      const DumpChunkSink& sink) {
-  // Retries (only before any chunk arrived) must fit in one RPC timeout.
+  // Retries (only before any chunk arrived), and the wait for the agent to
+  // start the dump, must fit in one RPC timeout.
   return WithRetries<void>(target, rpc_timeout_, stop_, [&](std::chrono::milliseconds left) {
-    return DumpOnce(target, request, sink, left, stop_);
+    return DumpOnce(target, request, sink, left, rpc_timeout_, stop_);
   });
 }
 

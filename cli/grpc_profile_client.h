@@ -13,8 +13,10 @@ namespace memprof::cli {
 // connects with memprof::ConnectUnixSocket, refuses the socket unless
 // SO_PEERCRED says the peer is the target pid (so an impostor listening on a
 // stale path never sees a request), and builds the channel on that very fd.
-// Unary calls have a deadline of `rpc_timeout`; Dump has none (a large dump
-// may take long) but, like every call, is cancelled when `stop` is requested.
+// Unary calls have a deadline of `rpc_timeout`. Dump must start (its first
+// chunk must arrive) within `rpc_timeout` -- a busy agent queues dumps, and
+// that wait counts -- but its transfer has no deadline (a large dump may take
+// long). Every call is cancelled when `stop` is requested.
 // A local agent may drop a connection it has just accepted without reading
 // or writing a byte (when it finds that its host closed its descriptors, it
 // re-creates its socket and drops the connection that woke it). Such a call

@@ -51,6 +51,21 @@ TEST(AgentConfigTest, IdleTimeoutNeedsAUnitAndBounds) {
   }
 }
 
+TEST(AgentConfigTest, DumpStallTimeoutDefaultsTo30sAndNeedsAUnitAndBounds) {
+  EXPECT_EQ(FromMap({}).dump_stall_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(FromMap({{"MEMPROF_DUMP_STALL_TIMEOUT", "2s"}}).dump_stall_timeout,
+            std::chrono::seconds(2));
+  EXPECT_EQ(FromMap({{"MEMPROF_DUMP_STALL_TIMEOUT", "500ms"}}).dump_stall_timeout,
+            std::chrono::milliseconds(500));
+  for (const char* bad : {"2", "10ms", "2h", "never"}) {
+    AgentConfig c = FromMap({{"MEMPROF_DUMP_STALL_TIMEOUT", bad}});
+    EXPECT_EQ(c.dump_stall_timeout, std::chrono::seconds(30)) << bad;
+    ASSERT_EQ(c.warnings.size(), 1u) << bad;
+    EXPECT_NE(c.warnings[0].find("MEMPROF_DUMP_STALL_TIMEOUT ignored"), std::string::npos)
+        << c.warnings[0];
+  }
+}
+
 }  // namespace
 }  // namespace memprof::agent
 

@@ -48,7 +48,7 @@ class DumpStreamerTest : public ::testing::Test {
 };
 
 TEST_F(DumpStreamerTest, ChunksAddUpToTheDumpAndTheChecksumMatches) {
-  DumpStreamer streamer(*allocator_, 2);
+  DumpStreamer streamer(*allocator_, DumpLimits{.max_active = 2});
   auto dump = streamer.Dump();
   ASSERT_TRUE(dump) << dump.error().message;
   EXPECT_EQ((*dump)->sequence(), 1u);
@@ -62,7 +62,7 @@ TEST_F(DumpStreamerTest, ChunksAddUpToTheDumpAndTheChecksumMatches) {
 }
 
 TEST_F(DumpStreamerTest, LimitsConcurrentDumpsAndFreesTheSlot) {
-  DumpStreamer streamer(*allocator_, 1);
+  DumpStreamer streamer(*allocator_, DumpLimits{.max_active = 1});
   auto first = streamer.Dump();
   ASSERT_TRUE(first);
   auto second = streamer.Dump();
@@ -75,7 +75,7 @@ TEST_F(DumpStreamerTest, LimitsConcurrentDumpsAndFreesTheSlot) {
 }
 
 TEST_F(DumpStreamerTest, LeavesNoDescriptorBehind) {
-  DumpStreamer streamer(*allocator_, 2);
+  DumpStreamer streamer(*allocator_, DumpLimits{.max_active = 2});
   const int before = OpenFdCount();
   for (int i = 0; i < 5; ++i) {
     auto dump = streamer.Dump();

@@ -39,7 +39,7 @@ TEST(GlibcAllocatorTest, ReportIsMallocInfoXml) {
 
 TEST(GlibcAllocatorTest, ProfilingExplainsHowToRestartUnderJemalloc) {
   auto allocator = DetectAllocator();
-  DumpStreamer dumps(*allocator, 1);
+  DumpStreamer dumps(*allocator, DumpLimits{.max_active = 1});
   auto dump = dumps.Dump();
   ASSERT_FALSE(dump);
   EXPECT_EQ(dump.error().code, ErrorCode::kFailedPrecondition);

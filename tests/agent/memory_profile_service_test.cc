@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "agent/on_demand_server.h"
 #include "agent/peer_registry.h"
 #include "common/unix_socket.h"
@@ -24,7 +26,7 @@ class MemoryProfileServiceTest : public ::testing::Test {
     allocator_ = DetectAllocator();
     identity_ = CurrentProcessIdentity("prof:true");
     profiling_ = std::make_unique<ProfilingController>(*allocator_);
-    dumps_ = std::make_unique<DumpStreamer>(*allocator_, 2);
+    dumps_ = std::make_unique<DumpStreamer>(*allocator_, DumpLimits{.max_active = 2});
     // The agent's own authorization path: the peer registry, filled in
     // Connect() with the credentials of the test's end of the socketpair.
     service_ = std::make_unique<MemoryProfileService>(
@@ -196,6 +198,88 @@ TEST_F(MemoryProfileServiceTest, DumpStreamsMetadataDataAndVerifiableTrailer) {
   Sha256 sha;
   sha.Update(data);
   EXPECT_EQ(trailer.sha256_hex(), sha.FinalHex());
+}
+
+// Reads a whole Dump stream: its status and the data bytes.
+struct DumpOutcome {
+  grpc::Status status;
+  std::string data;
+  bool trailer = false;
+};
+
+DumpOutcome ReadDump(v1::MemoryProfile::Stub& stub, grpc::ClientContext& ctx) {
+  DumpOutcome out;
+  auto reader = stub.Dump(&ctx, {});
+  v1::DumpChunk chunk;
+  while (reader->Read(&chunk)) {
+    if (chunk.has_data()) out.data += chunk.data();
+    if (chunk.has_trailer()) out.trailer = true;
+  }
+  out.status = reader->Finish();
+  return out;
+}
+
+TEST_F(MemoryProfileServiceTest, ABusyAgentQueuesADumpAndTakesItOnlyWhenASlotFrees) {
+  ASSERT_TRUE(profiling_->Activate(std::nullopt));
+  // Both slots held (as by two clients streaming).
+  auto first = dumps_->Dump();
+  auto second = dumps_->Dump();
+  ASSERT_TRUE(first && second);
+  DumpOutcome outcome;
+  grpc::ClientContext ctx;
+  std::thread client([&] { outcome = ReadDump(*stub_, ctx); });
+  ASSERT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 1; }, std::chrono::seconds(10)))
+      << "the third dump was not queued";
+  // Waiting costs no dump: none is taken before the turn comes.
+  EXPECT_EQ(dumps_->DumpsServed(), 2u);
+  EXPECT_EQ(dumps_->queue().active(), 2);
+  first->reset();  // a slot frees: the waiter gets it
+  client.join();
+  EXPECT_TRUE(outcome.status.ok()) << outcome.status.error_message();
+  EXPECT_TRUE(outcome.trailer);
+  EXPECT_TRUE(outcome.data.starts_with("heap_v2/"));
+  EXPECT_EQ(dumps_->DumpsServed(), 3u);
+  EXPECT_EQ(dumps_->queue().waiting(), 0);
+  second->reset();
+  EXPECT_TRUE(WaitFor([&] { return dumps_->queue().active() == 0; }, std::chrono::seconds(10)));
+}
+
+TEST_F(MemoryProfileServiceTest, AWaiterWhoseDeadlinePassesLeavesTheQueueHoldingNothing) {
+  ASSERT_TRUE(profiling_->Activate(std::nullopt));
+  auto first = dumps_->Dump();
+  auto second = dumps_->Dump();
+  ASSERT_TRUE(first && second);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  DumpOutcome outcome = ReadDump(*stub_, ctx);
+  EXPECT_EQ(outcome.status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 0; }, std::chrono::seconds(10)))
+      << "the expired waiter is still queued";
+  EXPECT_EQ(dumps_->queue().active(), 2) << "leaving the queue freed a slot it never held";
+  EXPECT_EQ(dumps_->DumpsServed(), 2u);
+  // Its turn never comes: freeing both slots takes no dump for it.
+  first->reset();
+  second->reset();
+  EXPECT_EQ(dumps_->queue().active(), 0);
+  EXPECT_EQ(dumps_->DumpsServed(), 2u);
+}
+
+TEST_F(MemoryProfileServiceTest, AWaiterThatCancelsLeavesTheQueue) {
+  ASSERT_TRUE(profiling_->Activate(std::nullopt));
+  auto first = dumps_->Dump();
+  auto second = dumps_->Dump();
+  ASSERT_TRUE(first && second);
+  DumpOutcome outcome;
+  grpc::ClientContext ctx;
+  std::thread client([&] { outcome = ReadDump(*stub_, ctx); });
+  ASSERT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 1; }, std::chrono::seconds(10)));
+  ctx.TryCancel();
+  client.join();
+  EXPECT_EQ(outcome.status.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 0; }, std::chrono::seconds(10)));
+  EXPECT_EQ(dumps_->queue().active(), 2);
+  EXPECT_TRUE(WaitFor([&] { return service_->calls().in_flight() == 0; }, std::chrono::seconds(10)))
+      << "the cancelled call never ended";
 }
 
 TEST_F(MemoryProfileServiceTest, StatsSummaryAndRawJson) {

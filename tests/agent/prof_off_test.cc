@@ -22,7 +22,7 @@ TEST(ProfilingOffTest, InfoShowsSupportedButNotEnabled) {
 TEST(ProfilingOffTest, ActivateAndDumpExplainHowToRestart) {
   auto allocator = DetectAllocator();
   ProfilingController controller(*allocator);
-  DumpStreamer dumps(*allocator, 1);
+  DumpStreamer dumps(*allocator, DumpLimits{.max_active = 1});
   auto activate = controller.Activate(std::nullopt);
   auto dump = dumps.Dump();
   for (const Error& e : {activate.error(), dump.error()}) {

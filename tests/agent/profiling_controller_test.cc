@@ -31,7 +31,7 @@ class ProfilingControllerTest : public ::testing::Test {
   bool Active() const { return allocator_->Jemalloc()->ProfilingActive(); }
   // The live sampled objects of a dump taken now: N of its "  t*: N: ..." line.
   int64_t LiveSampledObjects() const {
-    DumpStreamer streamer(*allocator_, 1);
+    DumpStreamer streamer(*allocator_, DumpLimits{.max_active = 1});
     auto dump = streamer.Dump();
     if (!dump) {
       ADD_FAILURE() << dump.error().message;

@@ -32,7 +32,7 @@ class RemoteServerTest : public ::testing::Test {
     allocator_ = DetectAllocator();
     identity_ = CurrentProcessIdentity("prof:true");
     profiling_ = std::make_unique<ProfilingController>(*allocator_);
-    dumps_ = std::make_unique<DumpStreamer>(*allocator_, 2);
+    dumps_ = std::make_unique<DumpStreamer>(*allocator_, DumpLimits{.max_active = 2});
     service_ = std::make_unique<MemoryProfileService>(identity_, *allocator_, *profiling_, *dumps_,
                                                       RemoteAuthorizer());
     ca_ = MakeTestCa("test CA");

@@ -33,6 +33,14 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
   std::string dump_data = std::string(300000, 'h');
   bool block_dump_after_first_chunk = false;
   bool hang_status = false;
+  // Dump: how long before the first chunk (a turn in a busy agent's queue),
+  // and between chunks (a slow transfer).
+  milliseconds dump_start_delay{0};
+  milliseconds dump_chunk_delay{0};
+  std::atomic<bool> dump_saw_cancel = false;
+  // Dump: ends the stream itself after the first chunk (as the agent does
+  // when its stall deadline passes).
+  bool agent_cancels_dump = false;
 
   std::atomic<int> status_calls = 0;
 
@@ -48,8 +56,17 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
   grpc::Status Dump(grpc::ServerContext* ctx, const memprof::v1::DumpRequest*,
                     grpc::ServerWriter<memprof::v1::DumpChunk>* writer) override {
     const auto chunks = testing::MakeDumpStream(dump_data, 65536);
+    if (dump_start_delay.count() > 0 && WaitForCancel(ctx, dump_start_delay)) {
+      dump_saw_cancel = true;
+      return grpc::Status::CANCELLED;
+    }
     for (size_t i = 0; i < chunks.size(); ++i) {
+      if (i > 0 && dump_chunk_delay.count() > 0) std::this_thread::sleep_for(dump_chunk_delay);
       if (!writer->Write(chunks[i])) return grpc::Status::CANCELLED;
+      if (agent_cancels_dump) {
+        ctx->TryCancel();
+        return grpc::Status::CANCELLED;
+      }
       if (i == 1 && block_dump_after_first_chunk) {
         WaitForCancel(ctx);
         return grpc::Status::CANCELLED;
@@ -61,14 +78,17 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
  private:
   // Waits until the client cancels or the deadline passes (the server
   // context reports both), bounded so a broken test cannot hang forever.
-  static void WaitForCancel(grpc::ServerContext* ctx) {
+  // True if it was cancelled (within `limit`).
+  static bool WaitForCancel(grpc::ServerContext* ctx,
+                            milliseconds limit = std::chrono::seconds(20)) {
     std::mutex mu;
     std::condition_variable cv;
     std::unique_lock lock(mu);
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    const auto give_up = std::chrono::steady_clock::now() + limit;
     while (!ctx->IsCancelled() && std::chrono::steady_clock::now() < give_up) {
       cv.wait_for(lock, milliseconds(5));
     }
+    return ctx->IsCancelled();
   }
 };
 
@@ -128,6 +148,67 @@ TEST_F(GrpcProfileClientTest, DumpStreamsEveryChunk) {
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(received, service_.dump_data);
   EXPECT_EQ(chunks, 2 + (service_.dump_data.size() + 65535) / 65536);
+}
+
+Result<void> DumpToString(GrpcProfileClient& client, const Target& target, std::string& out) {
+  return client.Dump(target, {}, [&](const memprof::v1::DumpChunk& c) -> Result<void> {
+    if (c.has_data()) out += c.data();
+    return {};
+  });
+}
+
+TEST_F(GrpcProfileClientTest, DumpWaitsForTheAgentToStartItWithinTheTimeout) {
+  // A busy agent queues the dump: the first chunk comes late, but in time.
+  service_.dump_start_delay = milliseconds(300);
+  GrpcProfileClient client(milliseconds(5000), {});
+  std::string received;
+  auto result = DumpToString(client, target_, received);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(received, service_.dump_data);
+}
+
+TEST_F(GrpcProfileClientTest, DumpNotStartedWithinTheTimeoutIsCancelledAndExplained) {
+  service_.dump_start_delay = std::chrono::seconds(20);
+  GrpcProfileClient client(milliseconds(300), {});
+  std::string received;
+  const auto start = std::chrono::steady_clock::now();
+  auto result = DumpToString(client, target_, received);
+  ASSERT_FALSE(result);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(result.error().code, ErrorCode::kResourceExhausted);
+  EXPECT_NE(result.error().message.find("did not start sending the heap profile within 300ms"),
+            std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("--timeout"), std::string::npos);
+  // The agent learns at once that its waiter left (it leaves the queue).
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!service_.dump_saw_cancel && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(5));  // polling with a deadline
+  }
+  EXPECT_TRUE(service_.dump_saw_cancel) << "the agent never saw the call cancelled";
+}
+
+TEST_F(GrpcProfileClientTest, DumpTransferMayOutlastTheTimeout) {
+  // The timeout bounds the start only: a slow transfer of a started dump
+  // (6 chunks, 100 ms apart) is not cut off by a 300 ms --timeout.
+  service_.dump_chunk_delay = milliseconds(100);
+  GrpcProfileClient client(milliseconds(300), {});
+  std::string received;
+  auto result = DumpToString(client, target_, received);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(received, service_.dump_data);
+}
+
+TEST_F(GrpcProfileClientTest, AStreamTheAgentCancelsIsExplained) {
+  service_.agent_cancels_dump = true;
+  GrpcProfileClient client(milliseconds(5000), {});
+  std::string received;
+  auto result = DumpToString(client, target_, received);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kCancelled);
+  EXPECT_NE(result.error().message.find("ended the dump stream"), std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("MEMPROF_DUMP_STALL_TIMEOUT"), std::string::npos);
 }
 
 TEST_F(GrpcProfileClientTest, SinkErrorCancelsTheStream) {

@@ -61,10 +61,12 @@ TargetProcess* LoadFaultTest::StartBusyTarget() {
   return Start(options);
 }
 
-TargetProcess* LoadFaultTest::StartBigProfileTarget(int stacks) {
+TargetProcess* LoadFaultTest::StartBigProfileTarget(
+    int stacks, const std::map<std::string, std::string>& extra_env) {
   TargetOptions options;
   options.argv = {kManyStacksTarget, "--stacks", std::to_string(stacks), "--pad-frames", "32"};
   options.env = AgentEnv("prof:true,prof_active:true,lg_prof_sample:0");
+  options.env.insert(extra_env.begin(), extra_env.end());
   options.ready_timeout = seconds(180);
   return Start(options);
 }

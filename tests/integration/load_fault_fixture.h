@@ -2,6 +2,7 @@
 #define MEMPROF_TESTS_INTEGRATION_LOAD_FAULT_FIXTURE_H_
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -11,8 +12,8 @@
 
 namespace memprof::integration {
 
-// The agent's limit on dumps streaming at once (agent/agent.cc
-// kMaxConcurrentDumps); a third concurrent Dump is answered RESOURCE_EXHAUSTED.
+// The agent's limit on dumps streaming at once (agent/agent_server.cc
+// kMaxConcurrentDumps); further Dump calls wait for a slot in its queue.
 inline constexpr int kAgentDumpSlots = 2;
 // Short enough that a test can watch the agent's gRPC server (and its
 // threads and descriptors) go away after a burst of calls.
@@ -33,7 +34,10 @@ class LoadFaultTest : public IntegrationTest {
   TargetProcess* StartBusyTarget();
   // many_stacks_target with every allocation sampled, so that a dump is
   // large (about `stacks` x 0.6 kB) and takes a noticeable time to stream.
-  TargetProcess* StartBigProfileTarget(int stacks);
+  // `extra_env` is added to the target's environment (e.g. a short
+  // MEMPROF_DUMP_STALL_TIMEOUT).
+  TargetProcess* StartBigProfileTarget(int stacks,
+                                       const std::map<std::string, std::string>& extra_env = {});
 
   // memprofctl status --pid <target> must succeed (within `timeout`).
   void ExpectStatusServed(const TargetProcess& target,
