@@ -241,8 +241,9 @@ void ConnectionAcceptor::LoopUntilStopped() {
 ConnectionAcceptor::Repair ConnectionAcceptor::RepairDescriptors() {
   Repair repair = Repair::kNone;
   if (!wake_read_.Intact() || !wake_write_.Intact()) {
-    wake_read_.Forget();
-    wake_write_.Forget();
+    // Closes the end that is still ours, forgets the one the host took.
+    wake_read_.Reset();
+    wake_write_.Reset();
     CoreLog(LogLevel::kInfo, "the host closed the agent's wake-up pipe; made a new one");
     if (auto r = MakeWakePipe(); !r) CoreLog(LogLevel::kWarn, r.error().message);
     repair = Repair::kRepaired;

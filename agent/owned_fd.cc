@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 namespace memprof::agent {
@@ -18,17 +19,36 @@ int HighFdFloor() {
   return std::max(16, static_cast<int>(soft * 3 / 4));
 }
 
+namespace {
+
+// One above the highest number the host has taken from the agent.
+std::atomic<int> g_above_lost{0};
+
+void NoteLost(int fd) {
+  int current = g_above_lost.load();
+  while (fd + 1 > current && !g_above_lost.compare_exchange_weak(current, fd + 1)) {
+  }
+}
+
+}  // namespace
+
 Fd MoveToHighNumber(Fd fd) {
   if (!fd) return fd;
-  const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, HighFdFloor());
+  const int floor = HighFdFloor();
+  int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, std::max(floor, g_above_lost.load()));
+  if (moved < 0) moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, floor);  // over the limit
   if (moved < 0) return fd;  // the original is close-on-exec too
   return Fd(moved);          // `fd` closes the original
 }
 
 OwnedFd::OwnedFd(Fd fd) {
-  Fd high = MoveToHighNumber(std::move(fd));
+  // The identity is read before the move: once moved, the number may be the
+  // host's already (a host thread's dup2() onto it), and reading it there
+  // would make the agent take the host's file for its own.
   struct stat st{};
-  if (!high || ::fstat(high.get(), &st) != 0) return;  // `high` closes it
+  if (!fd || ::fstat(fd.get(), &st) != 0) return;  // `fd` closes it
+  Fd high = MoveToHighNumber(std::move(fd));
+  if (!high) return;
   dev_ = st.st_dev;
   ino_ = st.st_ino;
   fd_ = high.Release();
@@ -53,7 +73,15 @@ bool OwnedFd::Intact() const {
 }
 
 void OwnedFd::Reset() {
-  if (Intact()) Fd closing(fd_);
+  if (Intact()) {
+    Fd closing(fd_);
+    fd_ = -1;
+  }
+  Forget();
+}
+
+void OwnedFd::Forget() {
+  if (fd_ >= 0 && !Intact()) NoteLost(fd_);
   fd_ = -1;
 }
 

@@ -37,7 +37,7 @@ class OwnedFd {
   // Closes the descriptor if it is still the agent's; otherwise only forgets it.
   void Reset();
   // Forgets the descriptor without closing it.
-  void Forget() { fd_ = -1; }
+  void Forget();
 
  private:
   int fd_ = -1;
@@ -52,6 +52,10 @@ int HighFdFloor();
 
 // Moves `fd` to a close-on-exec descriptor at HighFdFloor() or above and
 // closes the original. Keeps `fd` as it is when no higher number is free.
+// Once the host has taken a number from the agent (an OwnedFd found not
+// Intact()), new descriptors go above it: the host may be about to reuse
+// exactly the numbers it just closed, and a number claimed by both at once
+// makes the host's dup2() fail with EBUSY.
 Fd MoveToHighNumber(Fd fd);
 
 }  // namespace memprof::agent

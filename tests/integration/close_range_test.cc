@@ -140,11 +140,11 @@ class GuestCloseRangeTest : public GuestTest {
   pid_t child_ = 0;
 };
 
-// Disabled: under a loaded parallel run it hung once for the whole test
-// timeout (passes alone). A host that takes exactly the agent's numbers is
-// the case the agent handles worst (docs/architecture.md, "Descriptors");
-// to be investigated before it is enabled again.
-TEST_F(GuestCloseRangeTest, DISABLED_TheHostsSocketsOnTheAgentsNumbersServeInParentAndChild) {
+// The host takes exactly the numbers the agent used, while the agent (woken
+// by its wake-up pipe losing its writer) is re-creating its descriptors: the
+// agent must neither claim those numbers again nor mistake the host's files
+// for its own.
+TEST_F(GuestCloseRangeTest, TheHostsSocketsOnTheAgentsNumbersServeInParentAndChild) {
   const std::set<int> host(host_fds_.begin(), host_fds_.end());
   for (int fd : agent_fds_) {
     EXPECT_TRUE(host.contains(fd)) << "fd " << fd << " (the agent's before) is not the host's now";

@@ -137,8 +137,12 @@ static void Check(char* reply, size_t size) {
                        : (st.st_dev != o->dev || st.st_ino != o->ino) ? "replaced"
                                                                       : NULL;
     if (what == NULL) continue;
-    len += (size_t)snprintf(reply + len, size - len, "%s fd %d %s", lost++ ? "," : " lost:", o->fd,
-                            what);
+    char link[64] = "?", now[128] = "";
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", o->fd);
+    ssize_t n = readlink(link, now, sizeof(now) - 1);
+    now[n > 0 ? n : 0] = '\0';
+    len += (size_t)snprintf(reply + len, size - len, "%s fd %d %s (now %s)", lost++ ? "," : " lost:",
+                            o->fd, what, now);
   }
   if (lost == 0) {
     const char* pair = ProbePair();
