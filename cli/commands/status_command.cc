@@ -103,7 +103,7 @@ void PrintStatus(const StatusResponse& status, const Target& target,
   table.AddRow({"profiling enabled:", YesNo(status.profiling_enabled()) + " (opt.prof)"});
   table.AddRow({"profiling active:", ActiveText(status, now)});
   if (status.activation_generation() != 0) {  // 0: an agent that does not count
-    table.AddRow({"activation generation:", std::to_string(status.activation_generation())});
+    table.AddRow({"activation gen:", std::to_string(status.activation_generation())});
   }
   table.AddRow({"sample interval:", status.sample_interval_bytes() == 0
                                         ? std::string("n/a")

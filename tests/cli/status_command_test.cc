@@ -84,13 +84,13 @@ TEST_F(StatusCommandTest, TheActivationGenerationIsShownWhenTheAgentCountsIt) {
   StatusResponse s = JemallocStatus();
   std::ostringstream old_agent;
   PrintStatus(s, Target{42, "/x", "demo"}, std::chrono::system_clock::now(), old_agent);
-  EXPECT_EQ(old_agent.str().find("activation generation:"), std::string::npos)
+  EXPECT_EQ(old_agent.str().find("activation gen:"), std::string::npos)
       << "0 means unknown\n"
       << old_agent.str();
   s.set_activation_generation(5);
   std::ostringstream out;
   PrintStatus(s, Target{42, "/x", "demo"}, std::chrono::system_clock::now(), out);
-  EXPECT_NE(out.str().find("activation generation:  5\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("activation gen:     5\n"), std::string::npos) << out.str();
   EXPECT_EQ(StatusToJson(s, Target{42, "/x", "demo"})["activation_generation"], 5);
 }
 
