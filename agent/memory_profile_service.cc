@@ -116,9 +116,9 @@ grpc::ServerUnaryReactor* MemoryProfileService::Activate(grpc::CallbackServerCon
 }
 
 grpc::ServerUnaryReactor* MemoryProfileService::Deactivate(grpc::CallbackServerContext* context,
-                                                           const v1::DeactivateRequest*,
+                                                           const v1::DeactivateRequest* request,
                                                            v1::DeactivateResponse* response) {
-  return Answer(context, [&] { return DoDeactivate(*response); });
+  return Answer(context, [&] { return DoDeactivate(*request, *response); });
 }
 
 grpc::ServerUnaryReactor* MemoryProfileService::Stats(grpc::CallbackServerContext* context,
@@ -142,6 +142,10 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
 }
 
 Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
+  // Read first: the state reported below is then at least as new as the
+  // generation, so a client that passes it back as if_generation is refused
+  // rather than wrongly allowed if the two straddle a change.
+  r.set_activation_generation(profiling_.Generation());
   r.set_pid(identity_.pid);
   r.set_executable(identity_.executable);
   for (const auto& arg : identity_.command_line) r.add_command_line(arg);
@@ -171,6 +175,7 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   }
   activation.sample_interval_bytes = request.sample_interval_bytes();
   activation.reset = request.reset();
+  activation.if_generation = request.if_generation();
   auto change = profiling_.Activate(activation);
   if (!change) return Fail(change.error());
   ToProto(change->previous, *response.mutable_previous());
@@ -179,14 +184,17 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   response.set_sample_interval_bytes(change->sample_interval_bytes);
   response.set_previous_sample_interval_bytes(change->previous_sample_interval_bytes);
   response.set_samples_reset(change->samples_reset);
+  response.set_activation_generation(change->generation);
   return {};
 }
 
-Result<void> MemoryProfileService::DoDeactivate(v1::DeactivateResponse& response) {
-  auto change = profiling_.Deactivate();
+Result<void> MemoryProfileService::DoDeactivate(const v1::DeactivateRequest& request,
+                                                v1::DeactivateResponse& response) {
+  auto change = profiling_.Deactivate(request.if_generation());
   if (!change) return Fail(change.error());
   ToProto(change->previous, *response.mutable_previous());
   ToProto(change->current, *response.mutable_current());
+  response.set_activation_generation(change->generation);
   return {};
 }
 

@@ -79,7 +79,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
                                    const std::function<Result<void>()>& body);
   Result<void> FillStatus(v1::StatusResponse& response) const;
   Result<void> DoActivate(const v1::ActivateRequest& request, v1::ActivateResponse& response);
-  Result<void> DoDeactivate(v1::DeactivateResponse& response);
+  Result<void> DoDeactivate(const v1::DeactivateRequest& request, v1::DeactivateResponse& response);
   Result<void> FillStats(const v1::StatsRequest& request, v1::StatsResponse& response) const;
 
   const ProcessIdentity& identity_;

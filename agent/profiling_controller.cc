@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <string>
+
 #include "agent/agent_logger.h"
 #include "common/duration.h"
 #include "common/sample_interval.h"
@@ -63,6 +65,7 @@ Result<ActivationChange> ProfilingController::Activate(const ActivationRequest& 
     lg_sample = *lg;
   }
   std::lock_guard lock(mu_);
+  if (auto ok = CheckGenerationLocked(request.if_generation); !ok) return Fail(ok.error());
   ActivationChange change;
   change.previous = StateLocked(**jemalloc);
   change.previous_sample_interval_bytes = (*jemalloc)->SampleInterval();
@@ -73,28 +76,34 @@ Result<ActivationChange> ProfilingController::Activate(const ActivationRequest& 
     if (auto r = (*jemalloc)->Reset(lg_sample); !r) return Fail(r.error());
     change.samples_reset = true;
   }
-  if (auto r = (*jemalloc)->SetActive(true); !r) return Fail(r.error());
+  if (auto r = (*jemalloc)->SetActive(true); !r) {
+    if (change.samples_reset) ++generation_;  // the reset did happen
+    return Fail(r.error());
+  }
   change.window_replaced = deadline_.has_value();
   if (request.window) {
     ArmLocked(*request.window);
   } else {
     DisarmLocked();
   }
+  change.generation = ++generation_;
   change.current = StateLocked(**jemalloc);
   change.sample_interval_bytes = (*jemalloc)->SampleInterval();
   LogActivation(request, change);
   return change;
 }
 
-Result<ActivationChange> ProfilingController::Deactivate() {
+Result<ActivationChange> ProfilingController::Deactivate(uint64_t if_generation) {
   auto jemalloc = RequireHeapProfiling(allocator_);
   if (!jemalloc) return Fail(jemalloc.error());
   std::lock_guard lock(mu_);
+  if (auto ok = CheckGenerationLocked(if_generation); !ok) return Fail(ok.error());
   ActivationChange change;
   change.previous = StateLocked(**jemalloc);
   if (auto r = (*jemalloc)->SetActive(false); !r) return Fail(r.error());
   change.window_replaced = deadline_.has_value();
   DisarmLocked();
+  change.generation = ++generation_;
   change.current = StateLocked(**jemalloc);
   Logger().info("profiling deactivated");
   return change;
@@ -103,6 +112,19 @@ Result<ActivationChange> ProfilingController::Deactivate() {
 int64_t ProfilingController::WindowEndUnixMs() const {
   std::lock_guard lock(mu_);
   return window_end_unix_ms_;
+}
+
+uint64_t ProfilingController::Generation() const {
+  std::lock_guard lock(mu_);
+  return generation_;
+}
+
+Result<void> ProfilingController::CheckGenerationLocked(uint64_t if_generation) const {
+  if (if_generation == 0 || if_generation == generation_) return {};
+  return Fail(ErrorCode::kFailedPrecondition,
+              "the profiling activation was changed by someone else (activation generation " +
+                  std::to_string(if_generation) + " expected, now " + std::to_string(generation_) +
+                  "); nothing was changed");
 }
 
 ProfilingState ProfilingController::StateLocked(const JemallocControl& jemalloc) const {
@@ -137,6 +159,7 @@ void ProfilingController::TimerLoop() {
     if (stopping_ || !deadline_ || *deadline_ != deadline) continue;
     if (std::chrono::steady_clock::now() < deadline) continue;
     DisarmLocked();
+    ++generation_;
     if (const JemallocControl* jemalloc = allocator_.Jemalloc()) {
       if (auto r = jemalloc->SetActive(false); !r) {
         Logger().warn("could not end the profiling window: {}", r.error().message);

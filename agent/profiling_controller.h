@@ -26,6 +26,9 @@ struct ActivationRequest {
   uint64_t sample_interval_bytes = 0;
   // Discard the samples collected so far even if the interval does not change.
   bool reset = false;
+  // Compare-and-set: non-zero activates only if this is still the
+  // activation generation (see ProfilingController::Generation()).
+  uint64_t if_generation = 0;
 };
 
 struct ActivationChange {
@@ -35,10 +38,16 @@ struct ActivationChange {
   uint64_t previous_sample_interval_bytes = 0;
   uint64_t sample_interval_bytes = 0;  // in force after the change
   bool samples_reset = false;          // prof.reset ran: earlier samples are gone
+  uint64_t generation = 0;             // the activation generation after the change
 };
 
 // Owns prof.active and the timed profiling window. A window is closed by the
 // agent itself when it ends, so it ends even if the CLI that opened it died.
+//
+// Every change of the activation (each Activate and Deactivate served, and a
+// window ending by itself) bumps the activation generation, so that a client
+// can tell whether anyone changed it since it last looked, and make a change
+// conditional on that (`if_generation`: compare-and-set under the lock).
 //
 // Threading: one timer thread, started on the first timed activation and
 // blocked on a condition variable with no timeout while no window is open
@@ -59,11 +68,17 @@ class ProfilingController {
   // collected so far, and is the only thing here that does. A sample interval
   // already in force resets nothing. An interval that is not a power of two
   // within 1 B..1 GiB, or a window outside 1s..24h, is kInvalidArgument and
-  // changes nothing.
+  // changes nothing. A non-zero `request.if_generation` that is not the
+  // current generation is kFailedPrecondition and changes nothing either.
   [[nodiscard]] Result<ActivationChange> Activate(const ActivationRequest& request);
-  // Sets prof.active=false and cancels any window. Samples are kept.
-  [[nodiscard]] Result<ActivationChange> Deactivate();
+  // Sets prof.active=false and cancels any window. Samples are kept. A
+  // non-zero `if_generation` that is not the current generation is
+  // kFailedPrecondition and changes nothing.
+  [[nodiscard]] Result<ActivationChange> Deactivate(uint64_t if_generation = 0);
   int64_t WindowEndUnixMs() const;
+  // The activation generation: 1 until the first change, never 0 (which in
+  // the protocol means "an agent that does not count").
+  uint64_t Generation() const;
 
   // After fork() in the child: the timer thread does not exist there; forget
   // it without joining so the destructor does not wait for it.
@@ -71,6 +86,7 @@ class ProfilingController {
 
  private:
   ProfilingState StateLocked(const JemallocControl& jemalloc) const;
+  Result<void> CheckGenerationLocked(uint64_t if_generation) const;
   void ArmLocked(std::chrono::milliseconds window);
   void DisarmLocked();
   void TimerLoop();
@@ -80,6 +96,7 @@ class ProfilingController {
   std::condition_variable cv_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   int64_t window_end_unix_ms_ = 0;
+  uint64_t generation_ = 1;
   bool stopping_ = false;
   std::thread timer_;
 };

@@ -305,10 +305,11 @@ Result<memprof::v1::ActivateResponse> GrpcProfileClient::Activate(
       });
 }
 
-Result<memprof::v1::DeactivateResponse> GrpcProfileClient::Deactivate(const Target& target) {
+Result<memprof::v1::DeactivateResponse> GrpcProfileClient::Deactivate(
+    const Target& target, const memprof::v1::DeactivateRequest& request) {
   return CallUnary<memprof::v1::DeactivateResponse>(
-      target, rpc_timeout_, stop_, [](Stub& stub, grpc::ClientContext* ctx, auto* response) {
-        return stub.Deactivate(ctx, memprof::v1::DeactivateRequest(), response);
+      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
+        return stub.Deactivate(ctx, request, response);
       });
 }
 

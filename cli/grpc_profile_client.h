@@ -29,7 +29,8 @@ class GrpcProfileClient final : public ProfileClient {
   Result<memprof::v1::StatusResponse> Status(const Target& target) override;
   Result<memprof::v1::ActivateResponse> Activate(
       const Target& target, const memprof::v1::ActivateRequest& request) override;
-  Result<memprof::v1::DeactivateResponse> Deactivate(const Target& target) override;
+  Result<memprof::v1::DeactivateResponse> Deactivate(
+      const Target& target, const memprof::v1::DeactivateRequest& request) override;
   Result<memprof::v1::StatsResponse> Stats(const Target& target,
                                            const memprof::v1::StatsRequest& request) override;
   Result<void> Dump(const Target& target, const memprof::v1::DumpRequest& request,

@@ -25,7 +25,7 @@ class ProfileClient {
   [[nodiscard]] virtual Result<memprof::v1::ActivateResponse> Activate(
       const Target& target, const memprof::v1::ActivateRequest& request) = 0;
   [[nodiscard]] virtual Result<memprof::v1::DeactivateResponse> Deactivate(
-      const Target& target) = 0;
+      const Target& target, const memprof::v1::DeactivateRequest& request) = 0;
   [[nodiscard]] virtual Result<memprof::v1::StatsResponse> Stats(
       const Target& target, const memprof::v1::StatsRequest& request) = 0;
   // Streams a heap profile into `sink`; returns when the stream ends, the

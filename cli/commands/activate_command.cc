@@ -140,7 +140,8 @@ nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, p
           {"sample_interval_bytes", response.sample_interval_bytes()},
           {"previous_sample_interval_bytes", response.previous_sample_interval_bytes()},
           {"requested_sample_interval_bytes", requested_sample_interval_bytes},
-          {"samples_reset", response.samples_reset()}};
+          {"samples_reset", response.samples_reset()},
+          {"activation_generation", response.activation_generation()}};
 }
 
 }  // namespace memprof::cli

@@ -18,7 +18,7 @@ Result<void> RunDeactivate(const DeactivateOptions& options, TargetDiscovery& di
                            ProfileClient& client, std::ostream& out) {
   auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
-  auto response = client.Deactivate(*target);
+  auto response = client.Deactivate(*target, memprof::v1::DeactivateRequest());
   if (!response) return Fail(response.error());
   if (options.target.json) {
     out << DeactivationToJson(*response, target->pid).dump(2) << '\n';
@@ -43,7 +43,8 @@ std::string DescribeDeactivation(const memprof::v1::DeactivateResponse& response
 nlohmann::json DeactivationToJson(const memprof::v1::DeactivateResponse& response, pid_t pid) {
   return {{"pid", pid},
           {"previous", ProfilingStateToJson(response.previous())},
-          {"current", ProfilingStateToJson(response.current())}};
+          {"current", ProfilingStateToJson(response.current())},
+          {"activation_generation", response.activation_generation()}};
 }
 
 }  // namespace memprof::cli

@@ -82,6 +82,8 @@ class ProfileRun {
   WindowWaitResult Wait();
   Result<DeliveredDump> Dump();
   void Restore();
+  Result<memprof::v1::ProfilingState> SendRestore(const RestoreStep& step);
+  bool KeepMovedState(const RestoreStep& step);
   Error Aborted(const std::string& what_was_lost) const;
   void Print() const;
 
@@ -147,6 +149,8 @@ Result<void> ProfileRun::Activate(milliseconds window) {
   auto activated = client_.Activate(target_, request);
   if (!activated) return Fail(activated.error());
   opened_ = activated->current();
+  outcome_.generation_opened = activated->activation_generation();
+  outcome_.generation_left = outcome_.generation_opened;
   Log().info("pid {}: profiling window of {} opened", target_.pid, FormatDuration(window));
   return {};
 }
@@ -190,21 +194,56 @@ void ProfileRun::Restore() {
   outcome_.restore = step.kind;
   outcome_.restored = step.kind == RestoreStep::Kind::kNothing ? outcome_.previous : opened_;
   if (step.kind == RestoreStep::Kind::kNothing) return;
-  Result<memprof::v1::ProfilingState> now;
-  if (step.kind == RestoreStep::Kind::kDeactivate) {
-    auto r = restore_client_.Deactivate(target_);
-    now = r ? Result<memprof::v1::ProfilingState>(r->current()) : Fail(r.error());
-  } else {
-    memprof::v1::ActivateRequest request;
-    request.set_duration_ms(static_cast<uint64_t>(step.window.count()));
-    auto r = restore_client_.Activate(target_, request);
-    now = r ? Result<memprof::v1::ProfilingState>(r->current()) : Fail(r.error());
-  }
+  auto now = SendRestore(step);
   if (now) {
     outcome_.restored = *now;
     return;
   }
+  if (now.error().code == ErrorCode::kFailedPrecondition && KeepMovedState(step)) return;
   outcome_.restore_error = now.error().message;
+}
+
+// Puts the state back, on condition that nobody changed it since profile's
+// own Activate (an agent that does not count generations, 0, restores
+// unconditionally as before).
+Result<memprof::v1::ProfilingState> ProfileRun::SendRestore(const RestoreStep& step) {
+  if (step.kind == RestoreStep::Kind::kDeactivate) {
+    memprof::v1::DeactivateRequest request;
+    request.set_if_generation(outcome_.generation_opened);
+    auto r = restore_client_.Deactivate(target_, request);
+    if (!r) return Fail(r.error());
+    outcome_.generation_left = r->activation_generation();
+    return r->current();
+  }
+  memprof::v1::ActivateRequest request;
+  request.set_duration_ms(static_cast<uint64_t>(step.window.count()));
+  request.set_if_generation(outcome_.generation_opened);
+  auto r = restore_client_.Activate(target_, request);
+  if (!r) return Fail(r.error());
+  outcome_.generation_left = r->activation_generation();
+  return r->current();
+}
+
+// After a conditional restore was refused: true when the generation has
+// moved, and the state found is then kept as `restored`. Someone else
+// changed it (restore_skipped), unless it was the agent ending profile's own
+// window by itself, which leaves the state a deactivation would have left.
+bool ProfileRun::KeepMovedState(const RestoreStep& step) {
+  if (outcome_.generation_opened == 0) return false;  // the refusal is about something else
+  auto status = restore_client_.Status(target_);
+  if (!status || status->activation_generation() == outcome_.generation_opened) return false;
+  memprof::v1::ProfilingState found;
+  found.set_active(status->profiling_active());
+  found.set_window_end_unix_ms(status->window_end_unix_ms());
+  outcome_.restored = found;
+  outcome_.generation_left = status->activation_generation();
+  if (step.kind == RestoreStep::Kind::kDeactivate &&
+      WindowEndedByItself(opened_, outcome_.generation_opened, found,
+                          status->activation_generation(), NowUnixMs())) {
+    return true;
+  }
+  outcome_.restore_skipped = true;
+  return true;
 }
 
 Error ProfileRun::Aborted(const std::string& what_was_lost) const {
@@ -217,6 +256,9 @@ void ProfileRun::Print() const {
     if (!outcome_.restore_error.empty()) {  // the human summary says it in its own words
       Log().warn("pid {}: could not put the profiling state back: {}", target_.pid,
                  outcome_.restore_error);
+    }
+    if (outcome_.restore_skipped) {  // as the human summary's second line
+      Log().warn("{}", DescribeSkippedRestore(outcome_, std::chrono::system_clock::now()));
     }
   } else {
     console_.err << DescribeProfile(outcome_, std::chrono::system_clock::now()) << '\n';
@@ -252,6 +294,8 @@ CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
       "Profiling is activated for the duration (unless it is already active for long enough)\n"
       "with a window the agent closes by itself 5s after the duration, so it stops even if\n"
       "memprofctl dies; afterwards it is switched off again, or left active as it was.\n"
+      "If someone else activates or deactivates profiling during the window, their state\n"
+      "is left as they set it, and the summary says so (exit code still 0).\n"
       "Ctrl-C or SIGTERM ends the window early and still writes the profile (exit 0);\n"
       "a second one aborts and writes nothing.\n\n"
       "Examples:\n"

@@ -27,6 +27,7 @@ std::string WhatWasWritten(const ProfileOutcome& o) {
 }
 
 std::string StateLeftBehind(const ProfileOutcome& o, std::chrono::system_clock::time_point now) {
+  if (o.restore_skipped) return DescribeSkippedRestore(o, now);
   const std::string until = DescribeWindowEnd(o.restored.window_end_unix_ms(), now);
   if (!o.restore_error.empty()) {
     return "could not put the profiling state back (" + o.restore_error + "); it stays active " +
@@ -67,13 +68,33 @@ RestoreStep PlanRestore(const memprof::v1::ProfilingState& previous, bool activa
   return {Kind::kActivate, std::min(left, kMaxWindow)};
 }
 
+bool WindowEndedByItself(const memprof::v1::ProfilingState& opened, uint64_t generation_opened,
+                         const memprof::v1::ProfilingState& found, uint64_t generation_found,
+                         int64_t now_unix_ms) {
+  return generation_found == generation_opened + 1 && !found.active() &&
+         opened.window_end_unix_ms() != 0 && now_unix_ms >= opened.window_end_unix_ms();
+}
+
+std::string DescribeSkippedRestore(const ProfileOutcome& o,
+                                   std::chrono::system_clock::time_point now) {
+  const std::string state =
+      o.restored.active() ? "active " + DescribeWindowEnd(o.restored.window_end_unix_ms(), now)
+                          : std::string("inactive");
+  return "profiling state of pid " + std::to_string(o.pid) +
+         " was changed by someone else during the window (generation " +
+         std::to_string(o.generation_opened) + " -> " + std::to_string(o.generation_left) +
+         "); leaving it as they set it (" + state + ")";
+}
+
 std::string DescribeProfile(const ProfileOutcome& o, std::chrono::system_clock::time_point now) {
   const std::string who = "pid " + std::to_string(o.pid) + ": ";
   std::string profiled = "profiled for " + FormatElapsed(o.profiled);
   if (o.ended_early) {
     profiled += " of " + FormatDuration(o.requested) + " (ended early by an interrupt)";
   }
-  return who + profiled + "; " + WhatWasWritten(o) + "\n" + who + StateLeftBehind(o, now);
+  // A skipped restore names the pid itself: it is also the line logged with --json.
+  return who + profiled + "; " + WhatWasWritten(o) + "\n" + (o.restore_skipped ? "" : who) +
+         StateLeftBehind(o, now);
 }
 
 nlohmann::json ProfileOutcomeToJson(const ProfileOutcome& o) {
@@ -89,7 +110,15 @@ nlohmann::json ProfileOutcomeToJson(const ProfileOutcome& o) {
           {"ended_early", o.ended_early},
           {"previous", ProfilingStateToJson(o.previous)},
           {"restored", ProfilingStateToJson(o.restored)},
-          {"restore_error", o.restore_error}};
+          {"restore_error", o.restore_error},
+          {"restore_skipped", o.restore_skipped},
+          {"restore_skipped_reason",
+           o.restore_skipped ? "changed by someone else during the window (generation " +
+                                   std::to_string(o.generation_opened) + " -> " +
+                                   std::to_string(o.generation_left) + ")"
+                             : std::string()},
+          {"generation_opened", o.generation_opened},
+          {"generation_left", o.generation_left}};
 }
 
 std::string ProgressLine(milliseconds waited, milliseconds total, size_t width) {

@@ -61,7 +61,29 @@ struct ProfileOutcome {
   memprof::v1::ProfilingState restored;   // as left
   RestoreStep::Kind restore = RestoreStep::Kind::kNothing;
   std::string restore_error;  // "" when the state was put back (or nothing was to be done)
+  // The activation generation after profile's own Activate (0: it did not
+  // activate, or the agent does not count generations), and as left behind.
+  uint64_t generation_opened = 0;
+  uint64_t generation_left = 0;
+  // Someone else changed the activation during the window, so profile left
+  // their state (`restored`) alone instead of putting back `previous`.
+  bool restore_skipped = false;
 };
+
+// Whether an activation found at the end of the window (`found`, with its
+// generation) is profile's own window that the agent ended by itself, at
+// `now_unix_ms`: the generation moved by exactly that one change, profiling
+// is off, and the window profile opened (`opened`) has ended. Anything else
+// that moved the generation was someone else.
+bool WindowEndedByItself(const memprof::v1::ProfilingState& opened, uint64_t generation_opened,
+                         const memprof::v1::ProfilingState& found, uint64_t generation_found,
+                         int64_t now_unix_ms);
+
+// "profiling state of pid 42 was changed by someone else during the window
+// (generation 7 -> 9); leaving it as they set it (inactive)": the line
+// `profile` prints when it left someone else's state alone.
+std::string DescribeSkippedRestore(const ProfileOutcome& outcome,
+                                   std::chrono::system_clock::time_point now);
 
 // Two lines for stderr: what was profiled and written, and the state left
 // behind ("pid 42: profiling switched off again, as it was before").
@@ -70,7 +92,8 @@ std::string DescribeProfile(const ProfileOutcome& outcome,
 
 // {"pid", "path", "format", "size_bytes", "sha256", "sample_interval_bytes",
 //  "created_unix_ms", "requested_seconds", "profiled_seconds", "ended_early",
-//  "previous": {...}, "restored": {...}, "restore_error"}
+//  "previous": {...}, "restored": {...}, "restore_error", "restore_skipped",
+//  "restore_skipped_reason", "generation_opened", "generation_left"}
 nlohmann::json ProfileOutcomeToJson(const ProfileOutcome& outcome);
 
 // One line of the progress bar, without "\r": "[######------]  12s / 30s  Ctrl-C: stop early

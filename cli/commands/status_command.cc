@@ -86,6 +86,7 @@ nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) 
       {"dumps_served", status.dumps_served()},
       {"rss_bytes", status.rss_bytes()},
       {"agent_started_unix_ms", status.agent_started_unix_ms()},
+      {"activation_generation", status.activation_generation()},
       {"socket", target.socket_path},
   };
 }
@@ -101,6 +102,9 @@ void PrintStatus(const StatusResponse& status, const Target& target,
   table.AddRow({"profiling support:", YesNo(status.profiling_supported()) + " (config.prof)"});
   table.AddRow({"profiling enabled:", YesNo(status.profiling_enabled()) + " (opt.prof)"});
   table.AddRow({"profiling active:", ActiveText(status, now)});
+  if (status.activation_generation() != 0) {  // 0: an agent that does not count
+    table.AddRow({"activation gen:", std::to_string(status.activation_generation())});
+  }
   table.AddRow({"sample interval:", status.sample_interval_bytes() == 0
                                         ? std::string("n/a")
                                         : FormatBytes(status.sample_interval_bytes())});

@@ -135,6 +135,35 @@ TEST_F(MemoryProfileServiceTest, ActivateThenDeactivateReportStates) {
   EXPECT_FALSE(d.current().active());
 }
 
+TEST_F(MemoryProfileServiceTest, GenerationIsReportedAndGuardsConditionalChanges) {
+  grpc::ClientContext c1, c2, c3, c4, c5;
+  v1::StatusResponse status;
+  ASSERT_TRUE(stub_->Status(&c1, {}, &status).ok());
+  EXPECT_NE(status.activation_generation(), 0u);
+  v1::ActivateRequest activate;
+  activate.set_duration_ms(60000);
+  v1::ActivateResponse a;
+  ASSERT_TRUE(stub_->Activate(&c2, activate, &a).ok());
+  EXPECT_EQ(a.activation_generation(), status.activation_generation() + 1);
+  // A stale generation: refused, and profiling stays as it is.
+  v1::DeactivateRequest stale;
+  stale.set_if_generation(status.activation_generation());
+  v1::DeactivateResponse d;
+  grpc::Status refused = stub_->Deactivate(&c3, stale, &d);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("changed by someone else"), std::string::npos)
+      << refused.error_message();
+  EXPECT_TRUE(profiling_->WindowEndUnixMs() > 0) << "the window is still open";
+  // The current generation: served.
+  v1::DeactivateRequest current;
+  current.set_if_generation(a.activation_generation());
+  ASSERT_TRUE(stub_->Deactivate(&c4, current, &d).ok());
+  EXPECT_FALSE(d.current().active());
+  EXPECT_EQ(d.activation_generation(), a.activation_generation() + 1);
+  ASSERT_TRUE(stub_->Status(&c5, {}, &status).ok());
+  EXPECT_EQ(status.activation_generation(), d.activation_generation());
+}
+
 TEST_F(MemoryProfileServiceTest, ActivateSetsTheSampleIntervalThroughAReset) {
   grpc::ClientContext c1, c2, c3;
   v1::ActivateRequest req;

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "agent/dump_streamer.h"
 #include "tests/agent/test_allocations.h"
@@ -165,6 +167,114 @@ TEST_F(ProfilingControllerTest, BadSampleIntervalsChangeNothing) {
   }
   EXPECT_FALSE(Active());
   EXPECT_EQ(allocator_->Info().sample_interval_bytes, 1024u);
+}
+
+TEST_F(ProfilingControllerTest, EveryChangeBumpsTheGeneration) {
+  const uint64_t start = controller_->Generation();
+  EXPECT_NE(start, 0u) << "0 means an agent that does not count";
+  auto on = controller_->Activate(std::nullopt);
+  ASSERT_TRUE(on);
+  EXPECT_EQ(on->generation, start + 1);
+  auto again = controller_->Activate(std::nullopt);  // idempotent, but still served
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->generation, start + 2);
+  auto off = controller_->Deactivate();
+  ASSERT_TRUE(off);
+  EXPECT_EQ(off->generation, start + 3);
+  EXPECT_EQ(controller_->Generation(), start + 3);
+}
+
+TEST_F(ProfilingControllerTest, AWindowEndingByItselfBumpsTheGeneration) {
+  auto on = controller_->Activate(seconds(1));
+  ASSERT_TRUE(on);
+  EXPECT_EQ(controller_->Generation(), on->generation);
+  EXPECT_TRUE(WaitFor([&] { return !Active(); }, seconds(5)));
+  EXPECT_TRUE(WaitFor([&] { return controller_->Generation() == on->generation + 1; }, seconds(5)))
+      << controller_->Generation();
+}
+
+TEST_F(ProfilingControllerTest, RequestsThatAreRefusedDoNotBumpTheGeneration) {
+  const uint64_t start = controller_->Generation();
+  ASSERT_FALSE(controller_->Activate(milliseconds(10)));
+  ASSERT_FALSE(controller_->Activate(ActivationRequest{std::nullopt, 1000, false}));
+  EXPECT_EQ(controller_->Generation(), start);
+}
+
+TEST_F(ProfilingControllerTest, DeactivateIfGenerationSucceedsWhenNobodyChangedIt) {
+  auto on = controller_->Activate(seconds(60));
+  ASSERT_TRUE(on);
+  auto off = controller_->Deactivate(on->generation);
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_FALSE(off->current.active);
+  EXPECT_EQ(off->generation, on->generation + 1);
+  EXPECT_FALSE(Active());
+}
+
+TEST_F(ProfilingControllerTest, DeactivateIfGenerationChangesNothingWhenSomeoneElseDid) {
+  auto mine = controller_->Activate(seconds(60));
+  ASSERT_TRUE(mine);
+  auto theirs = controller_->Activate(std::chrono::hours(1));  // someone else's window
+  ASSERT_TRUE(theirs);
+  auto off = controller_->Deactivate(mine->generation);
+  ASSERT_FALSE(off);
+  EXPECT_EQ(off.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(off.error().message.find(std::to_string(mine->generation) + " expected, now " +
+                                     std::to_string(theirs->generation)),
+            std::string::npos)
+      << off.error().message;
+  EXPECT_TRUE(Active()) << "their activation is left alone";
+  EXPECT_EQ(controller_->WindowEndUnixMs(), theirs->current.window_end_unix_ms);
+  EXPECT_EQ(controller_->Generation(), theirs->generation) << "a refusal is not a change";
+}
+
+TEST_F(ProfilingControllerTest, ActivateIfGenerationIsACompareAndSetToo) {
+  auto mine = controller_->Activate(seconds(60));
+  ASSERT_TRUE(mine);
+  ActivationRequest request{seconds(120), 0, false, mine->generation};
+  auto stretched = controller_->Activate(request);
+  ASSERT_TRUE(stretched) << stretched.error().message;
+  EXPECT_EQ(stretched->generation, mine->generation + 1);
+  ASSERT_TRUE(controller_->Deactivate());  // someone else
+  const uint64_t now = controller_->Generation();
+  request.if_generation = stretched->generation;
+  auto refused = controller_->Activate(request);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_FALSE(Active()) << "their deactivation is left alone";
+  EXPECT_EQ(controller_->WindowEndUnixMs(), 0);
+  EXPECT_EQ(controller_->Generation(), now);
+}
+
+TEST_F(ProfilingControllerTest, ARefusedConditionalActivateDoesNotResetSamples) {
+  ASSERT_TRUE(controller_->Activate(std::nullopt));
+  const uint64_t stale = controller_->Generation() - 1;
+  auto refused =
+      controller_->Activate(ActivationRequest{std::nullopt, uint64_t{1} << 20, true, stale});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_EQ(allocator_->Info().sample_interval_bytes, 1024u) << "prof.reset must not have run";
+}
+
+// Two clients race to restore with the generation they both saw: exactly one wins.
+TEST_F(ProfilingControllerTest, OnlyOneOfTwoRacingConditionalChangesWins) {
+  for (int round = 0; round < 50; ++round) {
+    auto on = controller_->Activate(seconds(60));
+    ASSERT_TRUE(on);
+    std::atomic<int> wins{0};
+    auto race = [&](bool deactivate) {
+      const bool ok =
+          deactivate
+              ? controller_->Deactivate(on->generation).has_value()
+              : controller_->Activate(ActivationRequest{seconds(30), 0, false, on->generation})
+                    .has_value();
+      if (ok) ++wins;
+    };
+    std::thread a(race, true), b(race, false);
+    a.join();
+    b.join();
+    EXPECT_EQ(wins.load(), 1) << "round " << round;
+    EXPECT_EQ(controller_->Generation(), on->generation + 1);
+  }
 }
 
 TEST_F(ProfilingControllerTest, DestroyingWithAnOpenWindowDoesNotHang) {

@@ -77,6 +77,7 @@ TEST_F(ActivationCommandsTest, ActivateJsonShape) {
   response.set_sample_interval_bytes(1024);
   response.set_previous_sample_interval_bytes(524288);
   response.set_samples_reset(true);
+  response.set_activation_generation(3);
   const auto j = ActivationToJson(response, 42, 1000);
   EXPECT_EQ(j, nlohmann::json::parse(R"({"pid": 42,
       "previous": {"active": true, "window_end_unix_ms": 5},
@@ -85,7 +86,8 @@ TEST_F(ActivationCommandsTest, ActivateJsonShape) {
       "sample_interval_bytes": 1024,
       "previous_sample_interval_bytes": 524288,
       "requested_sample_interval_bytes": 1000,
-      "samples_reset": true})"));
+      "samples_reset": true,
+      "activation_generation": 3})"));
   // Without --sample-interval the keys are there all the same, as numbers.
   EXPECT_EQ(ActivationToJson(Activation(false, 0, 0, false), 42)["requested_sample_interval_bytes"],
             0);
@@ -195,10 +197,12 @@ TEST_F(ActivationCommandsTest, DeactivateJsonShape) {
   memprof::v1::DeactivateResponse r;
   r.mutable_previous()->set_active(true);
   r.mutable_previous()->set_window_end_unix_ms(99);
+  r.set_activation_generation(4);
   const auto j = DeactivationToJson(r, 42);
   EXPECT_EQ(j, nlohmann::json::parse(R"({"pid": 42,
       "previous": {"active": true, "window_end_unix_ms": 99},
-      "current": {"active": false, "window_end_unix_ms": 0}})"));
+      "current": {"active": false, "window_end_unix_ms": 0},
+      "activation_generation": 4})"));
 }
 
 }  // namespace

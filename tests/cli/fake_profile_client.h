@@ -35,6 +35,7 @@ class FakeProfileClient : public ProfileClient {
   // Called at the start of every RPC with its name.
   std::function<void(const std::string& rpc)> on_call;
   memprof::v1::ActivateRequest last_activate;
+  memprof::v1::DeactivateRequest last_deactivate;
   memprof::v1::StatsRequest last_stats;
 
   Result<memprof::v1::StatusResponse> Status(const Target& target) override {
@@ -47,8 +48,10 @@ class FakeProfileClient : public ProfileClient {
     last_activate = request;
     return activate_result;
   }
-  Result<memprof::v1::DeactivateResponse> Deactivate(const Target& target) override {
+  Result<memprof::v1::DeactivateResponse> Deactivate(
+      const Target& target, const memprof::v1::DeactivateRequest& request) override {
     Record(target, "Deactivate");
+    last_deactivate = request;
     return deactivate_result;
   }
   Result<memprof::v1::StatsResponse> Stats(const Target& target,

@@ -14,8 +14,9 @@ class ForwardingClient : public ProfileClient {
                                                  const memprof::v1::ActivateRequest& r) override {
     return fake_.Activate(t, r);
   }
-  Result<memprof::v1::DeactivateResponse> Deactivate(const Target& t) override {
-    return fake_.Deactivate(t);
+  Result<memprof::v1::DeactivateResponse> Deactivate(
+      const Target& t, const memprof::v1::DeactivateRequest& r) override {
+    return fake_.Deactivate(t, r);
   }
   Result<memprof::v1::StatsResponse> Stats(const Target& t,
                                            const memprof::v1::StatsRequest& r) override {

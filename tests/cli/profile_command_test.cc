@@ -114,6 +114,100 @@ TEST_F(ProfileCommandTest, JsonDescribesTheOutcome) {
   EXPECT_TRUE(err_.str().empty()) << err_.str();
 }
 
+TEST_F(ProfileCommandTest, TheRestoreIsConditionalOnProfilesOwnGeneration) {
+  memprof::v1::ActivateResponse opened = Activated(false, NowMs() + 35'000);
+  opened.set_activation_generation(7);
+  client_.activate_result = opened;
+  memprof::v1::DeactivateResponse off;
+  off.set_activation_generation(8);
+  restore_.deactivate_result = off;
+  ASSERT_TRUE(Run(Options(true)));
+  EXPECT_EQ(restore_.rpcs, std::vector<std::string>{"Deactivate"});
+  EXPECT_EQ(restore_.last_deactivate.if_generation(), 7u);
+  const auto j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["restore_skipped"], false);
+  EXPECT_EQ(j["generation_opened"], 7);
+  EXPECT_EQ(j["generation_left"], 8);
+  EXPECT_TRUE(err_.str().empty()) << err_.str();
+}
+
+TEST_F(ProfileCommandTest, AnOldAgentIsRestoredUnconditionally) {
+  ASSERT_TRUE(Run(Options()));  // generation 0 everywhere: an agent that does not count
+  EXPECT_EQ(restore_.rpcs, std::vector<std::string>{"Deactivate"});
+  EXPECT_EQ(restore_.last_deactivate.if_generation(), 0u);
+}
+
+// The agent refuses the conditional restore; Status shows whose state it is.
+class ProfileRestoreRefusedTest : public ProfileCommandTest {
+ protected:
+  void SetUp() override {
+    ProfileCommandTest::SetUp();
+    memprof::v1::ActivateResponse opened = Activated(false, NowMs() + 35'000);
+    opened.set_activation_generation(7);
+    client_.activate_result = opened;
+    restore_.deactivate_result = Fail(ErrorCode::kFailedPrecondition, "generation moved");
+    restore_.activate_result = Fail(ErrorCode::kFailedPrecondition, "generation moved");
+  }
+  void FoundAtRestore(bool active, int64_t window_end, uint64_t generation) {
+    memprof::v1::StatusResponse found = Status(active, window_end);
+    found.set_activation_generation(generation);
+    restore_.status_result = found;
+  }
+};
+
+TEST_F(ProfileRestoreRefusedTest, SomeoneElsesDeactivationIsLeftAndReported) {
+  FoundAtRestore(false, 0, 9);
+  ASSERT_TRUE(Run(Options())) << "the profile itself succeeded";
+  EXPECT_EQ(restore_.rpcs, (std::vector<std::string>{"Deactivate", "Status"}));
+  EXPECT_EQ(ReadFile(out_path_), kData);
+  EXPECT_NE(err_.str().find("\nprofiling state of pid 42 was changed by someone else during the "
+                            "window (generation 7 -> 9); leaving it as they set it (inactive)\n"),
+            std::string::npos)
+      << err_.str();
+  EXPECT_EQ(err_.str().find("switched off"), std::string::npos) << err_.str();
+}
+
+TEST_F(ProfileRestoreRefusedTest, SomeoneElsesWindowIsLeftAndTheJsonSaysSo) {
+  const int64_t theirs = NowMs() + 3'600'000;
+  FoundAtRestore(true, theirs, 8);
+  ConfigureLogging(err_, 0);
+  const bool ok = Run(Options(true)).has_value();
+  ConfigureLogging(std::cerr, 0);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(restore_.rpcs, (std::vector<std::string>{"Deactivate", "Status"}));
+  const auto j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["restore_skipped"], true);
+  EXPECT_EQ(j["restore_skipped_reason"],
+            "changed by someone else during the window (generation 7 -> 8)");
+  EXPECT_EQ(j["restore_error"], "");
+  EXPECT_EQ(j["restored"]["active"], true);
+  EXPECT_EQ(j["restored"]["window_end_unix_ms"], theirs);
+  EXPECT_EQ(j["generation_left"], 8);
+  EXPECT_NE(err_.str().find("memprofctl: warning: profiling state of pid 42 was changed by "
+                            "someone else during the window (generation 7 -> 8)"),
+            std::string::npos)
+      << err_.str();
+}
+
+TEST_F(ProfileRestoreRefusedTest, ProfilesOwnWindowEndingByItselfIsNotSomeoneElse) {
+  client_.activate_result->mutable_current()->set_window_end_unix_ms(NowMs() - 1);
+  FoundAtRestore(false, 0, 8);
+  ASSERT_TRUE(Run(Options(true)));
+  const auto j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["restore_skipped"], false);
+  EXPECT_EQ(j["restore_error"], "");
+  EXPECT_EQ(j["restored"]["active"], false);
+  EXPECT_TRUE(err_.str().empty()) << err_.str();
+}
+
+TEST_F(ProfileRestoreRefusedTest, ARefusalWithTheGenerationUnmovedIsAnError) {
+  FoundAtRestore(true, NowMs() + 35'000, 7);
+  ASSERT_TRUE(Run(Options(true)));
+  const auto j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["restore_skipped"], false);
+  EXPECT_EQ(j["restore_error"], "generation moved");
+}
+
 TEST_F(ProfileCommandTest, OpenEndedActivationIsLeftAlone) {
   client_.status_result = Status(true, 0);
   ASSERT_TRUE(Run(Options(true)));

@@ -132,10 +132,47 @@ TEST(ProfileOutcomeTest, JsonHasFixedKeysAndTypes) {
       "ended_early": true,
       "previous": {"active": false, "window_end_unix_ms": 0},
       "restored": {"active": false, "window_end_unix_ms": 0},
-      "restore_error": ""})"));
+      "restore_error": "", "restore_skipped": false, "restore_skipped_reason": "",
+      "generation_opened": 0, "generation_left": 0})"));
   EXPECT_TRUE(j["requested_seconds"].is_number_float());
   EXPECT_TRUE(ProfileOutcomeToJson(Outcome())["profiled_seconds"].is_number_float())
       << "a number of seconds is always a float, even a whole one";
+}
+
+TEST(ProfileOutcomeTest, ASkippedRestoreSaysWhoseStateIsLeft) {
+  ProfileOutcome o = Outcome();
+  o.restore = Kind::kDeactivate;
+  o.restore_skipped = true;
+  o.generation_opened = 7;
+  o.generation_left = 9;
+  o.restored = State(true, kNowMs + 600'000);
+  const std::string text = DescribeProfile(o, kNow);
+  EXPECT_EQ(text.substr(text.find('\n') + 1),
+            "profiling state of pid 42 was changed by someone else during the window "
+            "(generation 7 -> 9); leaving it as they set it (active until " +
+                FormatLocalTime(kNowMs + 600'000) + " (in 10m))");
+  o.restored = State(false);
+  EXPECT_EQ(DescribeSkippedRestore(o, kNow),
+            "profiling state of pid 42 was changed by someone else during the window "
+            "(generation 7 -> 9); leaving it as they set it (inactive)");
+  const auto j = ProfileOutcomeToJson(o);
+  EXPECT_EQ(j["restore_skipped"], true);
+  EXPECT_EQ(j["restore_skipped_reason"],
+            "changed by someone else during the window (generation 7 -> 9)");
+  EXPECT_EQ(j["generation_opened"], 7);
+  EXPECT_EQ(j["generation_left"], 9);
+  EXPECT_EQ(j["restored"]["active"], false);
+}
+
+TEST(ProfileOutcomeTest, OnlyProfilesOwnWindowEndingIsNotSomeoneElse) {
+  const auto opened = State(true, kNowMs - 1);
+  EXPECT_TRUE(WindowEndedByItself(opened, 7, State(false), 8, kNowMs));
+  EXPECT_FALSE(WindowEndedByItself(opened, 7, State(false), 9, kNowMs)) << "two changes";
+  EXPECT_FALSE(WindowEndedByItself(opened, 7, State(true, kNowMs + 60'000), 8, kNowMs))
+      << "someone activated";
+  EXPECT_FALSE(WindowEndedByItself(State(true, kNowMs + 1'000), 7, State(false), 8, kNowMs))
+      << "profile's window has not ended yet: someone deactivated";
+  EXPECT_FALSE(WindowEndedByItself(State(true, 0), 7, State(false), 8, kNowMs));
 }
 
 TEST(ProfileOutcomeTest, ProgressLineFillsWithTime) {

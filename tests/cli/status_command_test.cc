@@ -35,7 +35,7 @@ TEST_F(StatusCommandTest, JsonHasEveryContractKeyWithStableTypes) {
   const nlohmann::json j = StatusToJson(StatusResponse(), target);  // all zero values
   const char* numbers[] = {
       "pid",          "uid",       "sample_interval_bytes", "window_end_unix_ms",
-      "dumps_served", "rss_bytes", "agent_started_unix_ms"};
+      "dumps_served", "rss_bytes", "agent_started_unix_ms", "activation_generation"};
   const char* strings[] = {"executable",        "agent_version", "allocator",
                            "allocator_version", "malloc_conf",   "socket"};
   const char* booleans[] = {"profiling_supported", "profiling_enabled", "profiling_active"};
@@ -78,6 +78,20 @@ TEST_F(StatusCommandTest, HumanOutputIsHumanizedAndHasNoHintWhenProfilingWorks) 
   EXPECT_NE(text.find("./demo --leak"), std::string::npos);
   EXPECT_NE(text.find("jemalloc 5.3.0"), std::string::npos);
   EXPECT_EQ(text.find("hint:"), std::string::npos) << text;
+}
+
+TEST_F(StatusCommandTest, TheActivationGenerationIsShownWhenTheAgentCountsIt) {
+  StatusResponse s = JemallocStatus();
+  std::ostringstream old_agent;
+  PrintStatus(s, Target{42, "/x", "demo"}, std::chrono::system_clock::now(), old_agent);
+  EXPECT_EQ(old_agent.str().find("activation gen:"), std::string::npos)
+      << "0 means unknown\n"
+      << old_agent.str();
+  s.set_activation_generation(5);
+  std::ostringstream out;
+  PrintStatus(s, Target{42, "/x", "demo"}, std::chrono::system_clock::now(), out);
+  EXPECT_NE(out.str().find("activation gen:     5\n"), std::string::npos) << out.str();
+  EXPECT_EQ(StatusToJson(s, Target{42, "/x", "demo"})["activation_generation"], 5);
 }
 
 TEST_F(StatusCommandTest, HintWhenProfilingWasNotEnabledAtStartUp) {

@@ -345,6 +345,47 @@ TEST_F(MultiTargetTest, InterruptDuringProfileAllStillWritesEveryProfile) {
   EXPECT_EQ(out.List().size(), 2u);
 }
 
+// profile --all decides per target: the one whose activation someone else
+// changed during the window keeps their state (and its line says so), the
+// other is switched off again; both profiles count as successes.
+TEST_F(MultiTargetTest, ProfileAllLeavesOnlyTheChangedTargetAsSomeoneElseSetIt) {
+  TargetProcess* changed = StartLinked();
+  TargetProcess* untouched = StartLinked();
+  ASSERT_NE(changed, nullptr);
+  ASSERT_NE(untouched, nullptr);
+  TempDir out = *TempDir::Create("memprof-multi-generation");
+  auto cli = SpawnCli({"profile", "--all", "--duration", "5s", "--out-dir", out.path(), "--json"});
+  ASSERT_NE(cli, nullptr);
+  AwaitActive(*changed);
+  AwaitActive(*untouched);
+  CommandResult on = CliFor(*changed, "activate", {"--for", "1h", "--json"});
+  ASSERT_EQ(on.exit_code, 0) << on;
+  const int64_t end = ParseJsonOutput(on)["current"]["window_end_unix_ms"].get<int64_t>();
+  auto exit = cli->Wait(seconds(60));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->ShellCode(), 0) << cli->StderrText();
+  CommandResult r;
+  r.out = cli->StdoutText();
+  auto lines = JsonLines(r);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  const json& skipped = lines[std::to_string(changed->pid())];
+  EXPECT_EQ(skipped["ok"], true) << skipped;
+  EXPECT_EQ(skipped["result"]["restore_skipped"], true) << skipped;
+  EXPECT_EQ(skipped["result"]["restored"]["window_end_unix_ms"], end) << skipped;
+  const json& restored = lines[std::to_string(untouched->pid())];
+  EXPECT_EQ(restored["ok"], true) << restored;
+  EXPECT_EQ(restored["result"]["restore_skipped"], false) << restored;
+  EXPECT_EQ(restored["result"]["restored"]["active"], false) << restored;
+  EXPECT_NE(cli->StderrText().find("profiling state of pid " + std::to_string(changed->pid()) +
+                                   " was changed by someone else"),
+            std::string::npos)
+      << cli->StderrText();
+  json status = StatusJson(*changed);
+  EXPECT_EQ(status["profiling_active"], true) << status.dump(2);
+  EXPECT_EQ(status["window_end_unix_ms"], end) << status.dump(2);
+  EXPECT_EQ(StatusJson(*untouched)["profiling_active"], false);
+}
+
 TEST_F(MultiTargetTest, WhatOneTargetOnlyCanDoIsAUsageError) {
   auto targets = StartPlainTargets(2);
   ASSERT_EQ(targets.size(), 2u);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -183,6 +184,122 @@ TEST_F(ProfileTest, AShorterWindowIsStretchedThenEndsAsItWould) {
   EXPECT_EQ(j["previous"]["window_end_unix_ms"], end);
   EXPECT_EQ(j["restored"]["active"], false) << j.dump(2);
   ExpectInactiveWithoutWindow(*t);
+}
+
+// The activation generation moves by exactly profile's own two changes (its
+// window, and putting the state back), and the JSON says whose they were.
+TEST_F(ProfileTest, NobodyInterferingMeansTheStateIsPutBackConditionally) {
+  TargetProcess* t = StartTarget();
+  ASSERT_NE(t, nullptr);
+  const uint64_t before = StatusJson(*t)["activation_generation"].get<uint64_t>();
+  ASSERT_NE(before, 0u) << "the agent counts activation changes";
+  CommandResult r = Cli({"profile", "--pid", std::to_string(t->pid()), "--duration", "1s", "--out",
+                         dir().File("p.heap"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(r.err, "");
+  json j = ParseJsonOutput(r);
+  EXPECT_EQ(j["restore_skipped"], false) << j.dump(2);
+  EXPECT_EQ(j["restore_skipped_reason"], "");
+  EXPECT_EQ(j["generation_opened"], before + 1) << j.dump(2);
+  EXPECT_EQ(j["generation_left"], before + 2) << j.dump(2);
+  EXPECT_EQ(j["restored"]["active"], false);
+  ExpectInactiveWithoutWindow(*t);
+  EXPECT_EQ(StatusJson(*t)["activation_generation"], before + 2);
+}
+
+// Someone switches profiling off during profile's window: profile leaves it
+// off without switching it off once more (the generation is theirs), says
+// so in its summary, and still succeeds.
+TEST_F(ProfileTest, SomeoneElsesDeactivationDuringTheWindowIsLeftAndReported) {
+  TargetProcess* t = StartTarget();
+  ASSERT_NE(t, nullptr);
+  const std::string path = dir().File("p.heap");
+  auto cli =
+      SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "5s", "--out", path});
+  ASSERT_NE(cli, nullptr);
+  AwaitWindow(*t);
+  const uint64_t opened = StatusJson(*t)["activation_generation"].get<uint64_t>();
+  CommandResult off = CliFor(*t, "deactivate", {"--json"});
+  ASSERT_EQ(off.exit_code, 0) << off;
+  const uint64_t theirs = ParseJsonOutput(off)["activation_generation"].get<uint64_t>();
+  EXPECT_EQ(theirs, opened + 1);
+  auto exit = cli->Wait(seconds(60));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->ShellCode(), 0) << cli->StderrText();
+  const std::string err = cli->StderrText();
+  EXPECT_NE(err.find("\nprofiling state of pid " + std::to_string(t->pid()) +
+                     " was changed by someone else during the window (generation " +
+                     std::to_string(opened) + " -> " + std::to_string(theirs) +
+                     "); leaving it as they set it (inactive)\n"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("switched off again"), std::string::npos) << err;
+  EXPECT_TRUE(ReadFile(path).starts_with("heap_v2/")) << "the profile is written all the same";
+  ExpectInactiveWithoutWindow(*t);
+  EXPECT_EQ(StatusJson(*t)["activation_generation"], theirs) << "profile changed it once more";
+}
+
+// Someone opens a window of their own during profile's: profile leaves it
+// open (before, it switched profiling off under them).
+TEST_F(ProfileTest, SomeoneElsesWindowDuringTheWindowIsLeftOpen) {
+  TargetProcess* t = StartTarget();
+  ASSERT_NE(t, nullptr);
+  auto cli = SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "5s", "--out",
+                       dir().File("p.heap")});
+  ASSERT_NE(cli, nullptr);
+  AwaitWindow(*t);
+  CommandResult on = CliFor(*t, "activate", {"--for", "1h", "--json"});
+  ASSERT_EQ(on.exit_code, 0) << on;
+  const int64_t end = ParseJsonOutput(on)["current"]["window_end_unix_ms"].get<int64_t>();
+  auto exit = cli->Wait(seconds(60));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->ShellCode(), 0) << cli->StderrText();
+  EXPECT_NE(cli->StderrText().find("was changed by someone else during the window"),
+            std::string::npos)
+      << cli->StderrText();
+  EXPECT_NE(cli->StderrText().find("leaving it as they set it (active until "), std::string::npos)
+      << cli->StderrText();
+  json status = StatusJson(*t);
+  EXPECT_EQ(status["profiling_active"], true) << status.dump(2);
+  EXPECT_EQ(status["window_end_unix_ms"], end) << "their window, untouched\n" << status.dump(2);
+}
+
+TEST_F(ProfileTest, SomeoneElsesChangeIsInTheJsonAndOneWarningLine) {
+  TargetProcess* t = StartTarget();
+  ASSERT_NE(t, nullptr);
+  const std::string path = dir().File("p.heap");
+  auto cli = SpawnCli(
+      {"profile", "--pid", std::to_string(t->pid()), "--duration", "5s", "--out", path, "--json"});
+  ASSERT_NE(cli, nullptr);
+  AwaitWindow(*t);
+  const uint64_t opened = StatusJson(*t)["activation_generation"].get<uint64_t>();
+  CommandResult on = CliFor(*t, "activate", {"--for", "1h", "--json"});
+  ASSERT_EQ(on.exit_code, 0) << on;
+  const json theirs = ParseJsonOutput(on);
+  const uint64_t generation = theirs["activation_generation"].get<uint64_t>();
+  auto exit = cli->Wait(seconds(60));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->ShellCode(), 0) << cli->StderrText();
+  json j = json::parse(cli->StdoutText(), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << cli->StdoutText();
+  ExpectVerifiedProfile(j, path);
+  EXPECT_EQ(j["restore_skipped"], true) << j.dump(2);
+  EXPECT_EQ(j["restore_skipped_reason"], "changed by someone else during the window (generation " +
+                                             std::to_string(opened) + " -> " +
+                                             std::to_string(generation) + ")");
+  EXPECT_EQ(j["restore_error"], "");
+  EXPECT_EQ(j["generation_opened"], opened);
+  EXPECT_EQ(j["generation_left"], generation);
+  EXPECT_EQ(j["previous"]["active"], false);
+  EXPECT_EQ(j["restored"], theirs["current"]) << "the state as they left it";
+  const std::string err = cli->StderrText();
+  EXPECT_TRUE(err.starts_with("memprofctl: warning: profiling state of pid " +
+                              std::to_string(t->pid()) + " was changed by someone else"))
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line\n" << err;
+  json status = StatusJson(*t);
+  EXPECT_EQ(status["profiling_active"], true);
+  EXPECT_EQ(status["activation_generation"], generation);
 }
 
 class ProfileSignalTest : public ProfileTest, public ::testing::WithParamInterface<int> {};
