@@ -151,15 +151,16 @@ TEST_F(DumpFaultTest, KilledMemprofctlLeavesNothingAndTheAgentServesOn) {
     // releases fails here.
     ASSERT_TRUE(AwaitNoDumpInAgent()) << "iteration " << i << ": the agent still holds a dump "
                                       << kReleaseTimeout.count() << " s after its client died";
-    // From 0 to 100% of a whole dump's time, in 1% steps spread over the
-    // iterations (a stride coprime to 101 visits them all): before the
+    // From 0 to 80% of a whole dump's time (as measured once, at the
+    // start; later dumps are often faster), in 1% steps spread over the
+    // iterations (a stride coprime to 81 visits them all): before the
     // connection, while the agent writes the profile, while it streams.
-    const int64_t percent = (i * 37) % 101;
+    const int64_t percent = (i * 37) % 81;
     ASSERT_NO_FATAL_FAILURE(KillOneDump(dump_time_ * percent / 100, tally));
   }
   std::cout << "[dump-fault] " << iterations << " kills: " << tally.killed << " mid-dump, "
             << tally.finished_first << " finished first, " << tally.refused << " refused\n";
-  EXPECT_GT(tally.killed, iterations / 2) << "most kills should land mid-dump";
+  EXPECT_GE(tally.killed, iterations / 3) << "too few kills landed mid-dump to test anything";
   EXPECT_TRUE(tally.temp_files.empty())
       << tally.temp_files.size() << " temp files left by a SIGKILLed memprofctl, e.g. "
       << *tally.temp_files.begin();
