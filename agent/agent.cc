@@ -20,17 +20,12 @@ constexpr size_t kErrorSize = 512;
 
 }  // namespace
 
-// Why a child forked while its parent's gRPC ran gets no agent, and what to
-// do instead.
+// Why a child gets no agent when gRPC could not be stopped before fork().
 std::string Agent::ForkedChildRefusal() const {
   return std::string(
-             "not starting the agent in this forked child: gRPC was in use in its parent at "
-             "fork() time and cannot be used after fork; ") +
-         (remote_at_fork_ ? "the parent's agent serves MEMPROF_LISTEN, which keeps gRPC "
-                            "running: exec() the workers, or start the parent without "
-                            "MEMPROF_LISTEN"
-                          : "workers forked once the parent's agent has been idle for "
-                            "MEMPROF_IDLE_TIMEOUT get agents of their own");
+             "not starting the agent in this forked child: gRPC was still running in its "
+             "parent at fork() time and cannot be used after fork") +
+         (remote_at_fork_ ? " (the parent's agent serves MEMPROF_LISTEN)" : "");
 }
 
 namespace {
@@ -162,11 +157,18 @@ std::string Agent::socket_path() const {
 void Agent::OnForkPrepare() {
   mu_.lock();
   server_mu_.lock();
+  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
+  // gRPC's threads and locks do not survive fork(): when the child is to
+  // get an agent, a running gRPC is stopped first (calls in flight are
+  // cancelled; clients retry) so that the child can start its own. The
+  // parent starts gRPC again at its next connection, its remote listener
+  // at once.
+  stopped_for_fork_ = ours && config_.fork == ForkPolicy::kFollow && ops_->live(server_) != 0;
+  if (stopped_for_fork_) ops_->stop_grpc(server_);
   // The accept thread takes the acceptor's own lock too (publishing or
   // re-creating the socket); a child forked while it held it would wait
   // for it forever.
   if (acceptor_) acceptor_->LockForFork();
-  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
   server_live_at_fork_ = ours && ops_->live(server_) != 0;
   remote_at_fork_ = ours && config_.remote.has_value();
 }
@@ -174,6 +176,8 @@ void Agent::OnForkPrepare() {
 void Agent::OnForkParent() {
   if (acceptor_) acceptor_->UnlockAfterForkInParent();
   server_mu_.unlock();
+  // The accept thread's next tick restarts the remote listener.
+  if (stopped_for_fork_ && acceptor_) acceptor_->Wake();
   mu_.unlock();
 }
 

@@ -35,9 +35,10 @@ class ConnectionAcceptor;
 // `follow` (default) the child starts a fresh agent that publishes
 // <childpid>.sock 200 ms later if the child still runs (one that exec()s or
 // exits first leaves nothing behind). With `off` it gets none. gRPC's
-// threads and locks do not survive fork(): a child forked while its
-// parent's gRPC ran (a client in the last MEMPROF_IDLE_TIMEOUT, or a remote
-// listener) gets no agent, and says why when logging is on.
+// threads and locks do not survive fork(): with `follow`, a gRPC running in
+// the parent (a client in the last MEMPROF_IDLE_TIMEOUT, or a remote
+// listener) is stopped before fork() and started again afterwards, so that
+// the child starts its own (calls in flight are cancelled).
 //
 // Implementation warning: the instance is never destroyed (it is leaked on
 // purpose) so no static destructor can race the threads it owns at exit;
@@ -81,6 +82,7 @@ class Agent {
   void* server_ = nullptr;                   // its state for this process
   bool remote_at_fork_ = false;       // the parent served MEMPROF_LISTEN (for the message)
   bool server_live_at_fork_ = false;  // gRPC ran through fork() (MEMPROF_FORK=off)
+  bool stopped_for_fork_ = false;     // OnForkPrepare stopped gRPC
   bool server_unusable_ = false;      // in a child forked while gRPC ran
 };
 

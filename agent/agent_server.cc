@@ -3,6 +3,7 @@
 #include <grpc/grpc.h>
 
 #include <string>
+#include <utility>
 
 #include "agent/agent_logger.h"
 #include "agent/allocator.h"
@@ -85,7 +86,19 @@ Result<void> AgentServer::Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid) {
   return server_->Adopt(std::move(connection));
 }
 
-std::optional<std::chrono::milliseconds> AgentServer::Tick() { return server_->Tick(); }
+std::optional<std::chrono::milliseconds> AgentServer::Tick() {
+  if (std::exchange(restart_remote_, false)) StartRemote();
+  return server_->Tick();
+}
+
+void AgentServer::StopGrpc() {
+  restart_remote_ = restart_remote_ || remote_ != nullptr;
+  // The remote listener first: the on-demand server's shutdown then finds
+  // gRPC's last user gone and waits for gRPC's threads to end.
+  remote_.reset();
+  server_->Shutdown(std::chrono::milliseconds(0));
+  FinishGrpcShutdown();
+}
 
 bool AgentServer::Live() const {
   return server_->serving() || remote_ != nullptr || grpc_is_initialized() != 0;

@@ -46,6 +46,9 @@ class AgentServer {
   std::optional<std::chrono::milliseconds> Tick();
   // Whether gRPC runs (or has not finished shutting down) in this process.
   bool Live() const;
+  // Stops gRPC now, cancelling calls in flight, and keeps everything else;
+  // Adopt() starts it again, and the next Tick() restarts a remote listener.
+  void StopGrpc();
 
  private:
   explicit AgentServer(const AgentConfig& config);
@@ -61,6 +64,7 @@ class AgentServer {
   std::unique_ptr<OnDemandServer> server_;
   std::unique_ptr<MemoryProfileService> remote_service_;  // its own authorizer and call count
   std::unique_ptr<RemoteServer> remote_;
+  bool restart_remote_ = false;  // StopGrpc() stopped the remote listener
 };
 
 }  // namespace memprof::agent

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "agent/agent_logger.h"
+#include "agent/grpc_fork_repair.h"
 
 namespace memprof::agent {
 // The last reference to gRPC's global state may be dropped on one of gRPC's
@@ -36,6 +37,8 @@ OnDemandServer::~OnDemandServer() { Shutdown(); }
 
 Result<void> OnDemandServer::Adopt(Fd connection) {
   if (!server_) {
+    PrivatizeInheritedGrpcDescriptors();
+    NoteEpollDescriptorsBeforeGrpc();
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
     ApplyServerLimits(builder, "memprof-agent");
@@ -66,6 +69,7 @@ void OnDemandServer::Shutdown(std::chrono::milliseconds grace) {
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_.reset();
   FinishGrpcShutdown();
+  NoteEpollDescriptorsGrpcKeeps();
   Logger().debug("gRPC server stopped (idle)");
 }
 

@@ -19,7 +19,7 @@ extern "C" {
 
 // Bumped whenever a function below changes; the core refuses a server whose
 // table has another version (a mix of two builds).
-#define MEMPROF_SERVER_ABI_VERSION 1
+#define MEMPROF_SERVER_ABI_VERSION 2
 
 // The symbol the core looks up in the server.
 #define MEMPROF_SERVER_ENTRY "memprof_server_entry"
@@ -45,6 +45,11 @@ typedef struct memprof_server_ops {
   int64_t (*tick)(void* server);
   // Whether gRPC is running now (a remote listener, or Unix connections).
   int (*live)(void* server);
+  // Stops gRPC at once (calls in flight are cancelled) and keeps the state:
+  // the profiling window, the dump count. Called before fork(), so that the
+  // child inherits no gRPC threads or locks and can start its own. The next
+  // adopt starts gRPC again; a remote listener restarts at the next tick.
+  void (*stop_grpc)(void* server);
   // Stops everything and frees the state.
   void (*destroy)(void* server);
 } memprof_server_ops;

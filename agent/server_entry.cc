@@ -61,6 +61,14 @@ int64_t Tick(void* server) noexcept {
 
 int Live(void* server) noexcept { return Of(server).Live() ? 1 : 0; }
 
+void StopGrpc(void* server) noexcept {
+  try {
+    Of(server).StopGrpc();
+  } catch (...) {
+    Logger().error("stopping gRPC before fork() failed");
+  }
+}
+
 void Destroy(void* server) noexcept {
   try {
     delete &Of(server);
@@ -70,6 +78,7 @@ void Destroy(void* server) noexcept {
 }
 
 constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION, &Create, &Adopt, &Tick, &Live,
+                                     &StopGrpc,
                                      &Destroy};
 
 }  // namespace

@@ -192,11 +192,10 @@ TEST_F(PreforkTest, EveryWorkerIsListedAndProfiledWhileServing) {
   ExpectCleanExit();
 }
 
-// Issue 11 asks for this and it does not hold yet: gRPC 1.51 cannot be
-// started again in a child forked while it ran in the parent (docs/
-// architecture.md, "Fork"); such workers are refused an agent today. Kept,
-// disabled, as the specification of the fix (gRPC's own fork support).
-TEST_F(PreforkTest, DISABLED_WorkersForkedWhileAClientTalksToTheMastersAgentGetAgentsToo) {
+// gRPC does not survive fork(): the master's agent stops its gRPC before
+// the fork (cancelling the call in flight), and each worker starts its own
+// with private copies of what gRPC keeps open (agent/grpc_fork_repair.h).
+TEST_F(PreforkTest, WorkersForkedWhileAClientTalksToTheMastersAgentGetAgentsToo) {
   ASSERT_NE(StartMaster(0), nullptr);
   // A gRPC call in flight on the master's agent: connection preface, and a
   // Status call opened but its request never sent, so the call stays open.

@@ -1,0 +1,151 @@
+#include "agent/grpc_fork_repair.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/agent_logger.h"
+
+namespace memprof::agent {
+namespace {
+
+// One registration of an epoll set, as /proc/self/fdinfo shows it.
+struct Registration {
+  int fd = -1;
+  uint32_t events = 0;
+  uint64_t data = 0;
+  bool operator==(const Registration&) const = default;
+};
+
+struct State {
+  bool before_noted = false;
+  std::set<int> before;  // the host's epoll descriptors before gRPC started
+  pid_t noted_by = 0;    // 0 until gRPC's are noted
+  std::map<int, std::vector<Registration>> kept;  // gRPC's epoll fd -> registrations
+};
+
+State& TheState() {
+  static State* state = new State();  // never destroyed: used up to exit
+  return *state;
+}
+
+std::string LinkOf(int fd) {
+  char buf[128];
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+bool IsEpoll(int fd) { return LinkOf(fd) == "anon_inode:[eventpoll]"; }
+bool IsEventfd(int fd) { return LinkOf(fd) == "anon_inode:[eventfd]"; }
+
+std::set<int> OpenEpollDescriptors() {
+  std::set<int> out;
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return out;
+  const int own = ::dirfd(dir);
+  while (dirent* entry = ::readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || fd == own) continue;
+    if (IsEpoll(static_cast<int>(fd))) out.insert(static_cast<int>(fd));
+  }
+  ::closedir(dir);
+  return out;
+}
+
+std::vector<Registration> RegistrationsOf(int epoll_fd) {
+  std::vector<Registration> out;
+  std::ifstream in("/proc/self/fdinfo/" + std::to_string(epoll_fd));
+  for (std::string line; std::getline(in, line);) {
+    Registration r;
+    unsigned events = 0;
+    unsigned long long data = 0;
+    if (std::sscanf(line.c_str(), "tfd: %d events: %x data: %llx", &r.fd, &events, &data) == 3) {
+      r.events = events;
+      r.data = data;
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// A fresh eventfd at `fd`'s number, with its flags; false if it failed.
+bool ReplaceEventfd(int fd) {
+  const int status_flags = ::fcntl(fd, F_GETFL);
+  const int fd_flags = ::fcntl(fd, F_GETFD);
+  if (status_flags < 0 || fd_flags < 0) return false;
+  const int fresh = ::eventfd(0, (status_flags & O_NONBLOCK) ? EFD_NONBLOCK : 0);
+  if (fresh < 0) return false;
+  const bool ok = ::dup3(fresh, fd, (fd_flags & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd;
+  ::close(fresh);
+  return ok;
+}
+
+// A private epoll set at `epoll_fd` with the same registrations; each
+// eventfd registered in it is replaced too (the kick goes to this process
+// only).
+bool Privatize(int epoll_fd, const std::vector<Registration>& registrations) {
+  for (const Registration& r : registrations) {
+    if (!IsEventfd(r.fd) || !ReplaceEventfd(r.fd)) return false;
+  }
+  const int fresh = ::epoll_create1(EPOLL_CLOEXEC);
+  if (fresh < 0) return false;
+  bool ok = true;
+  for (const Registration& r : registrations) {
+    epoll_event ev{};
+    ev.events = r.events;
+    ev.data.u64 = r.data;
+    ok = ok && ::epoll_ctl(fresh, EPOLL_CTL_ADD, r.fd, &ev) == 0;
+  }
+  ok = ok && ::dup3(fresh, epoll_fd, O_CLOEXEC) == epoll_fd;
+  ::close(fresh);
+  return ok;
+}
+
+}  // namespace
+
+void NoteEpollDescriptorsBeforeGrpc() {
+  State& s = TheState();
+  if (s.before_noted) return;
+  s.before = OpenEpollDescriptors();
+  s.before_noted = true;
+}
+
+void NoteEpollDescriptorsGrpcKeeps() {
+  State& s = TheState();
+  if (!s.before_noted || s.noted_by != 0) return;
+  for (int fd : OpenEpollDescriptors()) {
+    if (s.before.contains(fd)) continue;
+    std::vector<Registration> registrations = RegistrationsOf(fd);
+    bool only_eventfds = !registrations.empty();
+    for (const Registration& r : registrations) only_eventfds = only_eventfds && IsEventfd(r.fd);
+    if (only_eventfds) s.kept[fd] = std::move(registrations);
+  }
+  s.noted_by = ::getpid();
+}
+
+void PrivatizeInheritedGrpcDescriptors() {
+  State& s = TheState();
+  if (s.noted_by == 0 || s.noted_by == ::getpid()) return;
+  for (const auto& [fd, registrations] : s.kept) {
+    // Only what is still exactly gRPC's: the host may have reused a number.
+    if (!IsEpoll(fd) || RegistrationsOf(fd) != registrations) continue;
+    if (!Privatize(fd, registrations)) {
+      Logger().warn("could not give this forked child its own gRPC event descriptors (fd {})", fd);
+    }
+  }
+  s.noted_by = ::getpid();
+}
+
+}  // namespace memprof::agent

@@ -1,0 +1,30 @@
+#ifndef MEMPROF_AGENT_GRPC_FORK_REPAIR_H_
+#define MEMPROF_AGENT_GRPC_FORK_REPAIR_H_
+
+namespace memprof::agent {
+
+// gRPC 1.51 keeps its default EventEngine for the life of the process, past
+// grpc_shutdown(), with an epoll instance and a wake-up eventfd open. A
+// forked child inherits both as the *same* kernel objects as its parent's:
+// with several children, each one's EventEngine takes the others' wake-ups
+// and some never serve. These functions give a forked child private copies
+// before it starts gRPC (docs/architecture.md, "Fork").
+//
+// Not thread-safe: called from the accept thread only, around gRPC's start
+// and shutdown.
+
+// Before gRPC first starts in this process: notes the epoll descriptors the
+// host already has (they are never touched).
+void NoteEpollDescriptorsBeforeGrpc();
+// After gRPC has shut down: notes the epoll descriptors gRPC left open, and
+// what is registered in them.
+void NoteEpollDescriptorsGrpcKeeps();
+// In a forked child, before gRPC starts: replaces each epoll descriptor gRPC
+// kept (if it is still exactly what was noted), and the eventfds registered in
+// it, by fresh ones at the same numbers, with the same registrations. Does
+// nothing in the process that noted them.
+void PrivatizeInheritedGrpcDescriptors();
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_GRPC_FORK_REPAIR_H_
