@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -80,6 +81,13 @@ std::vector<Registration> RegistrationsOf(int epoll_fd) {
   return out;
 }
 
+bool HoldsAll(const std::vector<Registration>& now, const std::vector<Registration>& noted) {
+  for (const Registration& r : noted) {
+    if (std::find(now.begin(), now.end(), r) == now.end()) return false;
+  }
+  return true;
+}
+
 // A fresh eventfd at `fd`'s number, with its flags; false if it failed.
 bool ReplaceEventfd(int fd) {
   const int status_flags = ::fcntl(fd, F_GETFL);
@@ -139,8 +147,10 @@ void PrivatizeInheritedGrpcDescriptors() {
   State& s = TheState();
   if (s.noted_by == 0 || s.noted_by == ::getpid()) return;
   for (const auto& [fd, registrations] : s.kept) {
-    // Only what is still exactly gRPC's: the host may have reused a number.
-    if (!IsEpoll(fd) || RegistrationsOf(fd) != registrations) continue;
+    // Only what is still gRPC's: the host may have reused the number. The
+    // set may hold more by now (the parent, sharing it, may have started
+    // gRPC again since): those are the parent's, and are not copied.
+    if (!IsEpoll(fd) || !HoldsAll(RegistrationsOf(fd), registrations)) continue;
     if (!Privatize(fd, registrations)) {
       Logger().warn("could not give this forked child its own gRPC event descriptors (fd {})", fd);
     }

@@ -17,9 +17,16 @@ namespace memprof::agent {
 // worker forked from now on may start an agent of its own (see Agent). If the
 // host uses gRPC itself this only moves its reference count up and down.
 void FinishGrpcShutdown() {
-  if (grpc_is_initialized() == 0) return;
-  grpc_init();
-  grpc_shutdown_blocking();
+  if (grpc_is_initialized() != 0) {
+    grpc_init();
+    grpc_shutdown_blocking();
+  }
+  if (grpc_is_initialized() == 0) NoteEpollDescriptorsGrpcKeeps();
+}
+
+void PrepareGrpcStart() {
+  PrivatizeInheritedGrpcDescriptors();
+  NoteEpollDescriptorsBeforeGrpc();
 }
 
 void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_name) {
@@ -37,8 +44,7 @@ OnDemandServer::~OnDemandServer() { Shutdown(); }
 
 Result<void> OnDemandServer::Adopt(Fd connection) {
   if (!server_) {
-    PrivatizeInheritedGrpcDescriptors();
-    NoteEpollDescriptorsBeforeGrpc();
+    PrepareGrpcStart();
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
     ApplyServerLimits(builder, "memprof-agent");
@@ -69,7 +75,6 @@ void OnDemandServer::Shutdown(std::chrono::milliseconds grace) {
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_.reset();
   FinishGrpcShutdown();
-  NoteEpollDescriptorsGrpcKeeps();
   Logger().debug("gRPC server stopped (idle)");
 }
 

@@ -81,6 +81,9 @@ void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_na
 // Once a server is gone, makes sure gRPC's global state is gone too, unless
 // something else (another server, the host) still holds it. See the .cc.
 void FinishGrpcShutdown();
+// Before any gRPC server starts in this process: in a forked child, replaces
+// what gRPC kept open in the parent (grpc_fork_repair.h).
+void PrepareGrpcStart();
 
 }  // namespace memprof::agent
 

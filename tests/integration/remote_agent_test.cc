@@ -284,6 +284,7 @@ TEST_F(RemoteAgentTest, ForkedWorkerGetsAUnixAgentButNotThePortAndExitReleasesIt
       << target->process().StderrText();
   EXPECT_FALSE(HoldsTcpListener(worker, kPort));
   ExpectHealthy(*target);  // the parent's listener is back
+  if (HasFailure()) ADD_FAILURE() << "target stderr:\n" << target->process().StderrText();
   std::optional<ExitStatus> st = target->Terminate();
   ASSERT_TRUE(st.has_value());
   EXPECT_EQ(st->exit_code, 0) << target->process().StderrText();
