@@ -65,7 +65,18 @@ Result<void> Agent::Start(EnvSnapshot env) {
 }
 
 Result<void> Agent::StartLocked(std::chrono::milliseconds publish_delay) {
-  ConnectionAcceptor::Options options{config_.socket_dir, ::getpid(), publish_delay};
+  ConnectionAcceptor::Options options{config_.socket_dir, ::getpid(), publish_delay, nullptr};
+  if (publish_delay.count() > 0) {
+    // A forked child: its server could not start if the host has closed
+    // what gRPC keeps open from the parent (agent/grpc_fork_repair.h).
+    options.may_publish = [this] {
+      if (ops_ == nullptr || ops_->grpc_can_start() != 0) return true;
+      CoreLog(LogLevel::kInfo,
+              "no agent in this forked child: the host closed descriptors that gRPC keeps "
+              "open from the parent");
+      return false;
+    };
+  }
   acceptor_ = std::make_unique<ConnectionAcceptor>(
       options, [this](Fd fd, const PeerCredentials& peer) { OnConnection(std::move(fd), peer); },
       [this] { return OnTick(); });

@@ -175,6 +175,7 @@ bool ConnectionAcceptor::PublishAfterDelay() {
     RunPendingTask();
   }
   if (stopping_.load()) return false;
+  if (options_.may_publish && !options_.may_publish()) return false;
   if (auto r = Publish(); !r) {
     CoreLog(LogLevel::kWarn, "agent not started: " + r.error().message);
     return false;

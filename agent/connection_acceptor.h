@@ -55,6 +55,9 @@ class ConnectionAcceptor {
     // logged. A forked child waits, so that a child that exec()s or exits
     // right away leaves nothing behind.
     std::chrono::milliseconds publish_delay{0};
+    // Asked once the delay has passed: false publishes nothing (the thread
+    // ends), for a child that could not be served anyway.
+    std::function<bool()> may_publish;
   };
 
   ConnectionAcceptor(Options options, Handler handler, Tick tick)

@@ -121,6 +121,15 @@ bool Privatize(int epoll_fd, const std::vector<Registration>& registrations) {
   return ok;
 }
 
+// Still gRPC's only if it holds what was noted. It may hold more by now (the
+// parent, sharing it, may have started gRPC again since): those are the
+// parent's, and are not copied.
+bool StillGrpcs(int fd, const std::vector<Registration>& registrations) {
+  bool ours = IsEpoll(fd) && HoldsAll(RegistrationsOf(fd), registrations);
+  for (const Registration& r : registrations) ours = ours && IsEventfd(r.fd);
+  return ours;
+}
+
 }  // namespace
 
 void NoteEpollDescriptorsBeforeGrpc() {
@@ -143,19 +152,32 @@ void NoteEpollDescriptorsGrpcKeeps() {
   s.noted_by = ::getpid();
 }
 
-void PrivatizeInheritedGrpcDescriptors() {
-  State& s = TheState();
-  if (s.noted_by == 0 || s.noted_by == ::getpid()) return;
+bool InheritedGrpcDescriptorsIntact() {
+  const State& s = TheState();
+  if (s.noted_by == 0 || s.noted_by == ::getpid()) return true;
   for (const auto& [fd, registrations] : s.kept) {
-    // Only what is still gRPC's: the host may have reused the number. The
-    // set may hold more by now (the parent, sharing it, may have started
-    // gRPC again since): those are the parent's, and are not copied.
-    if (!IsEpoll(fd) || !HoldsAll(RegistrationsOf(fd), registrations)) continue;
+    if (!StillGrpcs(fd, registrations)) return false;
+  }
+  return true;
+}
+
+bool PrivatizeInheritedGrpcDescriptors() {
+  State& s = TheState();
+  if (s.noted_by == 0 || s.noted_by == ::getpid()) return true;
+  for (const auto& [fd, registrations] : s.kept) {
+    if (!StillGrpcs(fd, registrations)) {
+      Logger().warn("gRPC cannot start in this forked child: the host closed fd {}, which gRPC "
+                    "keeps open from the parent",
+                    fd);
+      return false;
+    }
     if (!Privatize(fd, registrations)) {
-      Logger().warn("could not give this forked child its own gRPC event descriptors (fd {})", fd);
+      Logger().warn("gRPC cannot start in this forked child: fd {} could not be replaced", fd);
+      return false;
     }
   }
   s.noted_by = ::getpid();
+  return true;
 }
 
 }  // namespace memprof::agent

@@ -20,10 +20,14 @@ void NoteEpollDescriptorsBeforeGrpc();
 // what is registered in them.
 void NoteEpollDescriptorsGrpcKeeps();
 // In a forked child, before gRPC starts: replaces each epoll descriptor gRPC
-// kept (if it is still exactly what was noted), and the eventfds registered in
-// it, by fresh ones at the same numbers, with the same registrations. Does
-// nothing in the process that noted them.
-void PrivatizeInheritedGrpcDescriptors();
+// kept, and the eventfds registered in it, by fresh ones at the same numbers,
+// with the same registrations. False when one of them is no longer gRPC's
+// (the host closed it, and may have reused the number): gRPC would then use
+// the host's descriptors as its own, and must not start in this process.
+// Does nothing (true) in the process that noted them.
+[[nodiscard]] bool PrivatizeInheritedGrpcDescriptors();
+// Whether PrivatizeInheritedGrpcDescriptors() would succeed now.
+bool InheritedGrpcDescriptorsIntact();
 
 }  // namespace memprof::agent
 

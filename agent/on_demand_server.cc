@@ -24,9 +24,14 @@ void FinishGrpcShutdown() {
   if (grpc_is_initialized() == 0) NoteEpollDescriptorsGrpcKeeps();
 }
 
-void PrepareGrpcStart() {
-  PrivatizeInheritedGrpcDescriptors();
+Result<void> PrepareGrpcStart() {
+  if (!PrivatizeInheritedGrpcDescriptors()) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "gRPC cannot start in this forked child: the host closed descriptors that gRPC "
+                "keeps open from its parent");
+  }
   NoteEpollDescriptorsBeforeGrpc();
+  return {};
 }
 
 void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_name) {
@@ -44,7 +49,7 @@ OnDemandServer::~OnDemandServer() { Shutdown(); }
 
 Result<void> OnDemandServer::Adopt(Fd connection) {
   if (!server_) {
-    PrepareGrpcStart();
+    if (auto r = PrepareGrpcStart(); !r) return r;
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
     ApplyServerLimits(builder, "memprof-agent");

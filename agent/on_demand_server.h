@@ -82,8 +82,9 @@ void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_na
 // something else (another server, the host) still holds it. See the .cc.
 void FinishGrpcShutdown();
 // Before any gRPC server starts in this process: in a forked child, replaces
-// what gRPC kept open in the parent (grpc_fork_repair.h).
-void PrepareGrpcStart();
+// what gRPC kept open in the parent (grpc_fork_repair.h); fails when the
+// host has closed it, and gRPC must then not start.
+[[nodiscard]] Result<void> PrepareGrpcStart();
 
 }  // namespace memprof::agent
 

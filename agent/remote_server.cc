@@ -93,7 +93,7 @@ Result<std::unique_ptr<RemoteServer>> RemoteServer::Start(const TcpAddress& addr
                                                           const TlsMaterial& tls,
                                                           grpc::Service& service) {
   if (auto probe = ProbeBind(address); !probe) return Fail(probe.error());
-  PrepareGrpcStart();
+  if (auto r = PrepareGrpcStart(); !r) return Fail(r.error());
   grpc::ServerBuilder builder;
   builder.RegisterService(&service);
   ApplyServerLimits(builder, "memprof-agent-remote");

@@ -52,6 +52,9 @@ typedef struct memprof_server_ops {
   void (*stop_grpc)(void* server);
   // Stops everything and frees the state.
   void (*destroy)(void* server);
+  // Whether gRPC could start in this process now: in a forked child, false
+  // once the host has closed what gRPC keeps open from the parent.
+  int (*grpc_can_start)(void);
 } memprof_server_ops;
 
 typedef const memprof_server_ops* (*memprof_server_entry_fn)(void);

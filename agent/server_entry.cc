@@ -7,6 +7,7 @@
 #include "agent/agent_config.h"
 #include "agent/agent_logger.h"
 #include "agent/agent_server.h"
+#include "agent/grpc_fork_repair.h"
 #include "agent/server_abi.h"
 
 namespace memprof::agent {
@@ -77,9 +78,10 @@ void Destroy(void* server) noexcept {
   }
 }
 
+int GrpcCanStart() noexcept { return InheritedGrpcDescriptorsIntact() ? 1 : 0; }
+
 constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION, &Create, &Adopt, &Tick, &Live,
-                                     &StopGrpc,
-                                     &Destroy};
+                                     &StopGrpc, &Destroy, &GrpcCanStart};
 
 }  // namespace
 }  // namespace memprof::agent

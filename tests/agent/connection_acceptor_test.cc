@@ -73,7 +73,7 @@ class ConnectionAcceptorTest : public ::testing::Test {
 
   std::unique_ptr<ConnectionAcceptor> MakeAcceptor(pid_t pid, std::chrono::milliseconds delay) {
     return std::make_unique<ConnectionAcceptor>(
-        ConnectionAcceptor::Options{dir_, pid, delay},
+        ConnectionAcceptor::Options{dir_, pid, delay, nullptr},
         [this](Fd fd, const PeerCredentials& peer) {
           accepted_ += fd.valid() && peer.pid == ::getpid() ? 1 : 0;
           last_fd_ = fd.get();

@@ -18,6 +18,7 @@
 namespace memprof::integration {
 namespace {
 
+using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 struct Worker {
@@ -28,10 +29,12 @@ struct Worker {
 class ForkTest : public IntegrationTest {
  protected:
   TargetProcess* StartForking(bool worker_agent, const std::string& idle_timeout = "30s",
-                              const std::string& fork_policy = "follow") {
+                              const std::string& fork_policy = "follow",
+                              const std::vector<std::string>& extra_args = {}) {
     TargetOptions options;
     options.argv = {kForkingTarget};
     if (worker_agent) options.argv.push_back("--worker-agent");
+    options.argv.insert(options.argv.end(), extra_args.begin(), extra_args.end());
     // debug: the agent logs when its gRPC server is completely gone.
     options.env = {{"MALLOC_CONF", kProfilingReadyConf},
                    {"MEMPROF_IDLE_TIMEOUT", idle_timeout},
@@ -142,6 +145,36 @@ TEST_F(ForkTest, AWorkerForkedWhileTheParentServesGetsItsOwnAgent) {
   ExpectServedAs(parent->pid());
   EXPECT_EQ(parent->process().StderrText().find("not starting the agent"), std::string::npos)
       << parent->process().StderrText();
+}
+
+// Like a Varnish cache child: the worker closes every low descriptor right
+// after fork(), gRPC's inherited EventEngine epoll set and eventfd included,
+// and opens an epoll set of its own on the freed numbers. gRPC must never
+// start there (it would use the worker's epoll set as its own): the worker
+// gets no socket, keeps its epoll set to itself, and lives on.
+TEST_F(ForkTest, AWorkerThatClosesWhatGrpcKeptGetsNoAgentAndIsLeftAlone) {
+  TargetProcess* parent = StartForking(true, "30s", "follow", {"--worker-closes-fds"});
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  ExpectServedAs(parent->pid());  // gRPC runs in the parent: its EventEngine now exists
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return parent->process().StderrText().find(
+                   "no agent in this forked child: the host closed descriptors") !=
+               std::string::npos;
+      },
+      seconds(10)))
+      << parent->process().StderrText();
+  EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
+  // Give a wrongly started gRPC time to show itself in the worker's epoll set.
+  ExpectServedAs(parent->pid());
+  EXPECT_FALSE(WaitUntil([&] { return Exited(worker->pid); }, milliseconds(1500)))
+      << parent->process().StdoutText();
+  EXPECT_EQ(parent->process().StdoutText().find("foreign event"), std::string::npos)
+      << parent->process().StdoutText();
 }
 
 TEST_F(ForkTest, AWorkerForkedAfterTheParentsServerWentIdleGetsItsAgent) {

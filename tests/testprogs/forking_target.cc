@@ -5,7 +5,13 @@
 // as a service that wants its workers profiled does, and prints the result.
 // Each worker prints "worker <pid> agent <rc>" on stdout (rc is "none" without
 // --worker-agent). SIGTERM/SIGINT stops the parent, which stops its workers.
+// With --worker-closes-fds every worker first closes descriptors 3 to 255, as
+// some daemons' children do (the agent's own sit higher), and opens an epoll
+// set of its own on the freed numbers, watching a pipe nobody writes to: an
+// event from it means someone else used the worker's epoll set, and the
+// worker says so ("worker <pid> epoll: foreign event") and exits 3.
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +47,29 @@ __attribute__((noinline)) void WorkerAllocate(std::vector<void*>& kept) {
   }
 }
 
-int WorkerMain(bool start_agent) {
+constexpr uint64_t kOwnEpollData = 0xC0FFEE;
+
+// Closes 3..255, then watches a silent pipe with an epoll set of its own.
+int CloseFdsAndWatch() {
+  for (int fd = 3; fd < 256; ++fd) ::close(fd);
+  int pipe_fds[2];
+  const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0 || ::pipe(pipe_fds) != 0) return -1;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = kOwnEpollData;
+  if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, pipe_fds[0], &ev) != 0) return -1;
+  return epoll_fd;
+}
+
+// Nobody writes the pipe: any event is from something someone else added.
+bool EpollStillOwn(int epoll_fd) {
+  epoll_event events[8];
+  return ::epoll_wait(epoll_fd, events, 8, 0) <= 0;
+}
+
+int WorkerMain(bool start_agent, bool close_fds) {
+  const int epoll_fd = close_fds ? CloseFdsAndWatch() : -1;
   if (start_agent) {
     const int rc = memprof_agent_start();
     std::printf("worker %d agent %d\n", static_cast<int>(::getpid()), rc);
@@ -53,6 +81,11 @@ int WorkerMain(bool start_agent) {
   kept.reserve(256);
   while (!TestProgStopRequested()) {
     WorkerAllocate(kept);
+    if (epoll_fd >= 0 && !EpollStillOwn(epoll_fd)) {
+      std::printf("worker %d epoll: foreign event\n", static_cast<int>(::getpid()));
+      std::fflush(stdout);
+      return 3;
+    }
     TestProgSleepMillis(kTickMillis);
   }
   for (void* block : kept) std::free(block);
@@ -61,10 +94,10 @@ int WorkerMain(bool start_agent) {
 }
 
 // Returns the worker's pid, or -1. In the child this never returns.
-pid_t ForkWorker(bool start_agent) {
+pid_t ForkWorker(bool start_agent, bool close_fds) {
   std::fflush(stdout);
   const pid_t pid = ::fork();
-  if (pid == 0) std::exit(WorkerMain(start_agent));
+  if (pid == 0) std::exit(WorkerMain(start_agent, close_fds));
   if (pid < 0) std::perror("forking_target: fork");
   return pid;
 }
@@ -84,10 +117,17 @@ bool InstallForkRequestHandler() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool worker_agent = argc == 2 && std::strcmp(argv[1], "--worker-agent") == 0;
-  if (argc > 2 || (argc == 2 && !worker_agent)) {
-    std::fprintf(stderr, "usage: forking_target [--worker-agent]\n");
-    return 2;
+  bool worker_agent = false;
+  bool close_fds = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--worker-agent") == 0) {
+      worker_agent = true;
+    } else if (std::strcmp(argv[i], "--worker-closes-fds") == 0) {
+      close_fds = true;
+    } else {
+      std::fprintf(stderr, "usage: forking_target [--worker-agent] [--worker-closes-fds]\n");
+      return 2;
+    }
   }
   if (TestProgInstallStopHandlers() != 0 || !InstallForkRequestHandler()) return 1;
   if (int rc = memprof_agent_start(); rc < 0) {
@@ -95,12 +135,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<pid_t> workers;
-  if (pid_t pid = ForkWorker(worker_agent); pid > 0) workers.push_back(pid);
+  if (pid_t pid = ForkWorker(worker_agent, close_fds); pid > 0) workers.push_back(pid);
   if (workers.empty() || TestProgSignalReady("forking_target") != 0) return 1;
   while (!TestProgStopRequested()) {
     if (g_fork_requests.load() > 0 && workers.size() < kMaxWorkers) {
       g_fork_requests.fetch_sub(1);
-      if (pid_t pid = ForkWorker(worker_agent); pid > 0) workers.push_back(pid);
+      if (pid_t pid = ForkWorker(worker_agent, close_fds); pid > 0) workers.push_back(pid);
     }
     TestProgSleepMillis(kTickMillis);
   }
