@@ -148,15 +148,36 @@ TEST_F(ForkTest, AWorkerForkedWhileTheParentServesGetsItsOwnAgent) {
 }
 
 // Like a Varnish cache child: the worker closes every low descriptor right
-// after fork(), gRPC's inherited EventEngine epoll set and eventfd included,
-// and opens an epoll set of its own on the freed numbers. gRPC must never
-// start there (it would use the worker's epoll set as its own): the worker
-// gets no socket, keeps its epoll set to itself, and lives on.
-TEST_F(ForkTest, AWorkerThatClosesWhatGrpcKeptGetsNoAgentAndIsLeftAlone) {
+// after fork() and opens an epoll set of its own on the freed numbers. What
+// gRPC keeps open from the parent sits at high numbers, like the agent's own
+// descriptors, so the worker still gets an agent, and its epoll set stays
+// its own.
+TEST_F(ForkTest, AWorkerThatClosesItsLowDescriptorsGetsAnAgentAndKeepsItsEpollSet) {
   TargetProcess* parent = StartForking(true, "30s", "follow", {"--worker-closes-fds"});
   ASSERT_NE(parent, nullptr);
   ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
   ExpectServedAs(parent->pid());  // gRPC runs in the parent: its EventEngine now exists
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)))
+      << parent->process().StderrText();
+  ExpectServedAs(worker->pid);
+  ExpectServedAs(parent->pid());
+  EXPECT_FALSE(Exited(worker->pid));
+  EXPECT_EQ(parent->process().StdoutText().find("foreign event"), std::string::npos)
+      << parent->process().StdoutText();
+}
+
+// A worker that closes every descriptor (close_range(3, ~0U)) also closes
+// what gRPC keeps from the parent. gRPC must never start there (it would take
+// the worker's files for its own): the worker gets no socket, keeps its epoll
+// set to itself, and lives on.
+TEST_F(ForkTest, AWorkerThatClosesWhatGrpcKeptGetsNoAgentAndIsLeftAlone) {
+  TargetProcess* parent = StartForking(true, "30s", "follow", {"--worker-closes-all-fds"});
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  ExpectServedAs(parent->pid());
   ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
   auto worker = AwaitWorker(*parent, 2);
   ASSERT_TRUE(worker.has_value());
@@ -169,8 +190,8 @@ TEST_F(ForkTest, AWorkerThatClosesWhatGrpcKeptGetsNoAgentAndIsLeftAlone) {
       seconds(10)))
       << parent->process().StderrText();
   EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
-  // Give a wrongly started gRPC time to show itself in the worker's epoll set.
   ExpectServedAs(parent->pid());
+  // Time for a wrongly started gRPC to show itself in the worker's epoll set.
   EXPECT_FALSE(WaitUntil([&] { return Exited(worker->pid); }, milliseconds(1500)))
       << parent->process().StdoutText();
   EXPECT_EQ(parent->process().StdoutText().find("foreign event"), std::string::npos)

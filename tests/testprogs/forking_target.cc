@@ -6,12 +6,15 @@
 // Each worker prints "worker <pid> agent <rc>" on stdout (rc is "none" without
 // --worker-agent). SIGTERM/SIGINT stops the parent, which stops its workers.
 // With --worker-closes-fds every worker first closes descriptors 3 to 255, as
-// some daemons' children do (the agent's own sit higher), and opens an epoll
+// a Varnish cache child does (the agent's own sit higher), and opens an epoll
 // set of its own on the freed numbers, watching a pipe nobody writes to: an
 // event from it means someone else used the worker's epoll set, and the
-// worker says so ("worker <pid> epoll: foreign event") and exits 3.
+// worker says so ("worker <pid> epoll: foreign event") and exits 3. With
+// --worker-closes-all-fds it closes every descriptor from 3 up
+// (close_range(3, ~0U)) instead, the agent's included.
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,9 +52,16 @@ __attribute__((noinline)) void WorkerAllocate(std::vector<void*>& kept) {
 
 constexpr uint64_t kOwnEpollData = 0xC0FFEE;
 
-// Closes 3..255, then watches a silent pipe with an epoll set of its own.
-int CloseFdsAndWatch() {
-  for (int fd = 3; fd < 256; ++fd) ::close(fd);
+enum class CloseFds { kNone, kLow, kAll };
+
+// Closes 3..255 (or everything from 3), then watches a silent pipe with an
+// epoll set of its own.
+int CloseFdsAndWatch(CloseFds which) {
+  if (which == CloseFds::kAll) {
+    ::syscall(SYS_close_range, 3u, ~0u, 0u);
+  } else {
+    for (int fd = 3; fd < 256; ++fd) ::close(fd);
+  }
   int pipe_fds[2];
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0 || ::pipe(pipe_fds) != 0) return -1;
@@ -68,8 +78,8 @@ bool EpollStillOwn(int epoll_fd) {
   return ::epoll_wait(epoll_fd, events, 8, 0) <= 0;
 }
 
-int WorkerMain(bool start_agent, bool close_fds) {
-  const int epoll_fd = close_fds ? CloseFdsAndWatch() : -1;
+int WorkerMain(bool start_agent, CloseFds close_fds) {
+  const int epoll_fd = close_fds != CloseFds::kNone ? CloseFdsAndWatch(close_fds) : -1;
   if (start_agent) {
     const int rc = memprof_agent_start();
     std::printf("worker %d agent %d\n", static_cast<int>(::getpid()), rc);
@@ -94,7 +104,7 @@ int WorkerMain(bool start_agent, bool close_fds) {
 }
 
 // Returns the worker's pid, or -1. In the child this never returns.
-pid_t ForkWorker(bool start_agent, bool close_fds) {
+pid_t ForkWorker(bool start_agent, CloseFds close_fds) {
   std::fflush(stdout);
   const pid_t pid = ::fork();
   if (pid == 0) std::exit(WorkerMain(start_agent, close_fds));
@@ -118,14 +128,18 @@ bool InstallForkRequestHandler() {
 
 int main(int argc, char** argv) {
   bool worker_agent = false;
-  bool close_fds = false;
+  CloseFds close_fds = CloseFds::kNone;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--worker-agent") == 0) {
       worker_agent = true;
     } else if (std::strcmp(argv[i], "--worker-closes-fds") == 0) {
-      close_fds = true;
+      close_fds = CloseFds::kLow;
+    } else if (std::strcmp(argv[i], "--worker-closes-all-fds") == 0) {
+      close_fds = CloseFds::kAll;
     } else {
-      std::fprintf(stderr, "usage: forking_target [--worker-agent] [--worker-closes-fds]\n");
+      std::fprintf(stderr,
+                   "usage: forking_target [--worker-agent] "
+                   "[--worker-closes-fds | --worker-closes-all-fds]\n");
       return 2;
     }
   }

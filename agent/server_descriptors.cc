@@ -1,0 +1,64 @@
+// Part of libmemprof_agent_server.so only (like server_allocation.cc).
+//
+// gRPC creates epoll sets and eventfds of its own, and keeps its
+// EventEngine's for the life of the process (agent/grpc_fork_repair.h). At
+// the lowest free numbers they sit exactly where a forked child that closes
+// its inherited descriptors (3 up to some limit) and opens its own would put
+// the child's files. So these definitions, found first by gRPC through the
+// server's deep binding, move what libc returns to a high number, as the
+// agent does with its own descriptors (agent/owned_fd.h).
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace {
+
+int HighFloor() {
+  rlimit limit{};
+  rlim_t soft = 1024;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    soft = std::min<rlim_t>(limit.rlim_cur, 1024);
+  }
+  return std::max(16, static_cast<int>(soft * 3 / 4));
+}
+
+// `fd` moved to a high number with the same close-on-exec flag, or `fd` as
+// it is when no high number is free.
+int MoveHigh(int fd) {
+  if (fd < 0) return fd;
+  const int flags = ::fcntl(fd, F_GETFD);
+  const int moved =
+      ::fcntl(fd, (flags >= 0 && (flags & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD, HighFloor());
+  if (moved < 0) return fd;
+  ::close(fd);
+  return moved;
+}
+
+template <typename Fn>
+Fn Next(const char* name) {
+  return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
+}
+
+}  // namespace
+
+#define MEMPROF_EXPORT __attribute__((visibility("default")))
+
+extern "C" {
+MEMPROF_EXPORT int epoll_create(int size) {
+  static auto next = Next<int (*)(int)>("epoll_create");
+  return MoveHigh(next(size));
+}
+MEMPROF_EXPORT int epoll_create1(int flags) {
+  static auto next = Next<int (*)(int)>("epoll_create1");
+  return MoveHigh(next(flags));
+}
+MEMPROF_EXPORT int eventfd(unsigned int initval, int flags) {
+  static auto next = Next<int (*)(unsigned int, int)>("eventfd");
+  return MoveHigh(next(initval, flags));
+}
+}  // extern "C"
