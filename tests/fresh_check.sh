@@ -22,7 +22,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 readonly SUITE=bookworm
-readonly TREE=/root/memprof            # where the tree lands inside the root
+# Where the tree lands inside the root: not under /root (0700), since some
+# tests run targets as an unprivileged user, which must reach the build.
+readonly TREE=/opt/memprof
 readonly COMMANDS=("bash dev.sh demo" "bash dev.sh test")
 
 FRESH=""            # the root directory; set once it exists
