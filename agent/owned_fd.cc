@@ -1,7 +1,6 @@
 #include "agent/owned_fd.h"
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,15 +8,6 @@
 #include <utility>
 
 namespace memprof::agent {
-
-int HighFdFloor() {
-  rlimit limit{};
-  rlim_t soft = 1024;
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    soft = std::min<rlim_t>(limit.rlim_cur, 1024);
-  }
-  return std::max(16, static_cast<int>(soft * 3 / 4));
-}
 
 namespace {
 

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include "agent/high_fd_floor.h"
 #include "common/fd.h"
 
 namespace memprof::agent {
@@ -45,10 +46,6 @@ class OwnedFd {
   ino_t ino_ = 0;
 };
 
-// The lowest number the agent's descriptors are moved to: three quarters of
-// min(RLIMIT_NOFILE, 1024), so 768 under the usual limit of 1024, and never
-// below 16.
-int HighFdFloor();
 
 // Moves `fd` to a close-on-exec descriptor at HighFdFloor() or above and
 // closes the original. Keeps `fd` as it is when no higher number is free.

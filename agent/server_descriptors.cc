@@ -11,29 +11,19 @@
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include "agent/high_fd_floor.h"
 
 namespace {
-
-int HighFloor() {
-  rlimit limit{};
-  rlim_t soft = 1024;
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    soft = std::min<rlim_t>(limit.rlim_cur, 1024);
-  }
-  return std::max(16, static_cast<int>(soft * 3 / 4));
-}
 
 // `fd` moved to a high number with the same close-on-exec flag, or `fd` as
 // it is when no high number is free.
 int MoveHigh(int fd) {
   if (fd < 0) return fd;
   const int flags = ::fcntl(fd, F_GETFD);
-  const int moved =
-      ::fcntl(fd, (flags >= 0 && (flags & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD, HighFloor());
+  const int command = (flags >= 0 && (flags & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD;
+  const int moved = ::fcntl(fd, command, memprof::agent::HighFdFloor());
   if (moved < 0) return fd;
   ::close(fd);
   return moved;

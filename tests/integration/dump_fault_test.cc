@@ -90,6 +90,22 @@ class DumpFaultTest : public LoadFaultTest {
     std::cout << "[dump-fault] at rest: " << rest_ << "\n";
   }
 
+  // Fills every dump slot with a client that never reads, once the agent
+  // has taken each of their profiles; `served` is the agent's count before.
+  void HoldEverySlotWithUnreadDumps(std::vector<Fd>& stalled, uint64_t& served) {
+    served = StatusJson(*target_)["dumps_served"].get<uint64_t>();
+    for (int i = 0; i < kAgentDumpSlots; ++i) {
+      stalled.push_back(StartUnreadDump(target_->socket_path()));
+      ASSERT_TRUE(stalled.back().valid());
+    }
+    ASSERT_TRUE(WaitUntil(
+        [&] {
+          return StatusJson(*target_)["dumps_served"].get<uint64_t>() == served + kAgentDumpSlots;
+        },
+        seconds(60), milliseconds(100)))
+        << "the agent never took the stalled clients' dumps";
+  }
+
   bool AwaitNoDumpInAgent() {
     return WaitUntil(
         [&] {
@@ -174,16 +190,9 @@ TEST_F(DumpFaultTest, KilledMemprofctlLeavesNothingAndTheAgentServesOn) {
 
 TEST_F(DumpFaultTest, ClientsThatNeverReadHoldOnlyTheirOwnSlots) {
   ASSERT_NO_FATAL_FAILURE(StartAndMeasure());
-  const uint64_t served = StatusJson(*target_)["dumps_served"].get<uint64_t>();
   std::vector<Fd> stalled;
-  for (int i = 0; i < kAgentDumpSlots; ++i) {
-    stalled.push_back(StartUnreadDump(target_->socket_path()));
-    ASSERT_TRUE(stalled.back().valid());
-  }
-  ASSERT_TRUE(WaitUntil(
-      [&] { return StatusJson(*target_)["dumps_served"].get<uint64_t>() == served + kAgentDumpSlots; },
-      seconds(60), milliseconds(100)))
-      << "the agent never took the stalled clients' dumps";
+  uint64_t served = 0;
+  ASSERT_NO_FATAL_FAILURE(HoldEverySlotWithUnreadDumps(stalled, served));
   ASSERT_TRUE(ResetPeakRss(target_->pid()));
   const uint64_t rss_stalled_kb = target_->ProcStatusKb("VmRSS");
 
@@ -241,16 +250,9 @@ size_t DumpLogOffset(const std::string& log, uint64_t sequence) {
 TEST_F(DumpFaultTest, StalledClientsLoseTheirSlotsAfterTheStallDeadline) {
   ASSERT_NO_FATAL_FAILURE(
       StartAndMeasure(kBigProfileStacks, {{"MEMPROF_DUMP_STALL_TIMEOUT", kShortStallTimeout}}));
-  const uint64_t served = StatusJson(*target_)["dumps_served"].get<uint64_t>();
   std::vector<Fd> stalled;
-  for (int i = 0; i < kAgentDumpSlots; ++i) {
-    stalled.push_back(StartUnreadDump(target_->socket_path()));
-    ASSERT_TRUE(stalled.back().valid());
-  }
-  ASSERT_TRUE(WaitUntil(
-      [&] { return StatusJson(*target_)["dumps_served"].get<uint64_t>() == served + kAgentDumpSlots; },
-      seconds(60), milliseconds(100)))
-      << "the agent never took the stalled clients' dumps";
+  uint64_t served = 0;
+  ASSERT_NO_FATAL_FAILURE(HoldEverySlotWithUnreadDumps(stalled, served));
 
   // Both slots are held by clients that read nothing: a third dump waits,
   // and is served once the stall deadline has taken a slot from one of them.
