@@ -1,8 +1,8 @@
-// memprofctl: all logic lives in memprof_cli_core (cli/cli_app.h).
+// memprofctl: all logic lives in memprof_cli_core (cli/app/cli_app.h).
 #include <string>
 #include <vector>
 
-#include "cli/cli_app.h"
+#include "cli/app/cli_app.h"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);

@@ -1,9 +1,10 @@
 #include "cli/commands/activate_command.h"
 
-#include "cli/byte_size.h"
-#include "cli/commands/profiling_format.h"
-#include "cli/human_format.h"
-#include "cli/option_validators.h"
+#include "cli/client/profiling_format.h"
+#include "cli/commands/option_validators.h"
+#include "cli/commands/target_flags.h"
+#include "cli/io/byte_size.h"
+#include "cli/io/human_format.h"
 #include "common/duration.h"
 
 namespace memprof::cli {

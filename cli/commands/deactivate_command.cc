@@ -1,7 +1,8 @@
 #include "cli/commands/deactivate_command.h"
 
-#include "cli/commands/profiling_format.h"
-#include "cli/human_format.h"
+#include "cli/client/profiling_format.h"
+#include "cli/commands/target_flags.h"
+#include "cli/io/human_format.h"
 
 namespace memprof::cli {
 

@@ -5,15 +5,16 @@
 
 #include <fstream>
 
-#include "cli/atomic_file_writer.h"
+#include "cli/client/dump_transfer.h"
+#include "cli/collect/periodic_dump.h"
+#include "cli/commands/option_validators.h"
 #include "cli/commands/report_command.h"
-#include "cli/dump_file_name.h"
-#include "cli/dump_transfer.h"
-#include "cli/human_format.h"
-#include "cli/option_validators.h"
-#include "cli/periodic_dump.h"
+#include "cli/commands/target_flags.h"
+#include "cli/io/atomic_file_writer.h"
+#include "cli/io/dump_file_name.h"
+#include "cli/io/human_format.h"
 #include "cli/report/report_pipeline.h"
-#include "cli/target_selection.h"
+#include "cli/targets/target_selection.h"
 #include "common/duration.h"
 
 namespace memprof::cli {

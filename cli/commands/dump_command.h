@@ -8,12 +8,12 @@
 #include <stop_token>
 #include <string>
 
-#include "cli/commands/target_options.h"
-#include "cli/console.h"
-#include "cli/dump_receiver.h"
-#include "cli/dump_transfer.h"
-#include "cli/profile_client.h"
-#include "cli/target_discovery.h"
+#include "cli/client/dump_receiver.h"
+#include "cli/client/dump_transfer.h"
+#include "cli/client/profile_client.h"
+#include "cli/io/console.h"
+#include "cli/targets/target_discovery.h"
+#include "cli/targets/target_options.h"
 #include "common/result.h"
 
 namespace memprof::cli {

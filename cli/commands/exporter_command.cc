@@ -3,10 +3,10 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "cli/listen_address.h"
-#include "cli/option_validators.h"
-#include "cli/prometheus_renderer.h"
-#include "cli/target_metrics.h"
+#include "cli/commands/option_validators.h"
+#include "cli/exporter/listen_address.h"
+#include "cli/exporter/prometheus_renderer.h"
+#include "cli/exporter/target_metrics.h"
 #include "common/duration.h"
 
 namespace memprof::cli {

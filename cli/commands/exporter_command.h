@@ -8,10 +8,10 @@
 #include <stop_token>
 #include <string>
 
-#include "cli/console.h"
-#include "cli/http_server.h"
-#include "cli/profile_client.h"
-#include "cli/target_discovery.h"
+#include "cli/client/profile_client.h"
+#include "cli/exporter/http_server.h"
+#include "cli/io/console.h"
+#include "cli/targets/target_discovery.h"
 #include "common/result.h"
 
 namespace memprof::cli {

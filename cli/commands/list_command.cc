@@ -6,10 +6,10 @@
 #include <map>
 #include <set>
 
-#include "cli/commands/profiling_format.h"
-#include "cli/logging.h"
-#include "cli/text_table.h"
-#include "cli/user_name.h"
+#include "cli/client/profiling_format.h"
+#include "cli/io/logging.h"
+#include "cli/io/text_table.h"
+#include "cli/io/user_name.h"
 #include "common/unix_socket.h"
 
 namespace memprof::cli {

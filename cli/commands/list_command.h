@@ -11,16 +11,16 @@
 #include <utility>
 #include <vector>
 
-#include "cli/profile_client.h"
-#include "cli/stale_socket.h"
-#include "cli/target_discovery.h"
+#include "cli/client/profile_client.h"
+#include "cli/targets/stale_socket.h"
+#include "cli/targets/target_discovery.h"
 #include "common/result.h"
 
 namespace memprof::cli {
 
 // `memprofctl list [--json] [--no-prune]`: every process with an agent
 // socket, and its state. By default it removes the sockets it can prove
-// stale (cli/stale_socket.h) instead of listing them; --no-prune lists them.
+// stale (cli/targets/stale_socket.h) instead of listing them; --no-prune lists them.
 struct ListOptions {
   bool json = false;
   bool prune = true;

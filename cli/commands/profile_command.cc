@@ -2,15 +2,16 @@
 
 #include <utility>
 
-#include "cli/atomic_file_writer.h"
+#include "cli/collect/periodic_dump.h"
+#include "cli/collect/profile_outcome.h"
 #include "cli/commands/dump_command.h"
-#include "cli/commands/profile_outcome.h"
-#include "cli/human_format.h"
-#include "cli/logging.h"
-#include "cli/option_validators.h"
-#include "cli/periodic_dump.h"
-#include "cli/target_selection.h"
+#include "cli/commands/option_validators.h"
+#include "cli/commands/target_flags.h"
+#include "cli/io/atomic_file_writer.h"
+#include "cli/io/human_format.h"
+#include "cli/io/logging.h"
 #include "cli/report/report_pipeline.h"
+#include "cli/targets/target_selection.h"
 #include "common/duration.h"
 
 namespace memprof::cli {

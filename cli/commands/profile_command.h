@@ -9,11 +9,11 @@
 #include <stop_token>
 #include <string>
 
-#include "cli/commands/target_options.h"
-#include "cli/console.h"
-#include "cli/profile_client.h"
-#include "cli/target_discovery.h"
-#include "cli/window_wait.h"
+#include "cli/client/profile_client.h"
+#include "cli/collect/window_wait.h"
+#include "cli/io/console.h"
+#include "cli/targets/target_discovery.h"
+#include "cli/targets/target_options.h"
 #include "common/result.h"
 
 namespace memprof::cli {

@@ -2,9 +2,9 @@
 
 #include <ostream>
 
-#include "cli/atomic_file_writer.h"
-#include "cli/file_streambuf.h"
-#include "cli/option_validators.h"
+#include "cli/commands/option_validators.h"
+#include "cli/io/atomic_file_writer.h"
+#include "cli/io/file_streambuf.h"
 
 namespace memprof::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "cli/console.h"
+#include "cli/io/console.h"
 #include "cli/report/report_pipeline.h"
 #include "common/result.h"
 

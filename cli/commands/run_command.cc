@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "cli/logging.h"
+#include "cli/io/logging.h"
 
 namespace memprof::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/run_planner.h"
+#include "cli/launch/run_planner.h"
 #include "common/result.h"
 
 namespace memprof::cli {

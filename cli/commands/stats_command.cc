@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands/profiling_format.h"
-#include "cli/human_format.h"
-#include "cli/memory_figures.h"
-#include "cli/option_validators.h"
-#include "cli/prometheus_renderer.h"
-#include "cli/target_metrics.h"
-#include "cli/text_table.h"
+#include "cli/client/memory_figures.h"
+#include "cli/client/profiling_format.h"
+#include "cli/commands/option_validators.h"
+#include "cli/commands/target_flags.h"
+#include "cli/exporter/prometheus_renderer.h"
+#include "cli/exporter/target_metrics.h"
+#include "cli/io/human_format.h"
+#include "cli/io/text_table.h"
 #include "common/duration.h"
 
 namespace memprof::cli {

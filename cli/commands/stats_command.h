@@ -9,12 +9,12 @@
 #include <stop_token>
 #include <string>
 
-#include "cli/commands/target_options.h"
-#include "cli/console.h"
-#include "cli/multi_target_run.h"
-#include "cli/profile_client.h"
-#include "cli/stats_watch.h"
-#include "cli/target_discovery.h"
+#include "cli/client/profile_client.h"
+#include "cli/collect/stats_watch.h"
+#include "cli/io/console.h"
+#include "cli/targets/multi_target_run.h"
+#include "cli/targets/target_discovery.h"
+#include "cli/targets/target_options.h"
 #include "common/result.h"
 
 namespace memprof::cli {

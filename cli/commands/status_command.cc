@@ -3,10 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands/profiling_format.h"
-#include "cli/human_format.h"
-#include "cli/text_table.h"
-#include "cli/user_name.h"
+#include "cli/client/profiling_format.h"
+#include "cli/commands/target_flags.h"
+#include "cli/io/human_format.h"
+#include "cli/io/text_table.h"
+#include "cli/io/user_name.h"
 
 namespace memprof::cli {
 namespace {

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/commands/target_options.h"
-#include "cli/profile_client.h"
-#include "cli/target_discovery.h"
+#include "cli/client/profile_client.h"
+#include "cli/targets/target_discovery.h"
+#include "cli/targets/target_options.h"
 #include "common/result.h"
 
 namespace memprof::cli {

@@ -3,19 +3,19 @@
 #include <memory>
 #include <utility>
 
-#include "cli/analysis/aggregate.h"
-#include "cli/analysis/base_profile.h"
-#include "cli/analysis/collapsed_report.h"
-#include "cli/analysis/heap_v2_parser.h"
-#include "cli/analysis/json_report.h"
-#include "cli/analysis/report_renderer.h"
-#include "cli/analysis/svg_report.h"
-#include "cli/analysis/text_report.h"
-#include "cli/analysis/unsample.h"
-#include "cli/pprof/dwfl_address_symbolizer.h"
-#include "cli/pprof/pprof_writer.h"
-#include "cli/symbolize/memory_map.h"
-#include "cli/symbolize/symbolizer.h"
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/base_profile.h"
+#include "cli/report/analysis/collapsed_report.h"
+#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/json_report.h"
+#include "cli/report/analysis/report_renderer.h"
+#include "cli/report/analysis/svg_report.h"
+#include "cli/report/analysis/text_report.h"
+#include "cli/report/analysis/unsample.h"
+#include "cli/report/pprof/dwfl_address_symbolizer.h"
+#include "cli/report/pprof/pprof_writer.h"
+#include "cli/report/symbolize/memory_map.h"
+#include "cli/report/symbolize/symbolizer.h"
 
 namespace memprof::report {
 namespace {

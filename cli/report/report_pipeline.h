@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/analysis/profile.h"
+#include "cli/report/analysis/profile.h"
 #include "common/result.h"
 
 namespace memprof::report {

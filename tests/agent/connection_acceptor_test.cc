@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/peer_registry.h"
 #include "agent/owned_fd.h"
+#include "agent/peer_registry.h"
 #include "agent/socket_registry.h"
 #include "common/unix_socket.h"
 #include "tests/agent/wait_for.h"

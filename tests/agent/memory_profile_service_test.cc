@@ -12,8 +12,8 @@
 
 #include "agent/on_demand_server.h"
 #include "agent/peer_registry.h"
-#include "common/unix_socket.h"
 #include "common/sha256.h"
+#include "common/unix_socket.h"
 #include "tests/agent/test_allocations.h"
 #include "tests/agent/wait_for.h"
 

@@ -1,12 +1,12 @@
-#include "cli/analysis/aggregate.h"
+#include "cli/report/analysis/aggregate.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "cli/analysis/base_profile.h"
-#include "cli/analysis/jeprof_names.h"
+#include "cli/report/analysis/base_profile.h"
+#include "cli/report/analysis/jeprof_names.h"
 #include "tests/analysis/fake_symbolizer.h"
 
 namespace memprof::analysis {

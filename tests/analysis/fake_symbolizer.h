@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
-#include "cli/analysis/profile.h"
-#include "cli/analysis/symbolization.h"
+#include "cli/report/analysis/profile.h"
+#include "cli/report/analysis/symbolization.h"
 
 namespace memprof::analysis::testing {
 

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/analysis/aggregate.h"
-#include "cli/analysis/heap_v2_parser.h"
-#include "cli/analysis/svg_report.h"
-#include "cli/analysis/unsample.h"
-#include "cli/symbolize/symbolizer.h"
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/svg_report.h"
+#include "cli/report/analysis/unsample.h"
+#include "cli/report/symbolize/symbolizer.h"
 #include "tests/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"
 

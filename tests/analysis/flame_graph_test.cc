@@ -1,6 +1,6 @@
 // The svg flame graph: the call tree, the layout (widths, tiny frames), XML
 // escaping and well-formedness, on the shared fake-symbolized profile.
-#include "cli/analysis/flame_graph.h"
+#include "cli/report/analysis/flame_graph.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/analysis/aggregate.h"
-#include "cli/analysis/flame_layout.h"
-#include "cli/analysis/svg_report.h"
-#include "cli/analysis/xml_text.h"
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/flame_layout.h"
+#include "cli/report/analysis/svg_report.h"
+#include "cli/report/analysis/xml_text.h"
 #include "tests/analysis/fake_symbolizer.h"
 #include "tests/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"

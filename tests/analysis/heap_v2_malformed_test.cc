@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/heap_v2_parser.h"
 #include "tests/analysis/test_util.h"
 
 namespace memprof::analysis {

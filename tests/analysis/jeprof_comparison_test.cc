@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/analysis/aggregate.h"
-#include "cli/analysis/base_profile.h"
-#include "cli/analysis/collapsed_report.h"
-#include "cli/analysis/jeprof_names.h"
-#include "cli/analysis/text_report.h"
-#include "cli/analysis/unsample.h"
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/base_profile.h"
+#include "cli/report/analysis/collapsed_report.h"
+#include "cli/report/analysis/jeprof_names.h"
+#include "cli/report/analysis/text_report.h"
+#include "cli/report/analysis/unsample.h"
 #include "tests/analysis/test_util.h"
 #include "tests/support/debian_tools.h"
 

@@ -4,12 +4,12 @@
 #include <sstream>
 #include <string>
 
-#include "cli/analysis/aggregate.h"
-#include "cli/analysis/collapsed_report.h"
-#include "cli/analysis/json_report.h"
-#include "cli/analysis/report_format.h"
-#include "cli/analysis/text_report.h"
-#include "cli/symbolize/demangle.h"
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/collapsed_report.h"
+#include "cli/report/analysis/json_report.h"
+#include "cli/report/analysis/report_format.h"
+#include "cli/report/analysis/text_report.h"
+#include "cli/report/symbolize/demangle.h"
 #include "tests/analysis/fake_symbolizer.h"
 
 namespace memprof::analysis {

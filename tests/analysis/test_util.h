@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/heap_v2_parser.h"
 
 namespace memprof::analysis::testing {
 

@@ -1,4 +1,4 @@
-#include "cli/analysis/unsample.h"
+#include "cli/report/analysis/unsample.h"
 
 #include <gtest/gtest.h>
 

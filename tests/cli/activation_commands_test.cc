@@ -1,6 +1,6 @@
 #include "cli/commands/activate_command.h"
 #include "cli/commands/deactivate_command.h"
-#include "cli/human_format.h"
+#include "cli/io/human_format.h"
 #include "command_test_fixture.h"
 
 namespace memprof::cli {

@@ -1,4 +1,4 @@
-#include "cli/atomic_file_writer.h"
+#include "cli/io/atomic_file_writer.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

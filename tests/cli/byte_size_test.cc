@@ -1,4 +1,4 @@
-#include "cli/byte_size.h"
+#include "cli/io/byte_size.h"
 
 #include <gtest/gtest.h>
 

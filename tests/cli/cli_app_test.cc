@@ -1,4 +1,4 @@
-#include "cli/cli_app.h"
+#include "cli/app/cli_app.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <optional>
 #include <sstream>
 
-#include "cli/logging.h"
+#include "cli/io/logging.h"
 #include "cli_test_util.h"
 #include "common/version.h"
 #include "forwarding_client.h"

@@ -1,4 +1,4 @@
-#include "cli/command_path.h"
+#include "cli/launch/command_path.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

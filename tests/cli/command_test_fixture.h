@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli/target_discovery.h"
+#include "cli/targets/target_discovery.h"
 #include "cli_test_util.h"
 #include "fake_profile_client.h"
 

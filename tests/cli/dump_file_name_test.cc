@@ -1,4 +1,4 @@
-#include "cli/dump_file_name.h"
+#include "cli/io/dump_file_name.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/dump_receiver.h"
+#include "cli/client/dump_receiver.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/elf_inspector.h"
+#include "cli/launch/elf_inspector.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/exit_codes.h"
+#include "cli/io/exit_codes.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/profile_client.h"
+#include "cli/client/profile_client.h"
 
 namespace memprof::cli::testing {
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "cli/interval_ticker.h"
+#include "cli/collect/interval_ticker.h"
 
 namespace memprof::cli::testing {
 

@@ -1,4 +1,4 @@
-#include "cli/grpc_profile_client.h"
+#include "cli/client/grpc_profile_client.h"
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "cli/grpc_status_mapping.h"
+#include "cli/client/grpc_status_mapping.h"
 
 #include <gtest/gtest.h>
 

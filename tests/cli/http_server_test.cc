@@ -1,6 +1,6 @@
 // The libmicrohttpd wrapper and the exporter's routing, over real loopback
 // sockets.
-#include "cli/http_server.h"
+#include "cli/exporter/http_server.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "cli/commands/exporter_command.h"
-#include "cli/prometheus_renderer.h"
+#include "cli/exporter/prometheus_renderer.h"
 #include "http_test_client.h"
 
 namespace memprof::cli {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cli/listen_address.h"
+#include "cli/exporter/listen_address.h"
 
 namespace memprof::cli::testing {
 

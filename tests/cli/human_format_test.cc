@@ -1,4 +1,4 @@
-#include "cli/human_format.h"
+#include "cli/io/human_format.h"
 
 #include <gtest/gtest.h>
 

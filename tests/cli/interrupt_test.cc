@@ -8,8 +8,8 @@
 #include <mutex>
 #include <sstream>
 
-#include "cli/cli_app.h"
-#include "cli/interrupt_watcher.h"
+#include "cli/app/cli_app.h"
+#include "cli/io/interrupt_watcher.h"
 #include "cli_test_util.h"
 #include "forwarding_client.h"
 

@@ -1,4 +1,4 @@
-#include "cli/interval_ticker.h"
+#include "cli/collect/interval_ticker.h"
 
 #include <gtest/gtest.h>
 

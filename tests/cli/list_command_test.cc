@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/logging.h"
+#include "cli/io/logging.h"
 #include "command_test_fixture.h"
 #include "common/fd.h"
 

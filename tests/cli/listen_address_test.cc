@@ -1,4 +1,4 @@
-#include "cli/listen_address.h"
+#include "cli/exporter/listen_address.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/malloc_conf.h"
+#include "cli/launch/malloc_conf.h"
 
 #include <gtest/gtest.h>
 

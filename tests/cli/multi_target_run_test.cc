@@ -1,4 +1,4 @@
-#include "cli/multi_target_run.h"
+#include "cli/targets/multi_target_run.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/logging.h"
+#include "cli/io/logging.h"
 #include "cli_test_util.h"
 #include "fake_profile_client.h"
 

@@ -1,4 +1,4 @@
-#include "cli/periodic_dump.h"
+#include "cli/collect/periodic_dump.h"
 
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/dump_file_name.h"
+#include "cli/io/dump_file_name.h"
 #include "command_test_fixture.h"
 #include "common/sha256.h"
 #include "fake_tick_clock.h"

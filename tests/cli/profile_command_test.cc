@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/human_format.h"
-#include "cli/logging.h"
+#include "cli/io/human_format.h"
+#include "cli/io/logging.h"
 #include "command_test_fixture.h"
 #include "common/sha256.h"
 

@@ -1,8 +1,8 @@
-#include "cli/commands/profile_outcome.h"
+#include "cli/collect/profile_outcome.h"
 
 #include <gtest/gtest.h>
 
-#include "cli/human_format.h"
+#include "cli/io/human_format.h"
 
 namespace memprof::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/prometheus_renderer.h"
+#include "cli/exporter/prometheus_renderer.h"
 
 #include <gtest/gtest.h>
 

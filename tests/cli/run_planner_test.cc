@@ -1,11 +1,11 @@
-#include "cli/run_planner.h"
+#include "cli/launch/run_planner.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "cli/commands/run_command.h"
-#include "cli/logging.h"
+#include "cli/io/logging.h"
 #include "cli_test_util.h"
 
 namespace memprof::cli {

@@ -1,4 +1,4 @@
-#include "cli/stale_socket.h"
+#include "cli/targets/stale_socket.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

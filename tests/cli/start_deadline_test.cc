@@ -1,4 +1,4 @@
-#include "cli/start_deadline.h"
+#include "cli/client/start_deadline.h"
 
 #include <gtest/gtest.h>
 

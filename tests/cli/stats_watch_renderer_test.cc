@@ -1,12 +1,12 @@
 // Delta computation (memory_figures) and how `stats --watch` prints it.
-#include "cli/stats_watch_renderer.h"
+#include "cli/collect/stats_watch_renderer.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 
-#include "cli/memory_figures.h"
+#include "cli/client/memory_figures.h"
 
 namespace memprof::cli {
 namespace {

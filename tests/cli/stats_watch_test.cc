@@ -1,5 +1,5 @@
 // stats --watch, --format and the prometheus output, with a fake agent.
-#include "cli/stats_watch.h"
+#include "cli/collect/stats_watch.h"
 
 #include <gtest/gtest.h>
 

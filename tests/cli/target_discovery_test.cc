@@ -1,4 +1,4 @@
-#include "cli/target_discovery.h"
+#include "cli/targets/target_discovery.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "cli/target_metrics.h"
+#include "cli/exporter/target_metrics.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/target_spec.h"
+#include "cli/targets/target_spec.h"
 
 #include <gtest/gtest.h>
 

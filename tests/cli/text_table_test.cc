@@ -1,4 +1,4 @@
-#include "cli/text_table.h"
+#include "cli/io/text_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/window_wait.h"
+#include "cli/collect/window_wait.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -9,14 +9,14 @@
 #include <streambuf>
 #include <string>
 
-#include "cli/analysis/aggregate.h"
-#include "cli/analysis/base_profile.h"
-#include "cli/analysis/collapsed_report.h"
-#include "cli/analysis/heap_v2_parser.h"
-#include "cli/analysis/json_report.h"
-#include "cli/analysis/symbolization.h"
-#include "cli/analysis/text_report.h"
-#include "cli/analysis/unsample.h"
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/base_profile.h"
+#include "cli/report/analysis/collapsed_report.h"
+#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/json_report.h"
+#include "cli/report/analysis/symbolization.h"
+#include "cli/report/analysis/text_report.h"
+#include "cli/report/analysis/unsample.h"
 
 namespace {
 

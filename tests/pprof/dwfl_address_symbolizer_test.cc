@@ -1,4 +1,4 @@
-#include "cli/pprof/dwfl_address_symbolizer.h"
+#include "cli/report/pprof/dwfl_address_symbolizer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/pprof/gzip_writer.h"
+#include "cli/report/pprof/gzip_writer.h"
 
 #include <gtest/gtest.h>
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <utility>
 
-#include "cli/analysis/heap_v2_parser.h"
-#include "cli/analysis/unsample.h"
-#include "cli/pprof/dwfl_address_symbolizer.h"
-#include "cli/pprof/pprof_writer.h"
-#include "cli/symbolize/symbolizer.h"
+#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/unsample.h"
+#include "cli/report/pprof/dwfl_address_symbolizer.h"
+#include "cli/report/pprof/pprof_writer.h"
+#include "cli/report/symbolize/symbolizer.h"
 
 namespace {
 

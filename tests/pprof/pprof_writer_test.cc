@@ -1,4 +1,4 @@
-#include "cli/pprof/pprof_writer.h"
+#include "cli/report/pprof/pprof_writer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/symbolize/elf_layout.h"
+#include "cli/report/symbolize/elf_layout.h"
 #include "tests/pprof/test_support.h"
 
 namespace memprof::pprof {

@@ -1,4 +1,4 @@
-#include "cli/symbolize/elf_layout.h"
+#include "cli/report/symbolize/elf_layout.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

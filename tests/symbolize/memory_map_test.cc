@@ -1,4 +1,4 @@
-#include "cli/symbolize/memory_map.h"
+#include "cli/report/symbolize/memory_map.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/symbolize/module_table.h"
+#include "cli/report/symbolize/module_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/symbolize/symbol_index.h"
+#include "cli/report/symbolize/symbol_index.h"
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>

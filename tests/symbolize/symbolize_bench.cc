@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/symbolize/elf_layout.h"
-#include "cli/symbolize/hex.h"
-#include "cli/symbolize/symbolizer.h"
+#include "cli/report/symbolize/elf_layout.h"
+#include "cli/report/symbolize/hex.h"
+#include "cli/report/symbolize/symbolizer.h"
 #include "common/fd.h"
 
 namespace memprof::symbolize {

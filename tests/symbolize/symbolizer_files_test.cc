@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/symbolize/elf_layout.h"
-#include "cli/symbolize/hex.h"
-#include "cli/symbolize/symbolizer.h"
+#include "cli/report/symbolize/elf_layout.h"
+#include "cli/report/symbolize/hex.h"
+#include "cli/report/symbolize/symbolizer.h"
 #include "common/fd.h"
 #include "test_support.h"
 

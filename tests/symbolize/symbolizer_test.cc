@@ -1,13 +1,13 @@
 // The Symbolizer against a live fixture process: a PIE with DWARF, an
 // inlined function, C++ and C names, and a shared library.
-#include "cli/symbolize/symbolizer.h"
+#include "cli/report/symbolize/symbolizer.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cli/symbolize/hex.h"
+#include "cli/report/symbolize/hex.h"
 #include "test_support.h"
 
 namespace memprof::symbolize {

@@ -1,0 +1,77 @@
+#include "cli/client/dump_receiver.h"
+
+#include <utility>
+
+namespace memprof::cli {
+namespace {
+
+std::unexpected<Error> Loss(const std::string& what) {
+  return Fail(ErrorCode::kDataLoss, "heap profile transfer failed: " + what);
+}
+
+}  // namespace
+
+DumpReceiver::DumpReceiver(Writer write) : write_(std::move(write)) {}
+
+Result<void> DumpReceiver::OnChunk(const memprof::v1::DumpChunk& chunk) {
+  using Chunk = memprof::v1::DumpChunk;
+  if (have_trailer_) return Loss("data after the trailer");
+  switch (chunk.payload_case()) {
+    case Chunk::kMetadata:
+      return OnMetadata(chunk.metadata());
+    case Chunk::kData:
+      return OnData(chunk.data());
+    case Chunk::kTrailer:
+      return OnTrailer(chunk.trailer());
+    case Chunk::PAYLOAD_NOT_SET:
+      return {};  // a newer agent's chunk kind: skip it
+  }
+  return {};
+}
+
+Result<void> DumpReceiver::OnMetadata(const memprof::v1::DumpMetadata& metadata) {
+  if (have_metadata_) return Loss("the agent sent its metadata twice");
+  have_metadata_ = true;
+  metadata_ = metadata;
+  return {};
+}
+
+Result<void> DumpReceiver::OnData(const std::string& data) {
+  if (!have_metadata_) return Loss("the stream did not start with metadata");
+  received_ += data.size();
+  if (received_ > metadata_.size_bytes()) {
+    return Loss("received more than the announced " + std::to_string(metadata_.size_bytes()) +
+                " bytes");
+  }
+  hash_.Update(data);
+  return write_(data);
+}
+
+Result<void> DumpReceiver::OnTrailer(const memprof::v1::DumpTrailer& trailer) {
+  if (!have_metadata_) return Loss("the stream did not start with metadata");
+  have_trailer_ = true;
+  trailer_ = trailer;
+  return {};
+}
+
+Result<DumpSummary> DumpReceiver::Finish() {
+  if (!have_metadata_) return Loss("the stream was empty");
+  if (!have_trailer_) {
+    return Loss("the stream ended early (" + std::to_string(received_) + " of " +
+                std::to_string(metadata_.size_bytes()) + " bytes)");
+  }
+  if (trailer_.size_bytes() != received_ || metadata_.size_bytes() != received_) {
+    return Loss("size mismatch (received " + std::to_string(received_) + " bytes, announced " +
+                std::to_string(metadata_.size_bytes()) + ", trailer says " +
+                std::to_string(trailer_.size_bytes()) + ")");
+  }
+  std::string digest = hash_.FinalHex();
+  if (digest != trailer_.sha256_hex()) {
+    return Loss("checksum mismatch (sha256 of received data " + digest + ", agent sent " +
+                trailer_.sha256_hex() + ")");
+  }
+  return DumpSummary{received_, std::move(digest), metadata_.sample_interval_bytes(),
+                     metadata_.created_unix_ms(), metadata_.pid()};
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,45 @@
+#include "cli/client/dump_transfer.h"
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace memprof::cli {
+
+Result<DumpSummary> StreamDump(const Target& target, ProfileClient& client,
+                               const DumpReceiver::Writer& write, const std::stop_token& stop) {
+  DumpReceiver receiver(write);
+  auto streamed = client.Dump(
+      target, memprof::v1::DumpRequest(),
+      [&receiver](const memprof::v1::DumpChunk& chunk) { return receiver.OnChunk(chunk); });
+  if (!streamed) return Fail(streamed.error());
+  auto summary = receiver.Finish();
+  if (!summary) return Fail(summary.error());
+  if (stop.stop_requested()) return Fail(ErrorCode::kCancelled, "dump interrupted");
+  return summary;
+}
+
+Result<Fd> OpenScratchFile() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  Fd fd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!fd) {
+    return Fail(ErrorCode::kInternal, "cannot create a scratch file in " + dir +
+                                          " for the profile: " + std::strerror(errno));
+  }
+  return fd;
+}
+
+nlohmann::json DumpSummaryToJson(const DumpSummary& summary, pid_t pid, const std::string& path) {
+  return {{"pid", pid},
+          {"path", path},
+          {"size_bytes", summary.size_bytes},
+          {"sha256", summary.sha256_hex},
+          {"sample_interval_bytes", summary.sample_interval_bytes},
+          {"created_unix_ms", summary.created_unix_ms}};
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,346 @@
+#include "cli/client/grpc_profile_client.h"
+
+#include <fcntl.h>
+#include <grpc/support/log.h>
+#include <grpcpp/create_channel_posix.h>
+#include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "cli/client/grpc_status_mapping.h"
+#include "cli/client/start_deadline.h"
+#include "cli/io/logging.h"
+#include "common/duration.h"
+#include "common/unix_socket.h"
+#include "memprof/v1/memory_profile.grpc.pb.h"
+
+namespace memprof::cli {
+namespace {
+
+using Stub = memprof::v1::MemoryProfile::Stub;
+
+constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
+
+// gRPC's own log lines would break the one-line error contract; they only
+// show with -vv, and our status mapping reports what went wrong.
+void RouteGrpcLogs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    gpr_set_log_function([](gpr_log_func_args* args) {
+      Log().debug("grpc: {} ({}:{})", args->message, args->file, args->line);
+    });
+  });
+}
+
+Error ConnectError(const Error& error, const Target& target) {
+  switch (error.code) {
+    case ErrorCode::kNotFound:
+      return Error(ErrorCode::kNotFound, DescribeTarget(target) +
+                                             " has no memprof agent (its socket " +
+                                             target.socket_path + " disappeared)");
+    case ErrorCode::kUnavailable:
+      return Error(ErrorCode::kUnavailable, "stale socket " + target.socket_path +
+                                                ": nobody is listening (the agent of " +
+                                                DescribeTarget(target) +
+                                                " stopped, or the pid now belongs to another "
+                                                "process); restart the program with its agent");
+    default:
+      return error;
+  }
+}
+
+grpc::ChannelArguments ChannelArgs() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  return args;
+}
+
+// A remote agent: TCP with mutual TLS, never anything weaker.
+Result<std::unique_ptr<Stub>> ConnectRemoteStub(const Target& target) {
+  if (!target.tls) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "remote target " + target.address +
+                    " needs --tls-ca, --tls-cert and --tls-key (remote agents accept only "
+                    "mutual TLS)");
+  }
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = target.tls->ca_pem;
+  tls.pem_cert_chain = target.tls->cert_pem;
+  tls.pem_private_key = target.tls->key_pem;
+  auto channel =
+      grpc::CreateCustomChannel(target.address, grpc::SslCredentials(tls), ChannelArgs());
+  return memprof::v1::MemoryProfile::NewStub(channel);
+}
+
+// A stub, and for a local agent a second descriptor of the same connection:
+// gRPC owns the first and never says whether the agent closed it.
+struct Connection {
+  std::unique_ptr<Stub> stub;
+  Fd watch;  // invalid for a remote agent
+};
+
+Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeout) {
+  if (target.remote()) {
+    auto stub = ConnectRemoteStub(target);
+    if (!stub) return Fail(stub.error());
+    return Connection{std::move(*stub), Fd()};
+  }
+  auto fd = ConnectUnixSocket(target.socket_path, timeout);
+  if (!fd) return Fail(ConnectError(fd.error(), target));
+  auto peer = GetPeerCredentials(fd->get());
+  if (!peer) return Fail(peer.error());
+  if (peer->pid != target.pid) {
+    return Fail(ErrorCode::kPermissionDenied,
+                "socket " + target.socket_path + " is not served by pid " +
+                    std::to_string(target.pid) + " (its peer is pid " + std::to_string(peer->pid) +
+                    "); refusing to talk to it");
+  }
+  Fd watch(::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0));
+  auto channel =
+      grpc::CreateCustomInsecureChannelFromFd("memprof-agent", fd->Release(), ChannelArgs());
+  return Connection{memprof::v1::MemoryProfile::NewStub(channel), std::move(watch)};
+}
+
+// Whether the other end has closed the connection: end of file or a reset
+// is pending, where an agent that answered would have kept it open.
+bool PeerClosed(const Fd& watch) {
+  if (!watch) return false;
+  char byte = 0;
+  const ssize_t n = ::recv(watch.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE));
+}
+
+std::unexpected<Error> Interrupted() { return Fail(ErrorCode::kCancelled, "interrupted"); }
+
+// The outcome of one attempt at a call, and what RetryDelay needs to know.
+template <typename T>
+struct Attempt {
+  Result<T> result;
+  AttemptFailure failure = AttemptFailure::kOther;
+  bool data_delivered = false;
+};
+
+template <typename T>
+Attempt<T> FailedAttempt(Error error, AttemptFailure failure) {
+  return Attempt<T>{Fail(std::move(error)), failure};
+}
+
+// Connect errors that mean "no socket" or "nobody listening" right now.
+AttemptFailure ConnectFailure(const Error& error) {
+  return error.code == ErrorCode::kNotFound || error.code == ErrorCode::kUnavailable
+             ? AttemptFailure::kSocketGone
+             : AttemptFailure::kOther;
+}
+
+// gRPC reports a connection the agent closed as UNAVAILABLE ("Transport
+// closed"), a status it even presents as received from the peer; an agent
+// that answers UNAVAILABLE itself ("jemalloc is busy") keeps the connection
+// open. So the connection's own state tells the two apart.
+AttemptFailure CallFailure(const grpc::Status& status, const Connection& connection) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE && PeerClosed(connection.watch)
+             ? AttemptFailure::kDropped
+             : AttemptFailure::kOther;
+}
+
+// At least 1 ms: a timeout of 0 would mean "wait forever" to the connect.
+std::chrono::milliseconds Remaining(std::chrono::steady_clock::time_point deadline) {
+  const auto left = deadline - std::chrono::steady_clock::now();
+  return std::max(std::chrono::milliseconds(1),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(left));
+}
+
+// Waits `delay`; false if a stop was requested meanwhile.
+bool Pause(std::chrono::milliseconds delay, const std::stop_token& stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  return !cv.wait_for(lock, stop, delay, [] { return false; }) && !stop.stop_requested();
+}
+
+// Runs `once(time_left)` until it succeeds or RetryDelay says to give up,
+// within `window`; the last attempt's error says how often it was tried.
+template <typename T, typename Once>
+Result<T> WithRetries(const Target& target, std::chrono::milliseconds window,
+                      const std::stop_token& stop, Once once) {
+  const auto deadline = std::chrono::steady_clock::now() + window;
+  for (int attempt = 1;; ++attempt) {
+    if (stop.stop_requested()) return Interrupted();
+    Attempt<T> outcome = once(Remaining(deadline));
+    if (outcome.result || stop.stop_requested()) return std::move(outcome.result);
+    const auto delay = RetryDelay({.unix_target = !target.remote(),
+                                   .attempt = attempt,
+                                   .failure = outcome.failure,
+                                   .data_delivered = outcome.data_delivered,
+                                   .time_left = Remaining(deadline)});
+    Error& error = outcome.result.error();
+    if (!delay) {
+      if (attempt > 1) error.message += " (tried " + std::to_string(attempt) + " times)";
+      return std::move(outcome.result);
+    }
+    Log().debug("{}: {}; trying again in {} ms", DescribeTarget(target), error.message,
+                delay->count());
+    if (!Pause(*delay, stop)) return Interrupted();
+  }
+}
+
+// Connects, runs one unary RPC with a deadline and maps its status.
+template <typename Response, typename Invoke>
+Attempt<Response> CallUnaryOnce(const Target& target, std::chrono::milliseconds timeout,
+                                const std::stop_token& stop, Invoke& invoke) {
+  auto connection = Connect(target, timeout);
+  if (!connection) {
+    return FailedAttempt<Response>(connection.error(), ConnectFailure(connection.error()));
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + timeout);
+  std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
+  Response response;
+  const grpc::Status status = invoke(*connection->stub, &context, &response);
+  if (stop.stop_requested()) return {Interrupted()};
+  if (!status.ok()) {
+    return FailedAttempt<Response>(ErrorFromGrpcStatus(status, target),
+                                   CallFailure(status, *connection));
+  }
+  return {std::move(response)};
+}
+
+template <typename Response, typename Invoke>
+Result<Response> CallUnary(const Target& target, std::chrono::milliseconds timeout,
+                           const std::stop_token& stop, Invoke invoke) {
+  return WithRetries<Response>(target, timeout, stop, [&](std::chrono::milliseconds left) {
+    return CallUnaryOnce<Response>(target, left, stop, invoke);
+  });
+}
+
+// The agent did not send the first chunk in time: it queued us behind other
+// dumps (or taking the profile took that long). Busy, as a full queue is:
+// the agent is there and answering.
+Error StartTimeout(const Target& target, std::chrono::milliseconds timeout) {
+  return Error(ErrorCode::kResourceExhausted,
+               "the memprof agent of " + DescribeTarget(target) +
+                   " did not start sending the heap profile within " + FormatDuration(timeout) +
+                   ": it is busy with other clients' dumps (raise the limit with --timeout)");
+}
+
+// CANCELLED that we did not ask for: the agent ended the stream, because it
+// shut down or because we had not read from it for its stall deadline.
+Error CancelledByAgent(const Target& target) {
+  return Error(ErrorCode::kCancelled,
+               "the memprof agent of " + DescribeTarget(target) +
+                   " ended the dump stream (it does so when shutting down, and when its client "
+                   "has read nothing for the agent's stall deadline, MEMPROF_DUMP_STALL_TIMEOUT, "
+                   "30s by default)");
+}
+
+// One Dump stream into `sink`. The agent must start it (send the first
+// chunk) within `timeout`, which covers waiting for a turn in its queue;
+// the transfer that follows has no deadline (a large dump may take long).
+// `whole_timeout` is the --timeout this attempt's `timeout` is left of.
+Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& request,
+                       const DumpChunkSink& sink, std::chrono::milliseconds timeout,
+                       std::chrono::milliseconds whole_timeout, const std::stop_token& stop) {
+  auto connection = Connect(target, timeout);
+  if (!connection) {
+    return FailedAttempt<void>(connection.error(), ConnectFailure(connection.error()));
+  }
+  grpc::ClientContext context;
+  std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
+  // Leaving the agent's queue is cancelling the call: the agent drops us
+  // from it at once, holding nothing for us.
+  StartDeadline start(timeout, [&context] { context.TryCancel(); });
+  auto reader = connection->stub->Dump(&context, request);
+  memprof::v1::DumpChunk chunk;
+  Attempt<void> outcome;
+  while (reader->Read(&chunk)) {
+    if (!outcome.data_delivered && !start.Disarm()) break;  // too late
+    outcome.data_delivered = true;
+    outcome.result = sink(chunk);
+    if (!outcome.result) {
+      context.TryCancel();
+      while (reader->Read(&chunk)) {
+      }
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  start.Disarm();
+  if (!outcome.result) return outcome;
+  if (stop.stop_requested()) return {Interrupted(), AttemptFailure::kOther, true};
+  if (start.expired()) return {Fail(StartTimeout(target, whole_timeout)), AttemptFailure::kOther, false};
+  if (status.error_code() == grpc::StatusCode::CANCELLED) {
+    outcome.result = Fail(CancelledByAgent(target));
+  } else if (!status.ok()) {
+    outcome.result = Fail(ErrorFromGrpcStatus(status, target));
+    outcome.failure = CallFailure(status, *connection);
+  }
+  return outcome;
+}
+
+}  // namespace
+
+GrpcProfileClient::GrpcProfileClient(std::chrono::milliseconds rpc_timeout, std::stop_token stop)
+    : rpc_timeout_(rpc_timeout), stop_(std::move(stop)) {
+  RouteGrpcLogs();
+}
+
+Result<memprof::v1::StatusResponse> GrpcProfileClient::Status(const Target& target) {
+  return CallUnary<memprof::v1::StatusResponse>(
+      target, rpc_timeout_, stop_, [](Stub& stub, grpc::ClientContext* ctx, auto* response) {
+        return stub.Status(ctx, memprof::v1::StatusRequest(), response);
+      });
+}
+
+Result<memprof::v1::ActivateResponse> GrpcProfileClient::Activate(
+    const Target& target, const memprof::v1::ActivateRequest& request) {
+  return CallUnary<memprof::v1::ActivateResponse>(
+      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
+        return stub.Activate(ctx, request, response);
+      });
+}
+
+Result<memprof::v1::DeactivateResponse> GrpcProfileClient::Deactivate(
+    const Target& target, const memprof::v1::DeactivateRequest& request) {
+  return CallUnary<memprof::v1::DeactivateResponse>(
+      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
+        return stub.Deactivate(ctx, request, response);
+      });
+}
+
+Result<memprof::v1::StatsResponse> GrpcProfileClient::Stats(
+    const Target& target, const memprof::v1::StatsRequest& request) {
+  return CallUnary<memprof::v1::StatsResponse>(
+      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
+        return stub.Stats(ctx, request, response);
+      });
+}
+
+Result<void> GrpcProfileClient::Dump(const Target& target, const memprof::v1::DumpRequest& request,
+                                     const DumpChunkSink& sink) {
+  // Retries (only before any chunk arrived), and the wait for the agent to
+  // start the dump, must fit in one RPC timeout.
+  return WithRetries<void>(target, rpc_timeout_, stop_, [&](std::chrono::milliseconds left) {
+    return DumpOnce(target, request, sink, left, rpc_timeout_, stop_);
+  });
+}
+
+std::optional<std::chrono::milliseconds> RetryDelay(const RetryContext& context) {
+  if (!context.unix_target || context.data_delivered || context.attempt >= kMaxCallAttempts) {
+    return std::nullopt;
+  }
+  const bool dropped = context.failure == AttemptFailure::kDropped;
+  // A socket that is gone right after the agent dropped us is being re-created.
+  const bool recreating = context.failure == AttemptFailure::kSocketGone && context.attempt > 1;
+  if (!dropped && !recreating) return std::nullopt;
+  const std::chrono::milliseconds delay(50 << (context.attempt - 1));
+  if (delay >= context.time_left) return std::nullopt;
+  return delay;
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,40 @@
+#ifndef MEMPROF_CLI_CLIENT_PROFILE_CLIENT_H_
+#define MEMPROF_CLI_CLIENT_PROFILE_CLIENT_H_
+
+#include <functional>
+
+#include "cli/client/target.h"
+#include "common/result.h"
+#include "memprof/v1/memory_profile.pb.h"
+
+namespace memprof::cli {
+
+// Receives the chunks of a Dump stream one at a time, as they arrive; an
+// error return cancels the stream and becomes the result of Dump().
+using DumpChunkSink = std::function<Result<void>(const memprof::v1::DumpChunk&)>;
+
+// The CLI's view of one agent: the five RPCs of memprof.v1.MemoryProfile with
+// errors already translated into memprof::Error. Commands depend on this
+// interface only (tests pass a fake); GrpcProfileClient is the real one.
+// Every call names its target, so one client can serve `list` over many.
+class ProfileClient {
+ public:
+  virtual ~ProfileClient() = default;
+
+  [[nodiscard]] virtual Result<memprof::v1::StatusResponse> Status(const Target& target) = 0;
+  [[nodiscard]] virtual Result<memprof::v1::ActivateResponse> Activate(
+      const Target& target, const memprof::v1::ActivateRequest& request) = 0;
+  [[nodiscard]] virtual Result<memprof::v1::DeactivateResponse> Deactivate(
+      const Target& target, const memprof::v1::DeactivateRequest& request) = 0;
+  [[nodiscard]] virtual Result<memprof::v1::StatsResponse> Stats(
+      const Target& target, const memprof::v1::StatsRequest& request) = 0;
+  // Streams a heap profile into `sink`; returns when the stream ends, the
+  // sink fails or the call is cancelled (kCancelled).
+  [[nodiscard]] virtual Result<void> Dump(const Target& target,
+                                          const memprof::v1::DumpRequest& request,
+                                          const DumpChunkSink& sink) = 0;
+};
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_CLIENT_PROFILE_CLIENT_H_

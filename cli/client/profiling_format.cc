@@ -1,0 +1,55 @@
+#include "cli/client/profiling_format.h"
+
+#include "cli/io/human_format.h"
+#include "cli/launch/malloc_conf.h"
+
+namespace memprof::cli {
+
+std::string AllocatorName(memprof::v1::AllocatorKind kind) {
+  switch (kind) {
+    case memprof::v1::ALLOCATOR_KIND_JEMALLOC:
+      return "jemalloc";
+    case memprof::v1::ALLOCATOR_KIND_GLIBC:
+      return "glibc";
+    default:
+      return "other";
+  }
+}
+
+std::string ProfilingState(const memprof::v1::StatusResponse& status) {
+  if (status.allocator() != memprof::v1::ALLOCATOR_KIND_JEMALLOC) return "n/a";
+  if (!status.profiling_supported()) return "unsupported";
+  if (!status.profiling_enabled()) return "off";
+  return status.profiling_active() ? "active" : "inactive";
+}
+
+std::optional<std::string> ProfilingHint(const memprof::v1::StatusResponse& status) {
+  if (status.allocator() != memprof::v1::ALLOCATOR_KIND_JEMALLOC) {
+    return "the process does not use jemalloc, so its heap cannot be profiled; restart it "
+           "under `memprofctl run -- CMD`, which preloads jemalloc";
+  }
+  if (!status.profiling_supported()) {
+    return "this jemalloc was built without profiling support (config.prof=false); restart the "
+           "process with a jemalloc built with --enable-prof (Debian's libjemalloc2 is)";
+  }
+  if (!status.profiling_enabled()) {
+    return std::string(
+               "heap profiling was not enabled when the process started; restart it "
+               "with MALLOC_CONF=") +
+           kProfilingMallocConf + " (or use `memprofctl run`)";
+  }
+  return std::nullopt;
+}
+
+std::string DescribeWindowEnd(int64_t window_end_unix_ms,
+                              std::chrono::system_clock::time_point now) {
+  if (window_end_unix_ms == 0) return "until deactivated";
+  return "until " + FormatLocalTime(window_end_unix_ms) + " (" +
+         FormatRelative(window_end_unix_ms, now) + ")";
+}
+
+nlohmann::json ProfilingStateToJson(const memprof::v1::ProfilingState& state) {
+  return {{"active", state.active()}, {"window_end_unix_ms", state.window_end_unix_ms()}};
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,119 @@
+#include "cli/exporter/http_server.h"
+
+#include <microhttpd.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "cli/io/logging.h"
+#include "common/fd.h"
+
+namespace memprof::cli {
+namespace {
+
+constexpr int kListenBacklog = 64;
+
+void LogFromMhd(void*, const char* format, va_list args) {
+  char line[512];
+  std::vsnprintf(line, sizeof(line), format, args);
+  std::string text(line);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  Log().debug("http: {}", text);
+}
+
+ErrorCode BindErrorCode(int err) {
+  if (err == EACCES || err == EPERM) return ErrorCode::kPermissionDenied;
+  if (err == EADDRNOTAVAIL) return ErrorCode::kInvalidArgument;
+  return ErrorCode::kInternal;
+}
+
+Result<Fd> BindListener(const ListenAddress& address) {
+  Fd fd(::socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  const int one = 1;
+  if (!fd || ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+      ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address.storage), address.length) != 0 ||
+      ::listen(fd.get(), kListenBacklog) != 0) {
+    const int err = errno;
+    std::string hint = err == EADDRINUSE ? " (is another exporter running? pick another port)"
+                       : err == EADDRNOTAVAIL ? " (no interface of this host has that address)"
+                                              : "";
+    return Fail(BindErrorCode(err), "cannot listen on " + address.ToString() + ": " +
+                                        std::strerror(err) + hint);
+  }
+  return fd;
+}
+
+MHD_Result Queue(MHD_Connection* connection, const HttpResponse& response) {
+  MHD_Response* r = MHD_create_response_from_buffer(
+      response.body.size(), const_cast<char*>(response.body.data()), MHD_RESPMEM_MUST_COPY);
+  if (r == nullptr) return MHD_NO;
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, response.content_type.c_str());
+  for (const auto& [name, value] : response.headers) {
+    MHD_add_response_header(r, name.c_str(), value.c_str());
+  }
+  const MHD_Result queued = MHD_queue_response(connection, response.status, r);
+  MHD_destroy_response(r);
+  return queued;
+}
+
+// libmicrohttpd calls this for every request (and again for each piece of
+// a body, which is dropped: the answer is queued on the first call).
+MHD_Result Dispatch(void* self, MHD_Connection* connection, const char* url, const char* method,
+                    const char* /*version*/, const char* /*upload_data*/, size_t* upload_size,
+                    void** /*request_state*/) {
+  if (*upload_size != 0) {
+    *upload_size = 0;
+    return MHD_YES;
+  }
+  const HttpRequest request{method != nullptr ? method : "", url != nullptr ? url : ""};
+  return Queue(connection, static_cast<const HttpServer*>(self)->Handle(request));
+}
+
+}  // namespace
+
+HttpServer::HttpServer(HttpHandler handler, ListenAddress address)
+    : handler_(std::move(handler)), address_(address) {}
+
+HttpServer::~HttpServer() {
+  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ListenAddress& address,
+                                                      HttpHandler handler,
+                                                      const HttpServerLimits& limits) {
+  auto listener = BindListener(address);
+  if (!listener) return Fail(listener.error());
+  auto bound = LocalAddressOf(listener->get());
+  if (!bound) return Fail(bound.error());
+  std::unique_ptr<HttpServer> server(new HttpServer(std::move(handler), *bound));
+  server->daemon_ = MHD_start_daemon(
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, &Dispatch,
+      server.get(), MHD_OPTION_EXTERNAL_LOGGER, &LogFromMhd, nullptr, MHD_OPTION_LISTEN_SOCKET,
+      static_cast<MHD_socket>(listener->get()), MHD_OPTION_THREAD_POOL_SIZE, limits.threads,
+      MHD_OPTION_CONNECTION_LIMIT, limits.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+      limits.per_ip_connections, MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_timeout_seconds,
+      MHD_OPTION_END);
+  if (server->daemon_ == nullptr) {
+    return Fail(ErrorCode::kInternal, "cannot start the HTTP server on " + bound->ToString() +
+                                          " (run with -vv for libmicrohttpd's reason)");
+  }
+  listener->Release();  // the daemon owns and closes it now
+  return server;
+}
+
+HttpResponse HttpServer::Handle(const HttpRequest& request) const {
+  try {
+    return handler_(request);
+  } catch (const std::exception& e) {
+    Log().warn("http: {} {} failed: {}", request.method, request.path, e.what());
+  } catch (...) {
+    Log().warn("http: {} {} failed", request.method, request.path);
+  }
+  return HttpResponse{500, "text/plain; charset=utf-8", "internal error\n", {}};
+}
+
+}  // namespace memprof::cli

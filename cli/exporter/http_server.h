@@ -1,0 +1,70 @@
+#ifndef MEMPROF_CLI_EXPORTER_HTTP_SERVER_H_
+#define MEMPROF_CLI_EXPORTER_HTTP_SERVER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/exporter/listen_address.h"
+#include "common/result.h"
+
+struct MHD_Daemon;
+
+namespace memprof::cli {
+
+struct HttpRequest {
+  std::string method;  // "GET", "HEAD", ...
+  std::string path;    // without the query string
+};
+
+struct HttpResponse {
+  unsigned status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra ones, e.g. Allow
+};
+
+// Called on one of the server's threads, concurrently from several; must be
+// thread-safe. An exception becomes a 500 and is logged, never escapes.
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// What a client (or many) can make the server hold.
+struct HttpServerLimits {
+  unsigned threads = 2;              // requests handled at once
+  unsigned max_connections = 32;     // open connections, all clients together
+  unsigned per_ip_connections = 8;   // open connections from one address
+  unsigned idle_timeout_seconds = 30;
+};
+
+// A small HTTP/1.1 server over GNU libmicrohttpd: a fixed pool of threads,
+// bounded connections and idle timeouts. The listening socket is bound by
+// Start() itself, so a bind error has its own message and "port 0" reports
+// the port the kernel chose. Request bodies are never read. Destruction
+// stops accepting, waits for handlers in progress and closes everything.
+class HttpServer {
+ public:
+  [[nodiscard]] static Result<std::unique_ptr<HttpServer>> Start(
+      const ListenAddress& address, HttpHandler handler, const HttpServerLimits& limits = {});
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // The address as bound (with the real port when 0 was asked for).
+  const ListenAddress& address() const { return address_; }
+
+  // Runs the handler (on a server thread); an exception becomes a 500.
+  HttpResponse Handle(const HttpRequest& request) const;
+
+ private:
+  HttpServer(HttpHandler handler, ListenAddress address);
+
+  HttpHandler handler_;
+  ListenAddress address_;
+  MHD_Daemon* daemon_ = nullptr;
+};
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_EXPORTER_HTTP_SERVER_H_

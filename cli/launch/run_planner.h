@@ -1,0 +1,54 @@
+#ifndef MEMPROF_CLI_LAUNCH_RUN_PLANNER_H_
+#define MEMPROF_CLI_LAUNCH_RUN_PLANNER_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// Everything `memprofctl run` looks at besides the command line, so that the
+// plan can be computed (and tested) without touching the real process.
+struct RunEnvironment {
+  std::vector<std::string> variables;  // "KEY=VALUE", like environ
+  std::string self_exe;                // memprofctl's own path (/proc/self/exe)
+  std::string agent_build_path;        // compiled in by CMake (build tree)
+  std::string agent_install_path;      // compiled in by CMake (install libdir)
+  std::string jemalloc_path;           // compiled in by CMake (find_library)
+
+  std::optional<std::string_view> Get(std::string_view name) const;
+};
+
+// The environment of this process and the paths compiled into memprofctl.
+RunEnvironment CurrentRunEnvironment();
+
+// What to execve().
+struct ExecPlan {
+  std::string path;               // resolved like execvp
+  std::vector<std::string> argv;  // argv[0] as the user typed it
+  std::vector<std::string> env;   // with LD_PRELOAD and MALLOC_CONF set
+  std::vector<std::string> warnings;
+  std::string ld_preload;
+  std::string malloc_conf;
+};
+
+// Decides how to start `command` (CMD ARGS...) with the agent preloaded:
+// resolves CMD via PATH, inspects its ELF file, locates the agent library
+// ($MEMPROF_AGENT_LIB, <exe dir>/../lib, build tree, install libdir) and, if
+// CMD does not use jemalloc yet, jemalloc ($MEMPROF_JEMALLOC_LIB, then the
+// compiled-in path); builds LD_PRELOAD and MALLOC_CONF. Errors: command not
+// found (kInvalidArgument), static or 32-bit program (kFailedPrecondition),
+// missing libraries.
+[[nodiscard]] Result<ExecPlan> PlanRun(const std::vector<std::string>& command,
+                                       const RunEnvironment& env);
+
+// Joins LD_PRELOAD: `ours` first, then the user's entries (space or colon
+// separated) that are not already among ours. Pure function.
+std::string MergeLdPreload(const std::vector<std::string>& ours, std::string_view user);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_LAUNCH_RUN_PLANNER_H_

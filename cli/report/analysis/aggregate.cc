@@ -1,0 +1,247 @@
+#include "cli/report/analysis/aggregate.h"
+
+#include <algorithm>
+#include <optional>
+#include <regex>
+#include <unordered_map>
+#include <utility>
+
+#include "cli/report/analysis/jeprof_names.h"
+
+namespace memprof::analysis {
+namespace {
+
+constexpr size_t kNotSeen = static_cast<size_t>(-1);
+
+// Every distinct address, symbolized once, plus what the passes below need
+// per location: whether jeprof cuts the stack there, and its function-name ids.
+class LocationTable {
+ public:
+  explicit LocationTable(AddressSymbolizer& symbolizer) : symbolizer_(symbolizer) {}
+
+  uint32_t Intern(uint64_t address);
+  bool IsCut(uint32_t location) const { return cut_[location]; }
+  const std::vector<uint32_t>& NameIds(uint32_t location) const { return name_ids_[location]; }
+  const Location& at(uint32_t location) const { return locations_[location]; }
+  const std::vector<std::string>& names() const { return names_; }
+  std::vector<Location> ReleaseLocations() { return std::move(locations_); }
+
+ private:
+  uint32_t NameId(const std::string& name);
+
+  AddressSymbolizer& symbolizer_;
+  std::unordered_map<uint64_t, uint32_t> by_address_;
+  std::vector<Location> locations_;
+  std::vector<bool> cut_;
+  std::vector<std::vector<uint32_t>> name_ids_;
+  std::unordered_map<std::string, uint32_t> by_name_;
+  std::vector<std::string> names_;
+};
+
+// jeprof's TranslateStack at function granularity: innermost first, the
+// function that holds the address last and without " (inline)".
+std::vector<std::string> FunctionNames(uint64_t address, const std::vector<Frame>& frames) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const std::string& function = frames[i].function;
+    if (function.empty() || function == "??") {
+      names.push_back(HexAddress(address));
+    } else {
+      names.push_back(ShortFunctionName(function) + (i + 1 < frames.size() ? " (inline)" : ""));
+    }
+  }
+  return names;
+}
+
+uint32_t LocationTable::Intern(uint64_t address) {
+  auto [it, inserted] = by_address_.emplace(address, static_cast<uint32_t>(locations_.size()));
+  if (!inserted) return it->second;
+  std::span<const Frame> resolved = symbolizer_.Resolve(address);
+  Location location{address, {resolved.begin(), resolved.end()}, {}};
+  if (location.frames.empty()) location.frames.push_back(Frame{});  // contract says never
+  location.names = FunctionNames(address, location.frames);
+  const Frame& outer = location.frames.back();
+  cut_.push_back(outer.function.empty()
+                     ? IsAllocatorModule(outer.module)
+                     : IsAllocatorEntryPoint(ShortFunctionName(outer.function)));
+  std::vector<uint32_t> ids;
+  for (const std::string& name : location.names) ids.push_back(NameId(name));
+  name_ids_.push_back(std::move(ids));
+  locations_.push_back(std::move(location));
+  return it->second;
+}
+
+uint32_t LocationTable::NameId(const std::string& name) {
+  auto [it, inserted] = by_name_.emplace(name, static_cast<uint32_t>(names_.size()));
+  if (inserted) names_.push_back(name);
+  return it->second;
+}
+
+// A --focus or --ignore regex, evaluated once per location.
+class FrameMatcher {
+ public:
+  static Result<FrameMatcher> Create(const std::string& pattern, const char* option);
+  bool active() const { return regex_.has_value(); }
+  bool AnyMatches(const std::vector<uint32_t>& stack, const LocationTable& table);
+
+ private:
+  bool Search(const std::string& text) const;
+  bool Matches(const Location& location) const;
+
+  std::optional<std::regex> regex_;
+  std::vector<signed char> cache_;  // -1 unknown, 0 no, 1 yes
+};
+
+Result<FrameMatcher> FrameMatcher::Create(const std::string& pattern, const char* option) {
+  FrameMatcher matcher;
+  if (pattern.empty()) return matcher;
+  try {
+    matcher.regex_.emplace(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& error) {
+    return Fail(ErrorCode::kInvalidArgument,
+                std::string("bad ") + option + " regex '" + pattern + "': " + error.what());
+  }
+  return matcher;
+}
+
+bool FrameMatcher::Search(const std::string& text) const {
+  try {
+    return std::regex_search(text, *regex_);
+  } catch (const std::regex_error&) {
+    return false;  // too complex for std::regex on this input: treat as no match
+  }
+}
+
+// What jeprof's FocusProfile matches: the address and, per inline frame, the
+// short function name and "file:line".
+bool FrameMatcher::Matches(const Location& location) const {
+  if (Search(JeprofAddress(location.address)) || Search(HexAddress(location.address))) return true;
+  for (const Frame& frame : location.frames) {
+    if (!frame.function.empty() && Search(ShortFunctionName(frame.function))) return true;
+    if (!frame.file.empty() && Search(frame.file + ":" + std::to_string(frame.line))) return true;
+  }
+  return false;
+}
+
+bool FrameMatcher::AnyMatches(const std::vector<uint32_t>& stack, const LocationTable& table) {
+  for (uint32_t location : stack) {
+    if (location >= cache_.size()) cache_.resize(location + 1, -1);
+    if (cache_[location] < 0) cache_[location] = Matches(table.at(location)) ? 1 : 0;
+    if (cache_[location] == 1) return true;
+  }
+  return false;
+}
+
+// FNV-1a over location ids, for merging identical cut stacks.
+struct PathHash {
+  size_t operator()(const std::vector<uint32_t>& path) const {
+    uint64_t hash = 14695981039346656037ULL;
+    for (uint32_t id : path) hash = (hash ^ id) * 1099511628211ULL;
+    return static_cast<size_t>(hash);
+  }
+};
+
+// jeprof's RemoveUninterestingFrames: an allocator entry point drops itself
+// and everything before it (leaf side), i.e. the allocator's own frames.
+std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, LocationTable& table) {
+  std::vector<uint32_t> path;
+  path.reserve(stack.size());
+  for (size_t i = 0; i < stack.size(); ++i) {
+    uint32_t location = table.Intern(LookupAddress(stack, i));
+    if (table.IsCut(location)) {
+      path.clear();
+    } else {
+      path.push_back(location);
+    }
+  }
+  return path;
+}
+
+// Cuts, merges identical results and sums the header total. Stacks worth 0
+// are left out: they add nothing to any row.
+std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
+                                     LocationTable& table, double& total) {
+  std::vector<StackSample> stacks;
+  std::unordered_map<std::vector<uint32_t>, size_t, PathHash> index;
+  for (const Sample& sample : profile.samples) {
+    double value = ValueOf(sample, metric);
+    total += value;
+    if (value == 0) continue;
+    std::vector<uint32_t> path = CutAllocatorFrames(sample.stack, table);
+    if (auto it = index.find(path); it != index.end()) {
+      stacks[it->second].value += value;
+      continue;
+    }
+    index.emplace(path, stacks.size());
+    stacks.push_back({std::move(path), value});
+  }
+  return stacks;
+}
+
+void ApplyFilters(std::vector<StackSample>& stacks, FrameMatcher& focus, FrameMatcher& ignore,
+                  const LocationTable& table) {
+  std::erase_if(stacks, [&](const StackSample& stack) {
+    if (focus.active() && !focus.AnyMatches(stack.locations, table)) return true;
+    return ignore.active() && ignore.AnyMatches(stack.locations, table);
+  });
+}
+
+// jeprof's ReduceProfile + FlatProfile + CumulativeProfile: each function
+// once per stack; flat goes to the first (innermost) name of the stack.
+std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const LocationTable& table,
+                                double& shown_total) {
+  const std::vector<std::string>& names = table.names();
+  std::vector<FunctionRow> rows(names.size());
+  std::vector<size_t> seen_in(names.size(), kNotSeen);
+  for (size_t s = 0; s < stacks.size(); ++s) {
+    bool first = true;
+    for (uint32_t location : stacks[s].locations) {
+      if (IsIgnoredAddress(table.at(location).address)) continue;
+      for (uint32_t id : table.NameIds(location)) {
+        if (seen_in[id] == s) continue;
+        seen_in[id] = s;
+        if (first) rows[id].flat += stacks[s].value;
+        if (first) shown_total += stacks[s].value;
+        first = false;
+        rows[id].cum += stacks[s].value;
+      }
+    }
+  }
+  std::vector<FunctionRow> used;
+  for (size_t id = 0; id < rows.size(); ++id) {
+    if (seen_in[id] == kNotSeen) continue;
+    rows[id].name = names[id];
+    used.push_back(std::move(rows[id]));
+  }
+  return used;
+}
+
+}  // namespace
+
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum) {
+  std::sort(rows.begin(), rows.end(), [by_cum](const FunctionRow& a, const FunctionRow& b) {
+    double key_a = by_cum ? a.cum : a.flat;
+    double key_b = by_cum ? b.cum : b.flat;
+    if (key_a != key_b) return key_a > key_b;
+    return a.name < b.name;
+  });
+}
+
+Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymbolizer& symbolizer,
+                                     const AggregateOptions& options) {
+  auto focus = FrameMatcher::Create(options.focus, "--focus");
+  if (!focus) return Fail(focus.error());
+  auto ignore = FrameMatcher::Create(options.ignore, "--ignore");
+  if (!ignore) return Fail(ignore.error());
+  Aggregation aggregation;
+  aggregation.metric = options.metric;
+  LocationTable table(symbolizer);
+  aggregation.stacks = CutAndMerge(profile, options.metric, table, aggregation.total);
+  ApplyFilters(aggregation.stacks, *focus, *ignore, table);
+  aggregation.functions = Reduce(aggregation.stacks, table, aggregation.shown_total);
+  SortFunctionRows(aggregation.functions, false);
+  aggregation.locations = table.ReleaseLocations();
+  return aggregation;
+}
+
+}  // namespace memprof::analysis

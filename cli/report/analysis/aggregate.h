@@ -1,0 +1,73 @@
+#ifndef MEMPROF_CLI_REPORT_ANALYSIS_AGGREGATE_H_
+#define MEMPROF_CLI_REPORT_ANALYSIS_AGGREGATE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/report/analysis/profile.h"
+#include "cli/report/analysis/symbolization.h"
+#include "common/result.h"
+
+namespace memprof::analysis {
+
+// What to aggregate, with jeprof's option semantics.
+struct AggregateOptions {
+  Metric metric = Metric::kInuseSpace;
+  // ECMAScript regexes, searched (not anchored) in each frame's address
+  // (0x<hex> and jeprof's 16-digit form), short function name and
+  // "file:line". Empty means unset. --focus keeps a stack if any frame
+  // matches; --ignore then drops a stack if any frame matches.
+  std::string focus;
+  std::string ignore;
+};
+
+// One distinct code address of the profile, symbolized once.
+struct Location {
+  uint64_t address = 0;       // lookup address (see LookupAddress)
+  std::vector<Frame> frames;  // innermost inlined frame first, never empty
+  // The names the function tables use, innermost first: the short function
+  // name, " (inline)" appended for inlined frames, 0x<address> if unknown.
+  std::vector<std::string> names;
+};
+
+// A stack after the allocator's own frames were cut and the filters ran.
+struct StackSample {
+  std::vector<uint32_t> locations;  // indexes into Aggregation::locations, leaf first
+  double value = 0;
+};
+
+// One row of jeprof's --text table.
+struct FunctionRow {
+  std::string name;
+  double flat = 0;  // in stacks whose leaf is this function
+  double cum = 0;   // in stacks containing it (counted once per stack)
+};
+
+struct Aggregation {
+  Metric metric = Metric::kInuseSpace;
+  // jeprof's "Total:" line: every stack, before frames are cut or filters run.
+  double total = 0;
+  // The sum of `flat`: what survives the filters, and the base of the
+  // percentages (jeprof's TotalProfile($flat) in PrintText).
+  double shown_total = 0;
+  std::vector<Location> locations;
+  std::vector<StackSample> stacks;     // identical stacks merged, first-seen order
+  std::vector<FunctionRow> functions;  // sorted by flat (desc), then name
+};
+
+// Symbolizes `profile` (each distinct address once) and aggregates it per
+// function the way jeprof's FilterAndPrint does: RemoveUninterestingFrames,
+// --focus, --ignore, then ReduceProfile (per-function names, each function
+// once per stack) into flat and cum. Fails only on a bad regex.
+[[nodiscard]] Result<Aggregation> AggregateProfile(const HeapProfile& profile,
+                                                   AddressSymbolizer& symbolizer,
+                                                   const AggregateOptions& options);
+
+// Sorts rows like jeprof's PrintText: by flat (or cum) descending, ties by
+// name in byte order.
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum);
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_ANALYSIS_AGGREGATE_H_

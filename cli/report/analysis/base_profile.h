@@ -1,0 +1,20 @@
+#ifndef MEMPROF_CLI_REPORT_ANALYSIS_BASE_PROFILE_H_
+#define MEMPROF_CLI_REPORT_ANALYSIS_BASE_PROFILE_H_
+
+#include "cli/report/analysis/profile.h"
+
+namespace memprof::analysis {
+
+// `--base`: subtracts `base` from `profile` stack by stack, on unsampled
+// values, like jeprof's SubtractProfile (each dump unsampled with its own
+// period first). Stacks only in `base` come out negative, unless
+// `drop_negative` (jeprof's --drop_negative), which instead clamps every
+// negative difference to 0 and leaves base-only stacks out. The result has
+// the samples of `profile` first, in order, then the base-only ones, and
+// `profile`'s period and maps.
+HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base,
+                         bool drop_negative = false);
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_ANALYSIS_BASE_PROFILE_H_

@@ -1,0 +1,63 @@
+#ifndef MEMPROF_CLI_REPORT_ANALYSIS_FLAME_GRAPH_H_
+#define MEMPROF_CLI_REPORT_ANALYSIS_FLAME_GRAPH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/profile.h"
+#include "cli/report/analysis/symbolization.h"
+
+namespace memprof::analysis {
+
+// What a frame is, for its colour: the program's own code (warm colours),
+// the C/C++ runtime and the allocator (cool), or an address nobody could
+// name (grey). kRoot is the "all" frame; kMerged stands for several frames
+// too narrow to draw one by one (see flame_layout.h).
+enum class FrameKind : uint8_t { kRoot, kApp, kRuntime, kUnknown, kMerged };
+
+// One frame of the flame graph: a function reached through one particular
+// chain of callers. Its value counts every stack that passes through it.
+struct FlameNode {
+  uint32_t name_id = 0;  // index into FlameGraph::names
+  FrameKind kind = FrameKind::kApp;
+  double value = 0;
+  uint32_t depth = 0;              // the root is 0, its callees 1, ...
+  std::vector<uint32_t> children;  // indexes into FlameGraph::nodes; widest first, ties by name
+};
+
+// The call tree of an aggregated profile, root first: stacks that share a
+// caller chain share nodes, so a frame is as wide as the memory allocated
+// under it. Flat (indexes, not pointers) so that deep stacks cost no
+// recursion and the layout can walk it with an explicit stack.
+struct FlameGraph {
+  Metric metric = Metric::kInuseSpace;
+  // The profile's header total (Aggregation::total): more than the root's
+  // value when --focus/--ignore dropped stacks.
+  double profile_total = 0;
+  // Stacks left out because their value is not positive (only a --base diff
+  // has them): a width cannot be negative.
+  size_t negative_stacks = 0;
+  std::vector<FlameNode> nodes;  // nodes[0] is the root, named "all"
+  // Each distinct frame name once, as the collapsed report spells it
+  // (frame_names.h): a call tree repeats a name in many nodes.
+  std::vector<std::string> names;
+
+  const FlameNode& root() const { return nodes.front(); }
+  const std::string& name(const FlameNode& node) const { return names[node.name_id]; }
+};
+
+// Merges the aggregation's stacks (after jeprof's allocator cut and the
+// filters, exactly the stacks of the collapsed report) into a call tree,
+// valued by the aggregation's metric. Stacks that the cut emptied count in
+// the root only.
+FlameGraph BuildFlameGraph(const Aggregation& aggregation);
+
+// The colour class of one symbolized frame.
+FrameKind ClassifyFrame(const Frame& frame);
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_ANALYSIS_FLAME_GRAPH_H_

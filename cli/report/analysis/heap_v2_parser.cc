@@ -1,0 +1,420 @@
+// The grammar, as jemalloc (src/prof_data.c) writes it:
+//
+//   heap_v2/<sample period>
+//     t*: <objects>: <bytes> [<accum objects>: <accum bytes>]
+//     t<thread>: <objects>: <bytes> [<accum objects>: <accum bytes>][ <thread name>]   (0..n)
+//   @ 0x<addr> 0x<addr> ...                                                          (0..n)
+//     t*: <objects>: <bytes> [<accum objects>: <accum bytes>]
+//     t<thread>: <objects>: <bytes> [<accum objects>: <accum bytes>]                 (0..n)
+//   <empty line>
+//   MAPPED_LIBRARIES:
+//   <the process's /proc/<pid>/maps, verbatim>
+//
+// Whitespace around fields is free (jeprof trims it), '\r' before '\n' is
+// dropped (jeprof does too), and empty lines before the maps are ignored.
+#include "cli/report/analysis/heap_v2_parser.h"
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <utility>
+
+#include "cli/report/analysis/line_reader.h"
+
+namespace memprof::analysis {
+namespace {
+
+constexpr std::string_view kHeaderPrefix = "heap_v2/";
+constexpr std::string_view kMapsMarker = "MAPPED_LIBRARIES:";
+constexpr size_t kExcerptBytes = 40;
+constexpr size_t kMaxHexDigits = 16;
+
+// Errors of the per-field parsers carry only "what"; the parser adds where.
+std::unexpected<Error> Bad(std::string what) {
+  return Fail(ErrorCode::kInvalidArgument, std::move(what));
+}
+
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && IsBlank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// A short, printable rendering of untrusted input for an error message.
+std::string Excerpt(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, kExcerptBytes)) {
+    auto byte = static_cast<unsigned char>(c);
+    if (std::isprint(byte) != 0) {
+      out += c;
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", byte);
+      out += escaped;
+    }
+  }
+  if (text.size() > kExcerptBytes) out += "...";
+  return out + "'";
+}
+
+// A cursor over one line for the small field parsers below.
+class Scanner {
+ public:
+  explicit Scanner(std::string_view text) : text_(text) {}
+
+  void SkipBlanks() {
+    while (!text_.empty() && IsBlank(text_.front())) text_.remove_prefix(1);
+  }
+  bool Consume(char c) {
+    if (text_.empty() || text_.front() != c) return false;
+    text_.remove_prefix(1);
+    return true;
+  }
+  bool AtEnd() const { return text_.empty(); }
+  std::string_view rest() const { return text_; }
+
+  // A decimal unsigned 64-bit number.
+  Result<uint64_t> Decimal(std::string_view what) {
+    uint64_t value = 0;
+    auto [end, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), value);
+    if (ec == std::errc::result_out_of_range) {
+      return Bad(std::string(what) + " does not fit in 64 bits");
+    }
+    if (ec != std::errc() || end == text_.data()) {
+      return Bad("expected " + std::string(what) + ", got " + Excerpt(text_));
+    }
+    text_.remove_prefix(static_cast<size_t>(end - text_.data()));
+    return value;
+  }
+
+  // A code address: hex with an optional 0x (jemalloc prints 0 as "0").
+  Result<uint64_t> Address() {
+    std::string_view token = text_.substr(0, text_.find_first_of(" \t"));
+    text_.remove_prefix(token.size());
+    std::string_view digits = token;
+    if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
+    uint64_t value = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+        digits.size() > kMaxHexDigits) {
+      return Bad("bad stack address " + Excerpt(token));
+    }
+    return value;
+  }
+
+ private:
+  std::string_view text_;
+};
+
+Result<void> Expect(Scanner& scanner, char c, std::string_view where) {
+  scanner.SkipBlanks();
+  if (scanner.Consume(c)) return {};
+  return Bad(std::string("expected '") + c + "' " + std::string(where) + ", got " +
+             Excerpt(scanner.rest()));
+}
+
+// "<objects>: <bytes>".
+Result<RawCounts> ParsePair(Scanner& scanner, std::string_view kind) {
+  RawCounts counts;
+  scanner.SkipBlanks();
+  auto objects = scanner.Decimal(std::string(kind) + " object count");
+  if (!objects) return Fail(objects.error());
+  if (auto ok = Expect(scanner, ':', "after the object count"); !ok) return Fail(ok.error());
+  scanner.SkipBlanks();
+  auto bytes = scanner.Decimal(std::string(kind) + " byte count");
+  if (!bytes) return Fail(bytes.error());
+  // Either would make jeprof divide by zero; jemalloc never writes them.
+  if (*objects == 0 && *bytes != 0) {
+    return Bad(std::string(kind) + " counts have " + std::to_string(*bytes) +
+               " bytes in 0 objects");
+  }
+  if (*objects != 0 && *bytes == 0) {
+    return Bad(std::string(kind) + " counts have " + std::to_string(*objects) +
+               " objects of 0 bytes");
+  }
+  counts.objects = *objects;
+  counts.bytes = *bytes;
+  return counts;
+}
+
+// "<objects>: <bytes> [<objects>: <bytes>]", the part after "t*:".
+Result<CountLine> ParseCountLine(Scanner& scanner) {
+  CountLine line;
+  auto inuse = ParsePair(scanner, "in-use");
+  if (!inuse) return Fail(inuse.error());
+  if (auto ok = Expect(scanner, '[', "before the accumulated counts"); !ok) return Fail(ok.error());
+  auto alloc = ParsePair(scanner, "accumulated");
+  if (!alloc) return Fail(alloc.error());
+  if (auto ok = Expect(scanner, ']', "after the accumulated counts"); !ok) return Fail(ok.error());
+  line.inuse = *inuse;
+  line.alloc = *alloc;
+  return line;
+}
+
+// The thread part of a counts line: "t*:" (kAllThreads) or "t<N>:".
+constexpr uint64_t kAllThreads = UINT64_MAX;
+
+Result<uint64_t> ParseThreadTag(Scanner& scanner) {
+  if (!scanner.Consume('t'))
+    return Bad("expected 't*:' or 't<thread>:', got " + Excerpt(scanner.rest()));
+  uint64_t thread = kAllThreads;
+  if (!scanner.Consume('*')) {
+    auto id = scanner.Decimal("a thread number after 't'");
+    if (!id) return Fail(id.error());
+    thread = *id;
+  }
+  if (!scanner.Consume(':'))
+    return Bad("expected ':' after the thread, got " + Excerpt(scanner.rest()));
+  return thread;
+}
+
+struct ParsedCounts {
+  uint64_t thread = kAllThreads;
+  CountLine counts;
+  std::string_view trailer;  // what follows ']' (a thread name in the header)
+};
+
+Result<ParsedCounts> ParseCountsLine(std::string_view line) {
+  Scanner scanner(line);
+  ParsedCounts parsed;
+  auto thread = ParseThreadTag(scanner);
+  if (!thread) return Fail(thread.error());
+  auto counts = ParseCountLine(scanner);
+  if (!counts) return Fail(counts.error());
+  parsed.thread = *thread;
+  parsed.counts = *counts;
+  parsed.trailer = scanner.rest();
+  if (!parsed.trailer.empty() && !IsBlank(parsed.trailer.front())) {
+    return Bad("unexpected text after the counts: " + Excerpt(parsed.trailer));
+  }
+  parsed.trailer = Trim(parsed.trailer);
+  return parsed;
+}
+
+Result<uint64_t> ParseHeader(std::string_view line) {
+  if (!line.starts_with(kHeaderPrefix)) {
+    return Bad("not a jemalloc heap profile: expected a 'heap_v2/<sample period>' header, got " +
+               Excerpt(line));
+  }
+  Scanner scanner(line.substr(kHeaderPrefix.size()));
+  auto period = scanner.Decimal("the sample period after 'heap_v2/'");
+  if (!period) return Fail(period.error());
+  if (!scanner.AtEnd())
+    return Bad("unexpected text after the sample period: " + Excerpt(scanner.rest()));
+  return *period;
+}
+
+Result<std::vector<uint64_t>> ParseStack(std::string_view line, size_t max_frames) {
+  Scanner scanner(line.substr(1));  // after '@'
+  std::vector<uint64_t> stack;
+  scanner.SkipBlanks();
+  while (!scanner.AtEnd()) {
+    if (stack.size() == max_frames) {
+      return Bad("stack has more than " + std::to_string(max_frames) + " frames");
+    }
+    auto address = scanner.Address();
+    if (!address) return Fail(address.error());
+    stack.push_back(*address);
+    scanner.SkipBlanks();
+  }
+  if (stack.empty()) return Bad("stack line '@' has no addresses");
+  return stack;
+}
+
+// The state machine over lines. One instance parses one input.
+class HeapV2Parser {
+ public:
+  HeapV2Parser(std::istream& in, std::string_view source, const ParseLimits& limits)
+      : reader_(in, limits.max_line_bytes), source_(source), limits_(limits) {}
+
+  Result<HeapDump> Run();
+
+ private:
+  enum class State { kHeader, kTotals, kThreads, kStackCounts, kStackThreads, kMaps };
+
+  std::unexpected<Error> At(size_t line, ErrorCode code, const std::string& what) const {
+    return Fail(code, source_ + ":" + std::to_string(line) + ": " + what);
+  }
+  std::unexpected<Error> Here(const Error& error) const {
+    return At(reader_.line_number(), error.code, error.message);
+  }
+
+  Result<void> ReadLine(std::string_view line);
+  Result<void> BodyLine(std::string_view line);
+  Result<void> CountsLine(std::string_view line);
+  Result<void> StackLine(std::string_view line);
+  Result<void> MapsLine(std::string_view line);
+  Result<void> Finish() const;
+
+  LineReader reader_;
+  std::string source_;
+  ParseLimits limits_;
+  State state_ = State::kHeader;
+  size_t stack_line_ = 0;  // where the current record's '@' line is
+  HeapDump dump_;
+};
+
+Result<HeapDump> HeapV2Parser::Run() {
+  for (;;) {
+    switch (reader_.Next()) {
+      case LineReader::Status::kLine:
+        if (auto ok = ReadLine(reader_.line()); !ok) return Fail(ok.error());
+        continue;
+      case LineReader::Status::kEnd:
+        if (auto ok = Finish(); !ok) return Fail(ok.error());
+        return std::move(dump_);
+      case LineReader::Status::kTooLong:
+        return At(reader_.line_number(), ErrorCode::kInvalidArgument,
+                  "line is longer than " + std::to_string(limits_.max_line_bytes) + " bytes");
+      case LineReader::Status::kReadError:
+        return At(reader_.line_number(), ErrorCode::kDataLoss, "read error");
+    }
+  }
+}
+
+Result<void> HeapV2Parser::ReadLine(std::string_view line) {
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  if (line.find('\0') != std::string_view::npos) {
+    return Here(Error(ErrorCode::kInvalidArgument, "NUL byte in line (binary data?)"));
+  }
+  if (state_ == State::kMaps) return MapsLine(line);
+  line = Trim(line);
+  if (!reader_.had_newline() && line != kMapsMarker) {
+    return Here(
+        Error(ErrorCode::kDataLoss, "input ends in the middle of this line (truncated dump)"));
+  }
+  if (state_ == State::kHeader) {
+    auto period = ParseHeader(line);
+    if (!period) return Here(period.error());
+    dump_.sample_period = *period;
+    state_ = State::kTotals;
+    return {};
+  }
+  return BodyLine(line);
+}
+
+Result<void> HeapV2Parser::BodyLine(std::string_view line) {
+  if (state_ == State::kStackCounts && !line.starts_with("t*:")) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "expected the 't*:' counts of the stack at line " +
+                          std::to_string(stack_line_) + ", got " + Excerpt(line)));
+  }
+  if (line.empty()) return {};
+  if (line.front() == 't') return CountsLine(line);
+  if (state_ == State::kTotals) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "expected the 't*:' totals line after the header, got " + Excerpt(line)));
+  }
+  if (line.front() == '@') return StackLine(line);
+  if (line == kMapsMarker) {
+    state_ = State::kMaps;
+    return {};
+  }
+  return Here(Error(ErrorCode::kInvalidArgument, "unexpected line " + Excerpt(line)));
+}
+
+Result<void> HeapV2Parser::CountsLine(std::string_view line) {
+  auto parsed = ParseCountsLine(line);
+  if (!parsed) return Here(parsed.error());
+  bool all = parsed->thread == kAllThreads;
+  if (state_ == State::kTotals || state_ == State::kStackCounts) {
+    if (!all)
+      return Here(Error(ErrorCode::kInvalidArgument, "expected 't*:', got " + Excerpt(line)));
+  } else if (all) {
+    return Here(
+        Error(ErrorCode::kInvalidArgument, "'t*:' line without a '@' stack line before it"));
+  }
+  if (!parsed->trailer.empty() && state_ != State::kThreads) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "unexpected text after the counts: " + Excerpt(parsed->trailer)));
+  }
+  switch (state_) {
+    case State::kTotals:
+      dump_.totals = parsed->counts;
+      state_ = State::kThreads;
+      return {};
+    case State::kStackCounts:
+      dump_.records.back().counts = parsed->counts;
+      state_ = State::kStackThreads;
+      return {};
+    case State::kThreads:
+      if (dump_.threads.size() == limits_.max_threads) {
+        return Here(Error(ErrorCode::kInvalidArgument,
+                          "more than " + std::to_string(limits_.max_threads) + " threads"));
+      }
+      dump_.threads.push_back({parsed->thread, parsed->counts, std::string(parsed->trailer)});
+      return {};
+    default:
+      return {};  // a stack's per-thread line: validated, not kept (see StackRecord)
+  }
+}
+
+Result<void> HeapV2Parser::StackLine(std::string_view line) {
+  if (dump_.records.size() == limits_.max_records) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "more than " + std::to_string(limits_.max_records) + " stacks"));
+  }
+  auto stack = ParseStack(line, limits_.max_frames);
+  if (!stack) return Here(stack.error());
+  dump_.records.push_back({std::move(*stack), {}});
+  stack_line_ = reader_.line_number();
+  state_ = State::kStackCounts;
+  return {};
+}
+
+Result<void> HeapV2Parser::MapsLine(std::string_view line) {
+  if (dump_.mapped_libraries.size() == limits_.max_mapped_lines) {
+    return Here(
+        Error(ErrorCode::kInvalidArgument,
+              "more than " + std::to_string(limits_.max_mapped_lines) + " MAPPED_LIBRARIES lines"));
+  }
+  dump_.mapped_libraries.emplace_back(line);
+  return {};
+}
+
+// What the input must not end in: jemalloc always finishes a dump with the
+// maps section, so anything else means it was cut short.
+Result<void> HeapV2Parser::Finish() const {
+  size_t last = reader_.line_number() - 1;
+  switch (state_) {
+    case State::kHeader:
+      return At(1, ErrorCode::kInvalidArgument,
+                "empty input: expected a 'heap_v2/<sample period>' header");
+    case State::kTotals:
+      return At(last, ErrorCode::kDataLoss, "input ends after the header, before the 't*:' totals");
+    case State::kStackCounts:
+      return At(stack_line_, ErrorCode::kDataLoss,
+                "stack has no 't*:' counts line: input ends (truncated dump)");
+    case State::kThreads:
+    case State::kStackThreads:
+      return At(last, ErrorCode::kDataLoss,
+                "input ends without the MAPPED_LIBRARIES section (truncated dump)");
+    case State::kMaps:
+      return {};
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
+                             const ParseLimits& limits) {
+  HeapV2Parser parser(in, source_name, limits);
+  return parser.Run();
+}
+
+Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& limits) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Fail(ErrorCode::kNotFound,
+                path + ": cannot open the heap profile: " + std::strerror(errno));
+  }
+  return ParseHeapV2(in, path, limits);
+}
+
+}  // namespace memprof::analysis

@@ -1,0 +1,65 @@
+#ifndef MEMPROF_CLI_REPORT_ANALYSIS_PROFILE_H_
+#define MEMPROF_CLI_REPORT_ANALYSIS_PROFILE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memprof::analysis {
+
+// Estimated (unsampled) amounts. Doubles, because jeprof's arithmetic is
+// floating point and the reports must agree with it to the last digit.
+struct Amount {
+  double objects = 0;
+  double bytes = 0;
+};
+
+// One distinct stack of a profile with its unsampled values.
+struct Sample {
+  std::vector<uint64_t> stack;  // raw return addresses, leaf first, as dumped
+  Amount inuse;                 // live now
+  Amount alloc;                 // allocated since start (only with prof_accum)
+};
+
+// A heap profile ready for analysis: what the reports, pprof and --base
+// work on. Built from a HeapDump by Unsample() (unsample.h).
+struct HeapProfile {
+  uint64_t sample_period = 0;
+  bool has_alloc = false;  // the dump carried accumulated counts (prof_accum)
+  std::vector<Sample> samples;
+  std::vector<std::string> mapped_libraries;  // raw /proc/<pid>/maps lines
+};
+
+// Which value a report shows: jeprof's --inuse_space (default),
+// --inuse_objects, --alloc_space, --alloc_objects.
+enum class Metric { kInuseSpace, kInuseObjects, kAllocSpace, kAllocObjects };
+
+inline double ValueOf(const Sample& sample, Metric metric) {
+  switch (metric) {
+    case Metric::kInuseSpace:
+      return sample.inuse.bytes;
+    case Metric::kInuseObjects:
+      return sample.inuse.objects;
+    case Metric::kAllocSpace:
+      return sample.alloc.bytes;
+    case Metric::kAllocObjects:
+      return sample.alloc.objects;
+  }
+  return 0;
+}
+
+inline bool IsObjectMetric(Metric metric) {
+  return metric == Metric::kInuseObjects || metric == Metric::kAllocObjects;
+}
+
+// The address to symbolize for frame `index` of a raw stack: the leaf as is,
+// every caller's return address minus one, so it falls inside the call
+// instruction (jeprof's FixCallerAddresses; pprof does the same).
+inline uint64_t LookupAddress(const std::vector<uint64_t>& stack, size_t index) {
+  return index == 0 ? stack[0] : stack[index] - 1;
+}
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_ANALYSIS_PROFILE_H_

@@ -1,0 +1,237 @@
+#include "cli/report/analysis/svg_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+
+#include "cli/report/analysis/flame_graph_script.h"
+#include "cli/report/analysis/xml_text.h"
+
+namespace memprof::analysis {
+namespace {
+
+constexpr double kPadX = 10;
+constexpr double kRowHeight = 16;
+constexpr double kHeaderHeight = 62;
+constexpr double kFooterHeight = 30;
+// The stylesheet's 12px monospace font: 0.6 em per character.
+constexpr double kCharWidth = 7.2;
+constexpr std::string_view kInlineSuffix = "[inline]";
+
+// Where things go, in pixels. Row 0 (the root) is the bottom row.
+struct Geometry {
+  double width = 0;
+  double height = 0;
+  double px_per_value = 0;
+  double root_y = 0;  // top edge of the root's row
+
+  double RowY(uint32_t depth) const { return root_y - depth * kRowHeight; }
+};
+
+Geometry MakeGeometry(const FlameGraph& graph, const FlameLayout& layout,
+                      const SvgOptions& options) {
+  Geometry geometry;
+  geometry.width = std::max(options.width, 4 * kPadX);
+  geometry.height = kHeaderHeight + (layout.max_depth + 1) * kRowHeight + kFooterHeight;
+  double total = graph.root().value;
+  geometry.px_per_value = total > 0 ? (geometry.width - 2 * kPadX) / total : 0;
+  geometry.root_y = geometry.height - kFooterHeight - kRowHeight;
+  return geometry;
+}
+
+// `value` with `decimals` digits after the point (C locale: '.' always).
+std::string Fixed(double value, int decimals) {
+  char buffer[64];
+  int length = std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return std::string(buffer, static_cast<size_t>(std::clamp(length, 0, 63)));
+}
+
+// Up to 10 significant digits: exact enough for a value the script shows
+// in human units, and short.
+std::string General(double value) {
+  char buffer[64];
+  int length = std::snprintf(buffer, sizeof(buffer), "%.10g", value);
+  return std::string(buffer, static_cast<size_t>(std::clamp(length, 0, 63)));
+}
+
+// "1,234,567": objects are counts, and counts read better grouped.
+std::string GroupedInteger(double value) {
+  std::string digits = Fixed(std::fabs(value), 0);
+  for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
+  return (value <= -0.5 ? "-" : "") + digits;
+}
+
+// FNV-1a of the function's name, the "[inline]" mark left out so that a
+// function has one colour whether or not it was inlined.
+uint32_t NameHash(std::string_view name) {
+  if (name.ends_with(kInlineSuffix)) name.remove_suffix(kInlineSuffix.size());
+  uint32_t hash = 2166136261u;
+  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return hash;
+}
+
+// Deterministic per name, so the same function keeps its colour across
+// runs and files; light enough everywhere for black labels.
+std::string FrameFill(std::string_view name, FrameKind kind) {
+  uint32_t hash = NameHash(name);
+  int a = static_cast<int>(hash % 1000);
+  int b = static_cast<int>((hash / 1000) % 1000);
+  char buffer[48] = {};
+  switch (kind) {
+    case FrameKind::kApp:  // red through orange to yellow
+      std::snprintf(buffer, sizeof(buffer), "hsl(%d,%d%%,%d%%)", a * 52 / 1000, 78 + b * 17 / 1000,
+                    56 + (a + b) % 10);
+      break;
+    case FrameKind::kRuntime:  // cyan to blue
+      std::snprintf(buffer, sizeof(buffer), "hsl(%d,%d%%,%d%%)", 190 + a * 30 / 1000,
+                    52 + b * 18 / 1000, 64 + (a + b) % 8);
+      break;
+    case FrameKind::kUnknown:
+      std::snprintf(buffer, sizeof(buffer), "hsl(0,0%%,%d%%)", 70 + a % 9);
+      break;
+    case FrameKind::kMerged:
+      return "hsl(0,0%,88%)";
+    case FrameKind::kRoot:
+      return "hsl(35,15%,78%)";
+  }
+  return buffer;
+}
+
+// What fits in `width` pixels of monospace text; the script cuts alike.
+std::string FrameLabel(std::string_view safe_name, double width) {
+  double fit = std::floor((width - 6) / kCharWidth);
+  if (fit >= static_cast<double>(Utf8Length(safe_name))) return std::string(safe_name);
+  if (fit < 3) return "";
+  return std::string(Utf8Prefix(safe_name, static_cast<size_t>(fit) - 2)) + "..";
+}
+
+std::string MetricDescription(Metric metric) {
+  switch (metric) {
+    case Metric::kInuseSpace:
+      return "in-use space";
+    case Metric::kInuseObjects:
+      return "in-use objects";
+    case Metric::kAllocSpace:
+      return "allocated space";
+    case Metric::kAllocObjects:
+      return "allocated objects";
+  }
+  return "";
+}
+
+std::string Percent(double value, double total) {
+  return total > 0 ? Fixed(100 * value / total, 2) + "%" : "n/a";
+}
+
+std::string RectName(const FlameGraph& graph, const FlameRect& rect) {
+  if (rect.node != FlameRect::kMergedNode) return graph.name(graph.nodes[rect.node]);
+  return "[" + std::to_string(rect.merged_frames) + " small frames]";
+}
+
+void WriteOpening(const FlameGraph& graph, const FlameLayout& layout, const Geometry& geometry,
+                  std::ostream& out) {
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\""
+      << " width=\"" << Fixed(geometry.width, 0) << "\" height=\"" << Fixed(geometry.height, 0)
+      << "\" viewBox=\"0 0 " << Fixed(geometry.width, 0) << ' ' << Fixed(geometry.height, 0) << "\""
+      << " data-total=\"" << General(graph.root().value) << "\" data-unit=\""
+      << (IsObjectMetric(graph.metric) ? "objects" : "bytes") << "\" data-pad=\"" << General(kPadX)
+      << "\" data-char-width=\"" << General(kCharWidth) << "\" data-frames=\""
+      << layout.rects.size() << "\">\n"
+      << "<style type=\"text/css\"><![CDATA[" << FlameGraphStyle() << "]]></style>\n"
+      << "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f7f6f2\"/>\n";
+}
+
+// The second header line: what was drawn, and what the total leaves out.
+std::string Subtitle(const FlameGraph& graph, const FlameLayout& layout,
+                     const SvgOptions& options) {
+  std::string text = GroupedInteger(static_cast<double>(layout.rects.size())) + " frames drawn";
+  if (layout.omitted_frames > 0) {
+    text += ", " + GroupedInteger(static_cast<double>(layout.omitted_frames)) + " narrower than " +
+            General(options.min_frame_fraction * 100) + "% merged or omitted";
+  }
+  if (graph.root().value != graph.profile_total) {
+    text += "; filters kept " + Percent(graph.root().value, graph.profile_total) + " of " +
+            HumanValue(graph.profile_total, graph.metric);
+  }
+  if (graph.negative_stacks > 0) {
+    text += "; " + std::to_string(graph.negative_stacks) + " negative stacks not drawn";
+  }
+  return text;
+}
+
+void WriteHeader(const FlameGraph& graph, const FlameLayout& layout, const SvgOptions& options,
+                 const Geometry& geometry, std::ostream& out) {
+  std::string center = Fixed(geometry.width / 2, 1);
+  std::string right = Fixed(geometry.width - kPadX, 1);
+  out << "<text id=\"title\" x=\"" << center << "\" y=\"24\">" << XmlEscape(options.title)
+      << " \xE2\x80\x94 " << MetricDescription(graph.metric) << ", total "
+      << HumanValue(graph.root().value, graph.metric) << "</text>\n"
+      << "<text id=\"subtitle\" x=\"" << center << "\" y=\"42\">"
+      << XmlEscape(Subtitle(graph, layout, options)) << "</text>\n"
+      << "<text id=\"reset\" class=\"btn\" x=\"" << kPadX << "\" y=\"42\">Reset zoom</text>\n"
+      << "<text id=\"search\" class=\"btn\" x=\"" << right
+      << "\" y=\"42\" text-anchor=\"end\">Search (Ctrl-F)</text>\n";
+}
+
+void WriteFrame(const FlameGraph& graph, const FlameRect& rect, const Geometry& geometry,
+                std::ostream& out) {
+  bool merged = rect.node == FlameRect::kMergedNode;
+  std::string name = XmlSafeText(RectName(graph, rect));
+  FrameKind kind = merged ? FrameKind::kMerged : graph.nodes[rect.node].kind;
+  double x = kPadX + rect.offset * geometry.px_per_value;
+  double width = rect.value * geometry.px_per_value;
+  double y = geometry.RowY(rect.depth);
+  out << "<g class=\"f" << (merged ? " m" : "") << "\" data-v=\"" << General(rect.value)
+      << "\" data-d=\"" << rect.depth << "\"><title>" << XmlEscape(name) << "&#10;"
+      << HumanValue(rect.value, graph.metric) << " (" << Percent(rect.value, graph.root().value)
+      << ")</title><rect x=\"" << Fixed(x, 2) << "\" y=\"" << Fixed(y, 1) << "\" width=\""
+      << Fixed(width, 2) << "\" height=\"" << kRowHeight - 1 << "\" rx=\"2\" fill=\""
+      << FrameFill(name, kind) << "\"/><text x=\"" << Fixed(x + 3, 2) << "\" y=\""
+      << Fixed(y + 11.5, 1) << "\">" << XmlEscape(FrameLabel(name, width)) << "</text></g>\n";
+}
+
+void WriteFooter(const Geometry& geometry, std::ostream& out) {
+  std::string y = Fixed(geometry.height - 10, 1);
+  out << "<text id=\"details\" x=\"" << kPadX << "\" y=\"" << y
+      << "\">Hover: details. Click: zoom. Ctrl-F or /: search. Esc: reset.</text>\n"
+      << "<text id=\"matched\" x=\"" << Fixed(geometry.width - kPadX, 1) << "\" y=\"" << y
+      << "\"></text>\n";
+}
+
+}  // namespace
+
+std::string HumanValue(double value, Metric metric) {
+  if (IsObjectMetric(metric)) return GroupedInteger(value) + " objects";
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (std::fabs(value) >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  return Fixed(value, unit == 0 ? 0 : 1) + " " + kUnits[unit];
+}
+
+void WriteFlameGraphSvg(const FlameGraph& graph, const FlameLayout& layout,
+                        const SvgOptions& options, std::ostream& out) {
+  Geometry geometry = MakeGeometry(graph, layout, options);
+  WriteOpening(graph, layout, geometry, out);
+  WriteHeader(graph, layout, options, geometry, out);
+  out << "<g id=\"frames\">\n";
+  for (const FlameRect& rect : layout.rects) WriteFrame(graph, rect, geometry, out);
+  out << "</g>\n";
+  WriteFooter(geometry, out);
+  out << "<script type=\"text/ecmascript\"><![CDATA[" << FlameGraphScript() << "]]></script>\n"
+      << "</svg>\n";
+}
+
+Result<void> SvgReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
+  FlameGraph graph = BuildFlameGraph(aggregation);
+  FlameLayout layout = LayoutFlameGraph(graph, options_.min_frame_fraction);
+  WriteFlameGraphSvg(graph, layout, options_, out);
+  return CheckWritten(out);
+}
+
+}  // namespace memprof::analysis

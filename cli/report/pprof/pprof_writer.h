@@ -1,0 +1,63 @@
+#ifndef MEMPROF_CLI_REPORT_PPROF_PPROF_WRITER_H_
+#define MEMPROF_CLI_REPORT_PPROF_PPROF_WRITER_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/report/analysis/profile.h"
+#include "cli/report/analysis/symbolization.h"
+#include "cli/report/symbolize/memory_map.h"
+#include "common/result.h"
+
+namespace memprof::pprof {
+
+// pprof's regex (matched against whole, argument-less function names) for
+// frames to cut from every stack together with the frames they called: the
+// allocator entry points and jemalloc's own frames below them. Written into
+// Profile.drop_frames, which pprof applies on load, so its tables start at
+// the code that allocated, as jeprof's (RemoveUninterestingFrames) do.
+extern const char kAllocatorDropFrames[];
+
+struct PprofOptions {
+  // Profile.time_nanos: when the dump was taken (UTC ns since the epoch).
+  std::optional<int64_t> time_nanos;
+  // Profile.drop_frames; "" keeps every frame.
+  std::string drop_frames = kAllocatorDropFrames;
+  // Read each mapped file's GNU build ID into Mapping.build_id.
+  bool build_ids = true;
+  // Prefix for the mapped paths when reading build IDs ("/proc/<pid>/root"
+  // for a target in a container). Mapping.filename keeps the unprefixed path.
+  std::string sysroot;
+};
+
+// Writes `profile` as a gzipped perftools.profiles.Profile, the format of
+// `pprof` and `go tool pprof`:
+//  - sample types inuse_objects/count and inuse_space/bytes, then
+//    alloc_objects/count and alloc_space/bytes when profile.has_alloc;
+//    default_sample_type inuse_space; period_type space/bytes with the
+//    dump's sample period.
+//  - values are the unsampled estimates rounded to the nearest integer.
+//  - one Mapping per executable entry of `mappings` (ids in input order,
+//    from 1), with its build ID and has_* flags saying what symbolization
+//    found for its addresses.
+//  - one Location per distinct lookup address (see analysis::LookupAddress:
+//    the leaf as recorded, every caller's return address minus one), which
+//    is the address it carries: pprof symbolizes Location.address as is, so
+//    a later `pprof -symbolize=local` finds the call's line, not the next.
+//    Its Lines are the symbolizer's frames, innermost inlined first, which
+//    is profile.proto's order; an unresolved address has no Line.
+//  - Functions deduplicated by (name, system_name, filename); both names are
+//    the symbolizer's demangled name (we have no other).
+// The symbolizer is called once per distinct lookup address. Fails with
+// kInternal if compressing or writing to `out` fails.
+[[nodiscard]] Result<void> WritePprof(const analysis::HeapProfile& profile,
+                                      analysis::AddressSymbolizer& symbolizer,
+                                      const std::vector<symbolize::MemoryMapping>& mappings,
+                                      const PprofOptions& options, std::ostream& out);
+
+}  // namespace memprof::pprof
+
+#endif  // MEMPROF_CLI_REPORT_PPROF_PPROF_WRITER_H_

@@ -1,0 +1,33 @@
+#ifndef MEMPROF_CLI_REPORT_SYMBOLIZE_MODULE_FILE_H_
+#define MEMPROF_CLI_REPORT_SYMBOLIZE_MODULE_FILE_H_
+
+#include <string>
+
+#include "cli/report/symbolize/memory_map.h"
+#include "cli/report/symbolize/symbolizer_options.h"
+#include "common/fd.h"
+#include "common/result.h"
+
+namespace memprof::symbolize {
+
+// A binary opened for symbolization.
+struct ModuleFile {
+  Fd fd;
+  // Where the file lives in the file system (sysroot + path). Even when `fd`
+  // came from map_files, libdwfl is given this name because debuglink files
+  // are searched relative to the binary's directory.
+  std::string file_name;
+};
+
+// Opens the file that `mapping` maps: /proc/<pid>/map_files/<start>-<end>
+// first for a live target, then <sysroot><path>. A deleted file is only
+// opened through map_files: whatever sits at its old path now is another file.
+[[nodiscard]] Result<ModuleFile> OpenModuleFile(const MemoryMapping& mapping,
+                                                const SymbolizerOptions& options);
+
+// "/proc/<pid>/map_files/<start>-<end>", hex digits as the kernel prints them.
+std::string MapFilesPath(pid_t pid, const MemoryMapping& mapping);
+
+}  // namespace memprof::symbolize
+
+#endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_MODULE_FILE_H_

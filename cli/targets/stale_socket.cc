@@ -1,0 +1,85 @@
+#include "cli/targets/stale_socket.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/fd.h"
+
+namespace memprof::cli {
+namespace {
+
+Error RemoveError(const std::string& path, int err) {
+  const ErrorCode code =
+      err == EACCES || err == EPERM ? ErrorCode::kPermissionDenied : ErrorCode::kInternal;
+  return Error(code, "cannot remove " + path + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+StaleReason ClassifySocket(const SocketEvidence& evidence) {
+  if (evidence.process_gone) return StaleReason::kProcessGone;
+  if (evidence.agent_answered) return StaleReason::kNone;
+  if (evidence.connection_refused) return StaleReason::kNobodyListens;
+  if (evidence.process_started &&
+      *evidence.process_started > evidence.socket_changed + kStartTimeSlack) {
+    return StaleReason::kPidReused;
+  }
+  return StaleReason::kNone;
+}
+
+std::string DescribeStaleReason(StaleReason reason, pid_t pid) {
+  const std::string p = std::to_string(pid);
+  switch (reason) {
+    case StaleReason::kNone:
+      return "";
+    case StaleReason::kProcessGone:
+      return "process " + p + " no longer exists";
+    case StaleReason::kPidReused:
+      return "pid " + p + " now belongs to a process that started after the socket was made";
+    case StaleReason::kNobodyListens:
+      return "nobody listens on it (its agent stopped, or the process exec'd a program "
+             "without one)";
+  }
+  return "";
+}
+
+std::string WhyNotRemovable(const SocketEntry& entry, uid_t caller) {
+  if (entry.in_container) return "it is inside the container's own socket directory";
+  if (caller != 0 && entry.socket_file.owner != caller) {
+    return "it belongs to uid " + std::to_string(entry.socket_file.owner) +
+           "; that user or root can remove it";
+  }
+  return "";
+}
+
+Result<void> RemoveSocketIfUnchanged(const std::string& path, const SocketFileInfo& expected) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash + 1 == path.size()) {
+    return Fail(ErrorCode::kInvalidArgument, "not a socket path: " + path);
+  }
+  const std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = path.substr(slash + 1);
+  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir_fd) return Fail(RemoveError(path, errno));
+  struct stat now {};
+  if (::fstatat(dir_fd.get(), name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return {};
+    return Fail(RemoveError(path, errno));
+  }
+  // An agent may have re-created its socket at this path since discovery
+  // looked: that new file is not the stale one.
+  if (!S_ISSOCK(now.st_mode) || now.st_dev != expected.dev || now.st_ino != expected.ino) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                path + " was replaced since it was found; left alone");
+  }
+  if (::unlinkat(dir_fd.get(), name.c_str(), 0) != 0 && errno != ENOENT) {
+    return Fail(RemoveError(path, errno));
+  }
+  return {};
+}
+
+}  // namespace memprof::cli
