@@ -10,6 +10,7 @@
 #include "cli/app/multi_target_dispatch.h"
 #include "cli/app/usage_errors.h"
 #include "cli/client/grpc_profile_client.h"
+#include "cli/commands/run_command.h"
 #include "cli/io/exit_codes.h"
 #include "cli/io/interrupt_watcher.h"
 #include "cli/io/logging.h"
@@ -20,12 +21,11 @@
 namespace memprof::cli {
 namespace {
 
-// Parses; returns an exit code when there is nothing more to do.
-std::optional<int> Parse(CommandLine& cl, const std::vector<std::string>& args,
+// Parses (run's CMD ARGS... already split off); returns an exit code when
+// there is nothing more to do.
+std::optional<int> Parse(CommandLine& cl, const std::vector<std::string>& cli_args,
                          const CliEnvironment& env) {
-  SplitArguments split = SplitRunArguments(cl.app, args);
-  if (split.run_command) cl.run.command = std::move(*split.run_command);
-  std::vector<std::string> reversed(split.cli_args.rbegin(), split.cli_args.rend());
+  std::vector<std::string> reversed(cli_args.rbegin(), cli_args.rend());
   try {
     cl.app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
@@ -59,27 +59,6 @@ std::optional<int> CheckLeftovers(CommandLine& cl) {
   return std::nullopt;
 }
 
-Result<void> Dispatch(const CommandLine& cl, const CliEnvironment& env, TargetDiscovery& discovery,
-                      ProfileClient& client, const Console& console, std::stop_token stop) {
-  if (cl.list_cmd->parsed()) return RunList(cl.list, discovery, client, console.out);
-  if (cl.status_cmd->parsed()) return RunStatus(cl.status, discovery, client, console.out);
-  if (cl.activate_cmd->parsed()) return RunActivate(cl.activate, discovery, client, console.out);
-  if (cl.deactivate_cmd->parsed()) {
-    return RunDeactivate(cl.deactivate, discovery, client, console.out);
-  }
-  if (cl.dump_cmd->parsed()) return RunDump(cl.dump, discovery, client, console, std::move(stop));
-  if (cl.stats_cmd->parsed()) {
-    return RunStatsCommand(cl.stats, discovery, client, console.out, env.stdout_is_terminal, stop);
-  }
-  if (cl.exporter_cmd->parsed()) {
-    const TimedClientFactory make_client = [&env, stop](std::chrono::milliseconds timeout) {
-      return env.make_client(timeout, stop);
-    };
-    return RunExporter(cl.exporter, discovery, make_client, console, stop);
-  }
-  return Fail(ErrorCode::kInternal, "no command to run");
-}
-
 int Finish(const Result<void>& result, std::ostream& out) {
   if (!result) {
     LogError(result.error().message);
@@ -92,41 +71,21 @@ int Finish(const Result<void>& result, std::ostream& out) {
   return kExitOk;
 }
 
-// `profile`: the first signal only ends its window early (end_early), so
-// its client is cancelled by the second (abort), and the state is restored
-// through a client that nothing cancels.
-Result<void> DispatchProfile(const CommandLine& cl, const CliEnvironment& env,
-                             TargetDiscovery& discovery, ProfileClient& client,
-                             const Console& console, const InterruptWatcher* watcher,
-                             std::chrono::milliseconds timeout) {
-  auto restore_client = env.make_client(timeout, std::stop_token());
-  ProfileRuntime runtime;
-  if (watcher != nullptr) {
-    runtime.end_early = watcher->stop_token();
-    runtime.abort = watcher->abort_token();
+// The signal memprofctl dies by after the command returned: none for a
+// command that ends on a signal; the first one for a command that dies by it;
+// for `profile`, only the second one, which aborted it.
+int SignalToReRaise(SignalEnd end, const InterruptWatcher& watcher, const Result<void>& result) {
+  switch (end) {
+    case SignalEnd::kEndsNormally:
+      return 0;
+    case SignalEnd::kDies:
+      return watcher.received_signal();
+    case SignalEnd::kEndsEarly: {
+      const bool aborted = !result && result.error().code == ErrorCode::kCancelled;
+      return aborted ? watcher.abort_signal() : 0;
+    }
   }
-  runtime.restore_client = restore_client.get();
-  runtime.progress = env.stderr_is_terminal;
-  return RunProfile(cl.profile, discovery, client, console, runtime);
-}
-
-// Commands that run until told to stop (dump --every, stats --watch,
-// exporter): SIGINT/SIGTERM is their normal end, so they exit with their own
-// status (0) instead of dying by the signal.
-bool EndsOnSignal(const CommandLine& cl) {
-  return cl.exporter_cmd->parsed() || (cl.stats_cmd->parsed() && !cl.stats.watch.empty()) ||
-         (cl.dump_cmd->parsed() && !cl.dump.every.empty());
-}
-
-// The signal a target command dies by: the first one, except for `profile`,
-// which dies only when a second one aborted it, and the commands that end on
-// a signal, which do not die by it.
-int SignalToReRaise(const CommandLine& cl, const InterruptWatcher& watcher,
-                    const Result<void>& result) {
-  if (EndsOnSignal(cl)) return 0;
-  if (!cl.profile_cmd->parsed()) return watcher.received_signal();
-  const bool aborted = !result && result.error().code == ErrorCode::kCancelled;
-  return aborted ? watcher.abort_signal() : 0;
+  return 0;
 }
 
 // A single-target run names its one target in the options: a pid, or a
@@ -146,46 +105,43 @@ Result<void> ApplySingleTarget(const TargetSelection& selection, TargetOptions& 
 }
 
 // Picks the targets, then runs the command on one or on each.
-Result<void> DispatchTargets(CommandLine& cl, const CliEnvironment& env,
-                             TargetDiscovery& discovery, ProfileClient& client,
-                             const Console& console, const InterruptWatcher* watcher,
-                             std::chrono::milliseconds timeout, const std::stop_token& stop) {
-  TargetOptions* options = ParsedTargetOptions(cl);
-  if (options != nullptr) {
-    auto selection = SelectTargets(*options, discovery);
-    if (!selection) return Fail(selection.error());
-    if (selection->multi) {
-      return RunOnSelectedTargets(cl, env, *selection, *options, discovery, console, watcher,
-                                  timeout);
-    }
-    if (auto ok = ApplySingleTarget(*selection, *options, discovery, client); !ok) return ok;
+Result<void> DispatchTargets(Command& command, const CommandContext& context) {
+  TargetOptions* options = command.target_options();
+  if (options == nullptr) return command.Run(context);
+  auto selection = SelectTargets(*options, *context.discovery);
+  if (!selection) return Fail(selection.error());
+  if (selection->multi) return RunOnSelectedTargets(command, *selection, *options, context);
+  if (auto ok = ApplySingleTarget(*selection, *options, *context.discovery, *context.client); !ok) {
+    return ok;
   }
-  if (cl.profile_cmd->parsed()) {
-    return DispatchProfile(cl, env, discovery, client, console, watcher, timeout);
-  }
-  return Dispatch(cl, env, discovery, client, console, stop);
+  return command.Run(context);
 }
 
-int RunTargetCommand(CommandLine& cl, const CliEnvironment& env) {
+int RunAgentCommand(const CommandLine& cl, Command& command, const CliEnvironment& env) {
   std::unique_ptr<InterruptWatcher> watcher;
   if (env.watch_signals) {
     auto started = InterruptWatcher::Start();
     if (!started) return Finish(Fail(started.error()), *env.out);
     watcher = std::move(*started);
   }
-  const bool profile = cl.profile_cmd->parsed();
-  std::stop_token stop;
-  if (watcher) stop = profile ? watcher->abort_token() : watcher->stop_token();
+  const SignalEnd end = command.signal_end();
+  std::stop_token cancel;
+  std::stop_token end_early;
+  if (watcher) {
+    cancel = end == SignalEnd::kEndsEarly ? watcher->abort_token() : watcher->stop_token();
+    if (end == SignalEnd::kEndsEarly) end_early = watcher->stop_token();
+  }
   const auto timeout =
       ParseDuration(cl.timeout, kMinTimeout, kMaxTimeout).value_or(std::chrono::seconds(10));
-  auto client = env.make_client(timeout, stop);
+  auto client = env.make_client(timeout, cancel);
   TargetDiscovery discovery(env.proc_root, env.socket_dir);
   const Console console{*env.out, *env.err};
-  const Result<void> result =
-      DispatchTargets(cl, env, discovery, *client, console, watcher.get(), timeout, stop);
+  const CommandContext context{env,    console,   &discovery, client.get(),
+                               cancel, end_early, timeout,    {}};
+  const Result<void> result = DispatchTargets(command, context);
   const int code = Finish(result, *env.out);
   if (watcher) {
-    if (const int signal = SignalToReRaise(cl, *watcher, result); signal != 0) {
+    if (const int signal = SignalToReRaise(end, *watcher, result); signal != 0) {
       InterruptWatcher::ReRaise(signal);
     }
   }
@@ -212,17 +168,22 @@ CliEnvironment ProductionEnvironment() {
 int RunCli(const std::vector<std::string>& args, const CliEnvironment& env) {
   ConfigureLogging(*env.err, 0);
   CommandLine cl;
-  if (auto done = Parse(cl, args, env)) return *done;
+  SplitArguments split = SplitRunArguments(cl.app, args);
+  if (auto done = Parse(cl, split.cli_args, env)) return *done;
   ConfigureLogging(*env.err, cl.verbosity);
   if (auto done = CheckLeftovers(cl)) return *done;
-  if (cl.run_cmd->parsed()) {
-    return Finish(RunRun(cl.run, env.run_environment(), env.exec), *env.out);
-  }
-  if (cl.report_cmd->parsed()) {
-    return Finish(RunReport(cl.report, Console{*env.out, *env.err}, env.stdout_is_terminal),
-                  *env.out);
-  }
-  return RunTargetCommand(cl, env);
+  Command& command = *cl.ParsedCommand();
+  if (command.talks_to_agents()) return RunAgentCommand(cl, command, env);
+  const Console console{*env.out, *env.err};
+  const CommandContext context{env,
+                               console,
+                               nullptr,
+                               nullptr,
+                               {},
+                               {},
+                               std::chrono::milliseconds(0),
+                               split.run_command.value_or(std::vector<std::string>())};
+  return Finish(command.Run(context), *env.out);
 }
 
 }  // namespace memprof::cli

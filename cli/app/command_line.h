@@ -3,20 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/app/help_text.h"
-#include "cli/commands/activate_command.h"
-#include "cli/commands/deactivate_command.h"
-#include "cli/commands/dump_command.h"
-#include "cli/commands/exporter_command.h"
-#include "cli/commands/list_command.h"
-#include "cli/commands/profile_command.h"
-#include "cli/commands/report_command.h"
-#include "cli/commands/run_command.h"
-#include "cli/commands/stats_command.h"
-#include "cli/commands/status_command.h"
-#include "cli/targets/target_options.h"
+#include "cli/commands/command.h"
 
 namespace memprof::cli {
 
@@ -24,38 +16,21 @@ namespace memprof::cli {
 inline constexpr std::chrono::milliseconds kMinTimeout(100);
 inline constexpr std::chrono::milliseconds kMaxTimeout = std::chrono::hours(1);
 
-// The parsed command line: the CLI11 app and every command's options.
+// The command line: the CLI11 app, the global options and every command
+// (command_registry.cc), each registered as a subcommand holding its own
+// options.
 struct CommandLine {
   CLI::App app{RootDescription(), "memprofctl"};
   int verbosity = 0;
   std::string timeout = "10s";
-  ListOptions list;
-  StatusOptions status;
-  ActivateOptions activate;
-  DeactivateOptions deactivate;
-  DumpOptions dump;
-  ProfileOptions profile;
-  StatsOptions stats;
-  ExporterOptions exporter;
-  ReportOptions report;
-  RunOptions run;
-  CLI::App* list_cmd = nullptr;
-  CLI::App* status_cmd = nullptr;
-  CLI::App* activate_cmd = nullptr;
-  CLI::App* deactivate_cmd = nullptr;
-  CLI::App* dump_cmd = nullptr;
-  CLI::App* profile_cmd = nullptr;
-  CLI::App* stats_cmd = nullptr;
-  CLI::App* exporter_cmd = nullptr;
-  CLI::App* report_cmd = nullptr;
-  CLI::App* run_cmd = nullptr;
+  std::vector<std::unique_ptr<Command>> commands;
+  std::vector<CLI::App*> subcommands;  // commands[i] is registered as subcommands[i]
 
   CommandLine();
-};
 
-// The target options of the parsed command; nullptr for the commands that
-// find their targets themselves (list, exporter) or have none (report, run).
-TargetOptions* ParsedTargetOptions(CommandLine& cl);
+  // The command that was parsed, or nullptr when none was.
+  Command* ParsedCommand() const;
+};
 
 }  // namespace memprof::cli
 

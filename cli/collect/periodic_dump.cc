@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/client/dump_transfer.h"
+#include "cli/collect/dump_delivery.h"
 #include "cli/collect/run_end.h"
 #include "cli/io/atomic_file_writer.h"
 #include "cli/io/dump_file_name.h"
@@ -21,7 +22,6 @@
 namespace memprof::cli {
 namespace {
 
-constexpr char kRawFormat[] = "heap";
 constexpr int kMaxNameAttempts = 100;
 
 struct WrittenDump {
@@ -85,7 +85,7 @@ Result<WrittenDump> DumpOnce(const PeriodicDumpPlan& plan, const Target& target,
   auto file = AtomicFileWriter::Create(FileNameFor(plan, target.pid, time, 0));
   if (!file) return Fail(file.error());
   Result<DumpSummary> summary =
-      plan.format == kRawFormat
+      plan.format == kRawDumpFormat
           ? StreamDump(
                 target, client, [&file](std::string_view data) { return file->Write(data); },
                 stop)
@@ -111,7 +111,7 @@ void ReportDump(const PeriodicDumpPlan& plan, const Target& target, const Writte
     return;
   }
   console.err << "pid " << target.pid << ": wrote ";
-  if (plan.format == kRawFormat) {
+  if (plan.format == kRawDumpFormat) {
     console.err << FormatBytes(dump.summary.size_bytes) << " heap profile";
   } else {
     console.err << "the " << plan.format << " report of a "
@@ -130,7 +130,7 @@ std::string Kept(uint64_t written, const std::string& dir) {
 }  // namespace
 
 std::string DumpFileExtension(const std::string& format) {
-  if (format == kRawFormat) return kRawFormat;
+  if (format == kRawDumpFormat) return kRawDumpFormat;
   auto parsed = report::ParseFormat(format);
   return parsed ? std::string(report::FormatExtension(*parsed)) : format;
 }

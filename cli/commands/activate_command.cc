@@ -145,4 +145,26 @@ nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, p
           {"activation_generation", response.activation_generation()}};
 }
 
+namespace {
+
+class ActivateCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterActivateCommand(app, options_); }
+  TargetOptions* target_options() override { return &options_.target; }
+  Result<void> Run(const CommandContext& context) override { return RunWith(options_, context); }
+  Result<void> RunOnTarget(const Target& target, const CommandContext& context) const override {
+    return RunWith(ForTarget(options_, target), context);
+  }
+
+ private:
+  static Result<void> RunWith(const ActivateOptions& options, const CommandContext& context) {
+    return RunActivate(options, *context.discovery, *context.client, context.console.out);
+  }
+  ActivateOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeActivateCommand() { return std::make_unique<ActivateCommand>(); }
+
 }  // namespace memprof::cli

@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_COMMANDS_ACTIVATE_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_ACTIVATE_COMMAND_H_
 
+#include <memory>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "cli/client/profile_client.h"
+#include "cli/commands/command.h"
 #include "cli/targets/target_discovery.h"
 #include "cli/targets/target_options.h"
 #include "common/result.h"
@@ -46,6 +48,9 @@ std::string DescribeSampling(const memprof::v1::ActivateResponse& response, pid_
 // `requested_sample_interval_bytes`: what --sample-interval said, 0 if not given.
 nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, pid_t pid,
                                 uint64_t requested_sample_interval_bytes = 0);
+
+// The `activate` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeActivateCommand();
 
 }  // namespace memprof::cli
 

@@ -48,4 +48,26 @@ nlohmann::json DeactivationToJson(const memprof::v1::DeactivateResponse& respons
           {"activation_generation", response.activation_generation()}};
 }
 
+namespace {
+
+class DeactivateCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterDeactivateCommand(app, options_); }
+  TargetOptions* target_options() override { return &options_.target; }
+  Result<void> Run(const CommandContext& context) override { return RunWith(options_, context); }
+  Result<void> RunOnTarget(const Target& target, const CommandContext& context) const override {
+    return RunWith(ForTarget(options_, target), context);
+  }
+
+ private:
+  static Result<void> RunWith(const DeactivateOptions& options, const CommandContext& context) {
+    return RunDeactivate(options, *context.discovery, *context.client, context.console.out);
+  }
+  DeactivateOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeDeactivateCommand() { return std::make_unique<DeactivateCommand>(); }
+
 }  // namespace memprof::cli

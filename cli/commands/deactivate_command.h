@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_COMMANDS_DEACTIVATE_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_DEACTIVATE_COMMAND_H_
 
+#include <memory>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "cli/client/profile_client.h"
+#include "cli/commands/command.h"
 #include "cli/targets/target_discovery.h"
 #include "cli/targets/target_options.h"
 #include "common/result.h"
@@ -31,6 +33,9 @@ std::string DescribeDeactivation(const memprof::v1::DeactivateResponse& response
                                  std::chrono::system_clock::time_point now);
 
 nlohmann::json DeactivationToJson(const memprof::v1::DeactivateResponse& response, pid_t pid);
+
+// The `deactivate` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeDeactivateCommand();
 
 }  // namespace memprof::cli
 

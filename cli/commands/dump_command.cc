@@ -1,19 +1,17 @@
 #include "cli/commands/dump_command.h"
 
+#include <memory>
 #include <optional>
 #include <utility>
 
-#include <fstream>
 
 #include "cli/client/dump_transfer.h"
+#include "cli/collect/dump_delivery.h"
 #include "cli/collect/periodic_dump.h"
 #include "cli/commands/option_validators.h"
-#include "cli/commands/report_command.h"
 #include "cli/commands/target_flags.h"
-#include "cli/io/atomic_file_writer.h"
 #include "cli/io/dump_file_name.h"
 #include "cli/io/human_format.h"
-#include "cli/report/report_pipeline.h"
 #include "cli/targets/target_selection.h"
 #include "common/duration.h"
 
@@ -21,7 +19,6 @@ namespace memprof::cli {
 namespace {
 
 constexpr char kStdout[] = "-";
-constexpr char kRawFormat[] = "heap";
 constexpr char kDumpExamples[] =
     "Examples:\n"
     "  memprofctl dump --pid 1234 --out profile.heap\n"
@@ -32,64 +29,9 @@ constexpr char kDumpExamples[] =
     "  memprofctl dump --all --out-dir heaps --json    # one file and one JSON line per agent\n"
     "  memprofctl report profile.heap --top 20\n";
 
-// Where the data goes: the temp file of FILE, or stdout.
-class DumpOutput {
- public:
-  explicit DumpOutput(std::ostream& out) : stdout_(&out) {}
-  explicit DumpOutput(AtomicFileWriter file) : stdout_(nullptr), file_(std::move(file)) {}
-
-  Result<void> Write(std::string_view data) {
-    written_ += data.size();
-    if (file_) return file_->Write(data);
-    stdout_->write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!*stdout_) return Fail(ErrorCode::kInternal, "cannot write the heap profile to stdout");
-    return {};
-  }
-
-  Result<void> Commit() {
-    if (file_) return file_->Commit();
-    if (!stdout_->flush()) return Fail(ErrorCode::kInternal, "cannot write to stdout");
-    return {};
-  }
-
-  // What a failure means for the output, once data has started to flow:
-  // "FILE was not written" / "the data written to stdout is not a valid profile".
-  std::string FailureNote(const Error& error, const std::string& path) const {
-    const bool started =
-        written_ > 0 || error.code == ErrorCode::kDataLoss || error.code == ErrorCode::kCancelled;
-    if (!started) return "";
-    return file_ ? path + " was not written" : "the data written to stdout is not a valid profile";
-  }
-
- private:
-  std::ostream* stdout_;
-  uint64_t written_ = 0;
-  std::optional<AtomicFileWriter> file_;
-};
-
-Result<DumpOutput> OpenOutput(const DumpOptions& options, std::ostream& out) {
-  if (options.out == kStdout) {
-    if (options.target.json) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "--json cannot be combined with --out - (the profile itself goes to stdout)");
-    }
-    return DumpOutput(out);
-  }
-  auto file = AtomicFileWriter::Create(options.out);
-  if (!file) return Fail(file.error());
-  return DumpOutput(std::move(*file));
-}
-
-Error WithNote(Error error, const std::string& note) {
-  if (error.code == ErrorCode::kCancelled) error.message = "dump interrupted";
-  if (!note.empty()) error.message += "; " + note;
-  return error;
-}
-
-Result<DumpSummary> Stream(const Target& target, ProfileClient& client, DumpOutput& output,
-                           const std::stop_token& stop) {
-  return StreamDump(
-      target, client, [&output](std::string_view data) { return output.Write(data); }, stop);
+DumpDestination Destination(const DumpOptions& options) {
+  return DumpDestination{options.target.selector(), options.out, options.format,
+                         options.target.json};
 }
 
 void Report(const DumpOptions& options, const DumpSummary& summary, pid_t pid,
@@ -143,50 +85,6 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
 
 namespace {
 
-// Resolves the target and streams its profile into `options.out`.
-Result<DeliveredDump> DumpToOutput(const DumpOptions& options, TargetDiscovery& discovery,
-                                ProfileClient& client, std::ostream& out,
-                                const std::stop_token& stop) {
-  auto output = OpenOutput(options, out);
-  if (!output) return Fail(output.error());
-  auto target = discovery.Resolve(options.target.selector());
-  if (!target) return Fail(target.error());
-  auto summary = Stream(*target, client, *output, stop);
-  auto fail = [&](const Error& e) {
-    return Fail(WithNote(e, output->FailureNote(e, options.out)));
-  };
-  if (!summary) return fail(summary.error());
-  if (auto committed = output->Commit(); !committed) return fail(committed.error());
-  return DeliveredDump{*summary, target->pid, target->local_pid()};
-}
-
-// dump --format F: the raw profile goes to a scratch file, the report of it
-// to --out.
-Result<DeliveredDump> DumpAndReport(const DumpOptions& options, report::Format format,
-                                    TargetDiscovery& discovery, ProfileClient& client,
-                                    const Console& console, const std::stop_token& stop) {
-  if (options.out != kStdout) {  // fail on a bad --out before any work
-    auto probe = AtomicFileWriter::Create(options.out);
-    if (!probe) return Fail(probe.error());
-  }
-  auto scratch = OpenScratchFile();
-  if (!scratch) return Fail(scratch.error());
-  const std::string scratch_path = "/proc/self/fd/" + std::to_string(scratch->get());
-  std::ofstream raw(scratch_path, std::ios::binary);
-  DumpOptions raw_options = options;
-  raw_options.out = kStdout;  // "stdout" here is the scratch stream
-  raw_options.target.json = false;
-  auto dumped = DumpToOutput(raw_options, discovery, client, raw, stop);
-  if (!dumped) return Fail(dumped.error());
-  raw.close();
-  report::ReportRequest request;
-  request.dump_path = scratch_path;
-  request.format = format;
-  request.pid = dumped->local_pid;
-  if (auto r = WriteReport(request, options.out, console, false); !r) return Fail(r.error());
-  return dumped;
-}
-
 void ReportAnalysis(const DumpOptions& options, const DeliveredDump& dumped,
                     const Console& console) {
   if (options.target.json) {
@@ -198,13 +96,6 @@ void ReportAnalysis(const DumpOptions& options, const DeliveredDump& dumped,
   console.err << "pid " << dumped.pid << ": wrote the " << options.format << " report of a "
               << FormatBytes(dumped.summary.size_bytes) << " heap profile to "
               << (options.out == kStdout ? std::string("stdout") : options.out) << '\n';
-}
-
-Result<void> CheckFormat(const DumpOptions& options) {
-  if (options.format == kRawFormat || report::ParseFormat(options.format)) return {};
-  return Fail(ErrorCode::kInvalidArgument,
-              "unknown dump format '" + options.format +
-                  "' (valid: heap, text, collapsed, pprof, svg, json)");
 }
 
 // dump --out-dir DIR [--every D [--count N]]
@@ -230,24 +121,9 @@ Result<void> RunDumpIntoDirectory(const DumpOptions& options, TargetDiscovery& d
 
 }  // namespace
 
-Result<DeliveredDump> DeliverDump(const DumpOptions& options, TargetDiscovery& discovery,
-                                  ProfileClient& client, const Console& console,
-                                  std::stop_token stop) {
-  if (options.format == kRawFormat) {
-    return DumpToOutput(options, discovery, client, console.out, stop);
-  }
-  if (auto ok = CheckFormat(options); !ok) return Fail(ok.error());
-  const auto format = report::ParseFormat(options.format);
-  if (options.out == kStdout && options.target.json) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "--json cannot be combined with --out - (the report itself goes to stdout)");
-  }
-  return DumpAndReport(options, *format, discovery, client, console, stop);
-}
-
 Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, ProfileClient& client,
                      const Console& console, std::stop_token stop) {
-  if (auto ok = CheckFormat(options); !ok) return ok;
+  if (auto ok = CheckDumpFormat(options.format); !ok) return ok;
   if (!options.out_dir.empty()) {
     return RunDumpIntoDirectory(options, discovery, client, console, stop);
   }
@@ -256,14 +132,48 @@ Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, Pro
                 "--out is required: a file, or - for stdout (or --out-dir DIR for "
                 "timestamped files)");
   }
-  auto dumped = DeliverDump(options, discovery, client, console, std::move(stop));
+  auto dumped = DeliverDump(Destination(options), discovery, client, console, std::move(stop));
   if (!dumped) return Fail(dumped.error());
-  if (options.format == kRawFormat) {
+  if (options.format == kRawDumpFormat) {
     Report(options, dumped->summary, dumped->pid, console);
   } else {
     ReportAnalysis(options, *dumped, console);
   }
   return {};
 }
+
+namespace {
+
+class DumpCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterDumpCommand(app, options_); }
+  TargetOptions* target_options() override { return &options_.target; }
+  SignalEnd signal_end() const override {
+    return options_.every.empty() ? SignalEnd::kDies : SignalEnd::kEndsNormally;
+  }
+  Result<void> Run(const CommandContext& context) override { return RunWith(options_, context); }
+  Result<void> CheckManyTargets() const override {
+    if (options_.out_dir.empty()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "with several targets, dump writes one file per target: use --out-dir DIR");
+    }
+    if (!options_.every.empty()) return Fail(FollowsOneTarget("--every"));
+    return {};
+  }
+  Result<void> RunOnTarget(const Target& target, const CommandContext& context) const override {
+    return RunWith(ForTarget(options_, target), context);
+  }
+
+ private:
+  static Result<void> RunWith(const DumpOptions& options, const CommandContext& context) {
+    return RunDump(options, *context.discovery, *context.client, context.console,
+                   context.cancel);
+  }
+  DumpOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeDumpCommand() { return std::make_unique<DumpCommand>(); }
 
 }  // namespace memprof::cli

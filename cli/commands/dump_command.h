@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_COMMANDS_DUMP_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_DUMP_COMMAND_H_
 
+#include <memory>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "cli/client/dump_receiver.h"
 #include "cli/client/dump_transfer.h"
 #include "cli/client/profile_client.h"
+#include "cli/commands/command.h"
 #include "cli/io/console.h"
 #include "cli/targets/target_discovery.h"
 #include "cli/targets/target_options.h"
@@ -47,27 +49,14 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options);
                                    ProfileClient& client, const Console& console,
                                    std::stop_token stop);
 
-// What a dump delivered: the verified heap profile (for --format F, the one
-// the report was made from) and the pid it came from.
-struct DeliveredDump {
-  DumpSummary summary;
-  pid_t pid = 0;
-  pid_t local_pid = 0;  // the pid in this host's /proc (0 for a remote target)
-};
-
-// RunDump without its summary line or JSON, for commands that dump as one of
-// their steps (profile): the same checks, temp file, verification and rename.
-[[nodiscard]] Result<DeliveredDump> DeliverDump(const DumpOptions& options,
-                                                TargetDiscovery& discovery, ProfileClient& client,
-                                                const Console& console, std::stop_token stop);
-
-nlohmann::json DumpSummaryToJson(const DumpSummary& summary, pid_t pid, const std::string& path);
-
 // Bounds of --every: as often as once a second (a dump costs the target a
 // walk of its sampled stacks), as rarely as once a day.
 inline constexpr std::chrono::milliseconds kMinDumpEvery = std::chrono::seconds(1);
 inline constexpr std::chrono::milliseconds kMaxDumpEvery = std::chrono::hours(24);
 inline constexpr uint64_t kMaxDumpCount = 1000000;
+
+// The `dump` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeDumpCommand();
 
 }  // namespace memprof::cli
 

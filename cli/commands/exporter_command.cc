@@ -1,5 +1,6 @@
 #include "cli/commands/exporter_command.h"
 
+#include <memory>
 #include <condition_variable>
 #include <mutex>
 
@@ -103,5 +104,27 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
   console.err << "memprofctl exporter: stopped" << std::endl;
   return {};
 }
+
+namespace {
+
+class ExporterCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterExporterCommand(app, options_); }
+  SignalEnd signal_end() const override { return SignalEnd::kEndsNormally; }
+  Result<void> Run(const CommandContext& context) override {
+    const TimedClientFactory make_client = [&context](std::chrono::milliseconds timeout) {
+      return context.env.make_client(timeout, context.cancel);
+    };
+    return RunExporter(options_, *context.discovery, make_client, context.console,
+                       context.cancel);
+  }
+
+ private:
+  ExporterOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeExporterCommand() { return std::make_unique<ExporterCommand>(); }
 
 }  // namespace memprof::cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/client/profile_client.h"
+#include "cli/commands/command.h"
 #include "cli/exporter/http_server.h"
 #include "cli/io/console.h"
 #include "cli/targets/target_discovery.h"
@@ -51,6 +52,9 @@ HttpResponse RouteExporterRequest(const HttpRequest& request,
                                        const TargetDiscovery& discovery,
                                        const TimedClientFactory& make_client,
                                        const Console& console, const std::stop_token& stop);
+
+// The `exporter` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeExporterCommand();
 
 }  // namespace memprof::cli
 

@@ -1,5 +1,6 @@
 #include "cli/commands/list_command.h"
 
+#include <memory>
 #include <unistd.h>
 
 #include <algorithm>
@@ -221,5 +222,22 @@ void PrintList(const std::vector<ListRow>& rows, const std::string& socket_dir, 
     if (!row->problem.empty()) out << "problem: pid " << row->pid << ": " << row->problem << '\n';
   }
 }
+
+namespace {
+
+class ListCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterListCommand(app, options_); }
+  Result<void> Run(const CommandContext& context) override {
+    return RunList(options_, *context.discovery, *context.client, context.console.out);
+  }
+
+ private:
+  ListOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeListCommand() { return std::make_unique<ListCommand>(); }
 
 }  // namespace memprof::cli

@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_COMMANDS_LIST_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_LIST_COMMAND_H_
 
+#include <memory>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cli/client/profile_client.h"
+#include "cli/commands/command.h"
 #include "cli/targets/stale_socket.h"
 #include "cli/targets/target_discovery.h"
 #include "common/result.h"
@@ -75,6 +77,9 @@ std::vector<std::pair<const ListRow*, int>> FamilyOrder(const std::vector<ListRo
 nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& socket_dir);
 
 void PrintList(const std::vector<ListRow>& rows, const std::string& socket_dir, std::ostream& out);
+
+// The `list` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeListCommand();
 
 }  // namespace memprof::cli
 

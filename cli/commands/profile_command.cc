@@ -1,10 +1,11 @@
 #include "cli/commands/profile_command.h"
 
+#include <memory>
 #include <utility>
 
+#include "cli/collect/dump_delivery.h"
 #include "cli/collect/periodic_dump.h"
 #include "cli/collect/profile_outcome.h"
-#include "cli/commands/dump_command.h"
 #include "cli/commands/option_validators.h"
 #include "cli/commands/target_flags.h"
 #include "cli/io/atomic_file_writer.h"
@@ -20,7 +21,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr char kStdout[] = "-";
-constexpr char kRawFormat[] = "heap";
 constexpr milliseconds kProgressTick(250);
 constexpr size_t kProgressWidth = 30;
 
@@ -32,7 +32,7 @@ Result<milliseconds> Validate(const ProfileOptions& options) {
   if (!duration) {
     return Fail(ErrorCode::kInvalidArgument, "--duration: " + duration.error().message);
   }
-  if (options.format != kRawFormat && !report::ParseFormat(options.format)) {
+  if (options.format != kRawDumpFormat && !report::ParseFormat(options.format)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "unknown profile format '" + options.format +
                     "' (valid: heap, text, collapsed, pprof, svg, json)");
@@ -178,7 +178,7 @@ WindowWaitResult ProfileRun::Wait() {
 }
 
 Result<DeliveredDump> ProfileRun::Dump() {
-  DumpOptions dump;
+  DumpDestination dump;
   dump.target.resolved = target_;
   dump.out = out_;
   dump.format = options_.format;
@@ -314,5 +314,52 @@ Result<void> RunProfile(const ProfileOptions& options, TargetDiscovery& discover
   if (!duration) return Fail(duration.error());
   return ProfileRun(options, *duration, discovery, client, console, runtime).Run();
 }
+
+namespace {
+
+class ProfileCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterProfileCommand(app, options_); }
+  TargetOptions* target_options() override { return &options_.target; }
+  SignalEnd signal_end() const override { return SignalEnd::kEndsEarly; }
+  Result<void> Run(const CommandContext& context) override {
+    return RunWith(options_, context, context.env.stderr_is_terminal);
+  }
+  Result<void> CheckManyTargets() const override {
+    if (!options_.out_dir.empty()) return {};
+    return Fail(ErrorCode::kInvalidArgument,
+                "with several targets, profile writes one file per target: use --out-dir DIR");
+  }
+  Result<std::chrono::milliseconds> ExtraTimePerTarget() const override {
+    auto duration = ParseDuration(options_.duration);
+    if (!duration) {
+      return Fail(ErrorCode::kInvalidArgument, "--duration: " + duration.error().message);
+    }
+    return *duration;
+  }
+  Result<void> RunOnTarget(const Target& target, const CommandContext& context) const override {
+    return RunWith(ForTarget(options_, target), context, false);
+  }
+
+ private:
+  // The first signal ends the window early (end_early); the second, or a
+  // multi-target run's deadline, aborts (cancel). The state is restored
+  // through a client that nothing cancels.
+  static Result<void> RunWith(const ProfileOptions& options, const CommandContext& context,
+                              bool progress) {
+    auto restore_client = context.env.make_client(context.timeout, std::stop_token());
+    ProfileRuntime runtime;
+    runtime.end_early = context.end_early;
+    runtime.abort = context.cancel;
+    runtime.restore_client = restore_client.get();
+    runtime.progress = progress;
+    return RunProfile(options, *context.discovery, *context.client, context.console, runtime);
+  }
+  ProfileOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeProfileCommand() { return std::make_unique<ProfileCommand>(); }
 
 }  // namespace memprof::cli

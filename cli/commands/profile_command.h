@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_COMMANDS_PROFILE_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_PROFILE_COMMAND_H_
 
+#include <memory>
 #include <sys/types.h>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 
 #include "cli/client/profile_client.h"
 #include "cli/collect/window_wait.h"
+#include "cli/commands/command.h"
 #include "cli/io/console.h"
 #include "cli/targets/target_discovery.h"
 #include "cli/targets/target_options.h"
@@ -61,6 +63,9 @@ struct ProfileRuntime {
 [[nodiscard]] Result<void> RunProfile(const ProfileOptions& options, TargetDiscovery& discovery,
                                       ProfileClient& client, const Console& console,
                                       const ProfileRuntime& runtime);
+
+// The `profile` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeProfileCommand();
 
 }  // namespace memprof::cli
 

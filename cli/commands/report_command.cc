@@ -1,10 +1,10 @@
 #include "cli/commands/report_command.h"
 
+#include <memory>
 #include <ostream>
 
+#include "cli/collect/report_writer.h"
 #include "cli/commands/option_validators.h"
-#include "cli/io/atomic_file_writer.h"
-#include "cli/io/file_streambuf.h"
 
 namespace memprof::cli {
 namespace {
@@ -51,8 +51,6 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
       ->type_name("DIR")
       ->check(CLI::ExistingDirectory);
 }
-
-bool IsBinary(report::Format format) { return format == report::Format::kPprof; }
 
 }  // namespace
 
@@ -103,32 +101,29 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
   return request;
 }
 
-Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
-                         const Console& console, bool stdout_is_terminal) {
-  if (out_path == "-") {
-    if (IsBinary(request.format) && stdout_is_terminal) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "pprof output is binary (gzipped protobuf); write it to a file with -o FILE");
-    }
-    return report::RunReportPipeline(request, console.out);
-  }
-  // Checked before the (possibly long) analysis, so a bad path fails fast.
-  auto writer = AtomicFileWriter::Create(out_path);
-  if (!writer) return Fail(writer.error());
-  FileStreamBuf file(*writer);
-  std::ostream stream(&file);
-  const Result<void> rendered = report::RunReportPipeline(request, stream);
-  // A write error explains a failed render better than the render does.
-  if (auto flushed = file.Finish(); !flushed) return flushed;
-  if (!rendered) return rendered;
-  return writer->Commit();
-}
-
 Result<void> RunReport(const ReportOptions& options, const Console& console,
                        bool stdout_is_terminal) {
   auto request = MakeReportRequest(options);
   if (!request) return Fail(request.error());
   return WriteReport(*request, options.out, console, stdout_is_terminal);
 }
+
+namespace {
+
+class ReportCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterReportCommand(app, options_); }
+  bool talks_to_agents() const override { return false; }
+  Result<void> Run(const CommandContext& context) override {
+    return RunReport(options_, context.console, context.env.stdout_is_terminal);
+  }
+
+ private:
+  ReportOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeReportCommand() { return std::make_unique<ReportCommand>(); }
 
 }  // namespace memprof::cli

@@ -1,11 +1,13 @@
 #ifndef MEMPROF_CLI_COMMANDS_REPORT_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_REPORT_COMMAND_H_
 
+#include <memory>
 #include <sys/types.h>
 
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "cli/commands/command.h"
 #include "cli/io/console.h"
 #include "cli/report/report_pipeline.h"
 #include "common/result.h"
@@ -41,10 +43,8 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options);
 [[nodiscard]] Result<void> RunReport(const ReportOptions& options, const Console& console,
                                      bool stdout_is_terminal);
 
-// Runs the pipeline into `out_path` ("-" = console.out), atomically for files.
-[[nodiscard]] Result<void> WriteReport(const report::ReportRequest& request,
-                                       const std::string& out_path, const Console& console,
-                                       bool stdout_is_terminal);
+// The `report` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeReportCommand();
 
 }  // namespace memprof::cli
 

@@ -1,5 +1,6 @@
 #include "cli/commands/run_command.h"
 
+#include <memory>
 #include <unistd.h>
 
 #include <cerrno>
@@ -91,5 +92,22 @@ Result<void> ExecPlanNow(const ExecPlan& plan) {
                                                        : ErrorCode::kInternal;
   return Fail(code, "cannot execute " + plan.path + ": " + std::strerror(err));
 }
+
+namespace {
+
+class RunCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterRunCommand(app); }
+  bool talks_to_agents() const override { return false; }
+  Result<void> Run(const CommandContext& context) override {
+    RunOptions options;
+    options.command = context.verbatim_args;
+    return RunRun(options, context.env.run_environment(), context.env.exec);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeRunCommand() { return std::make_unique<RunCommand>(); }
 
 }  // namespace memprof::cli

@@ -1,12 +1,14 @@
 #ifndef MEMPROF_CLI_COMMANDS_RUN_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_RUN_COMMAND_H_
 
+#include <memory>
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/commands/command.h"
 #include "cli/launch/run_planner.h"
 #include "common/result.h"
 
@@ -17,9 +19,6 @@ namespace memprof::cli {
 struct RunOptions {
   std::vector<std::string> command;  // CMD ARGS..., taken verbatim
 };
-
-// Replaces the current process with the plan; returns only on failure.
-using Executor = std::function<Result<void>(const ExecPlan& plan)>;
 
 // Registers `run` (for parsing its -h and for the help listing). CMD and its
 // arguments never go through CLI11: see SplitRunArguments().
@@ -39,6 +38,9 @@ SplitArguments SplitRunArguments(const CLI::App& app, const std::vector<std::str
 
 // The real Executor: flushes output and execve()s.
 [[nodiscard]] Result<void> ExecPlanNow(const ExecPlan& plan);
+
+// The `run` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeRunCommand();
 
 }  // namespace memprof::cli
 

@@ -1,5 +1,6 @@
 #include "cli/commands/stats_command.h"
 
+#include <memory>
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -233,5 +234,42 @@ void PrintStats(const StatsResponse& stats, std::ostream& out) {
   out << "allocator: " << AllocatorName(stats.allocator()) << '\n';
   table.Print(out);
 }
+
+namespace {
+
+class StatsCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterStatsCommand(app, options_); }
+  TargetOptions* target_options() override { return &options_.target; }
+  SignalEnd signal_end() const override {
+    return options_.watch.empty() ? SignalEnd::kDies : SignalEnd::kEndsNormally;
+  }
+  Result<void> Run(const CommandContext& context) override {
+    return RunStatsCommand(options_, *context.discovery, *context.client, context.console.out,
+                           context.env.stdout_is_terminal, context.cancel);
+  }
+  Result<void> CheckManyTargets() const override {
+    if (!options_.watch.empty()) return Fail(FollowsOneTarget("--watch"));
+    return {};
+  }
+  Result<void> RunOnTarget(const Target& target, const CommandContext& context) const override {
+    return RunStats(ForTarget(options_, target), *context.discovery, *context.client,
+                    context.console.out);
+  }
+  // --format prometheus: one exposition for all targets.
+  Result<void> RunOnMany(const TargetSelection& selection, const MultiTargetPlan& plan,
+                         const CommandContext& context) const override {
+    if (options_.format != "prometheus") return Command::RunOnMany(selection, plan, context);
+    return RunStatsPrometheusOnTargets(selection, plan, *context.discovery,
+                                       context.env.make_client, context.console, context.cancel);
+  }
+
+ private:
+  StatsOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeStatsCommand() { return std::make_unique<StatsCommand>(); }
 
 }  // namespace memprof::cli

@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_COMMANDS_STATS_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_STATS_COMMAND_H_
 
+#include <memory>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <chrono>
@@ -11,6 +12,7 @@
 
 #include "cli/client/profile_client.h"
 #include "cli/collect/stats_watch.h"
+#include "cli/commands/command.h"
 #include "cli/io/console.h"
 #include "cli/targets/multi_target_run.h"
 #include "cli/targets/target_discovery.h"
@@ -80,6 +82,9 @@ double FragmentationRatio(const memprof::v1::StatsSummary& summary);
 
 // The short table for people.
 void PrintStats(const memprof::v1::StatsResponse& stats, std::ostream& out);
+
+// The `stats` command for the registry (command_registry.cc).
+std::unique_ptr<Command> MakeStatsCommand();
 
 }  // namespace memprof::cli
 

@@ -1,5 +1,6 @@
 #include "cli/commands/status_command.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -118,5 +119,27 @@ void PrintStatus(const StatusResponse& status, const Target& target,
   table.Print(out);
   if (auto hint = ProfilingHint(status)) out << "hint: " << *hint << '\n';
 }
+
+namespace {
+
+class StatusCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& app) override { return RegisterStatusCommand(app, options_); }
+  TargetOptions* target_options() override { return &options_.target; }
+  Result<void> Run(const CommandContext& context) override { return RunWith(options_, context); }
+  Result<void> RunOnTarget(const Target& target, const CommandContext& context) const override {
+    return RunWith(ForTarget(options_, target), context);
+  }
+
+ private:
+  static Result<void> RunWith(const StatusOptions& options, const CommandContext& context) {
+    return RunStatus(options, *context.discovery, *context.client, context.console.out);
+  }
+  StatusOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeStatusCommand() { return std::make_unique<StatusCommand>(); }
 
 }  // namespace memprof::cli

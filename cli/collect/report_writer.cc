@@ -1,0 +1,35 @@
+#include "cli/collect/report_writer.h"
+
+#include <ostream>
+
+#include "cli/io/atomic_file_writer.h"
+#include "cli/io/file_streambuf.h"
+
+namespace memprof::cli {
+namespace {
+
+bool IsBinary(report::Format format) { return format == report::Format::kPprof; }
+
+}  // namespace
+
+Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
+                         const Console& console, bool stdout_is_terminal) {
+  if (out_path == "-") {
+    if (IsBinary(request.format) && stdout_is_terminal) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "pprof output is binary (gzipped protobuf); write it to a file with -o FILE");
+    }
+    return report::RunReportPipeline(request, console.out);
+  }
+  auto writer = AtomicFileWriter::Create(out_path);
+  if (!writer) return Fail(writer.error());
+  FileStreamBuf file(*writer);
+  std::ostream stream(&file);
+  const Result<void> rendered = report::RunReportPipeline(request, stream);
+  // A write error explains a failed render better than the render does.
+  if (auto flushed = file.Finish(); !flushed) return flushed;
+  if (!rendered) return rendered;
+  return writer->Commit();
+}
+
+}  // namespace memprof::cli

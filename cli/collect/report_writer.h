@@ -1,0 +1,23 @@
+#ifndef MEMPROF_CLI_COLLECT_REPORT_WRITER_H_
+#define MEMPROF_CLI_COLLECT_REPORT_WRITER_H_
+
+#include <string>
+
+#include "cli/io/console.h"
+#include "cli/report/report_pipeline.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// Runs the report pipeline into `out_path`: "-" is console.out, anything
+// else a file created atomically (a temp file beside it, renamed on success,
+// removed on failure). The path is checked before the analysis, so a bad one
+// fails fast. `stdout_is_terminal`: binary output (pprof) is refused on a
+// terminal.
+[[nodiscard]] Result<void> WriteReport(const report::ReportRequest& request,
+                                       const std::string& out_path, const Console& console,
+                                       bool stdout_is_terminal);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COLLECT_REPORT_WRITER_H_

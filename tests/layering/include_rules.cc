@@ -1,0 +1,115 @@
+#include "tests/layering/include_rules.h"
+
+#include <array>
+#include <utility>
+
+namespace memprof::layering {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// The folder right under cli/ ("io", "report", ...), "main" for cli/main.cc,
+// or "" outside cli/.
+std::string_view CliFolder(std::string_view path) {
+  if (!StartsWith(path, "cli/")) return "";
+  std::string_view rest = path.substr(4);
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return "main";
+  return rest.substr(0, slash);
+}
+
+// Rank in the CLI's layer order; a folder may include strictly lower ranks
+// (and itself). -1: unknown (a new folder must be given a place here).
+int Rank(std::string_view folder) {
+  static constexpr std::array<std::pair<std::string_view, int>, 10> kRanks{{
+      {"report", 0},
+      {"io", 1},
+      {"launch", 2},
+      {"client", 3},
+      {"targets", 4},
+      {"collect", 5},
+      {"exporter", 5},
+      {"commands", 6},
+      {"app", 7},
+      {"main", 8},
+  }};
+  for (const auto& [name, rank] : kRanks) {
+    if (name == folder) return rank;
+  }
+  return -1;
+}
+
+bool IsHeavyDependency(std::string_view included) {
+  return StartsWith(included, "<grpc") || StartsWith(included, "<CLI/") ||
+         StartsWith(included, "memprof/v1/");
+}
+
+std::optional<std::string> Violation(std::string_view file, std::string_view included,
+                                     std::string_view why) {
+  return std::string(file) + " includes " + std::string(included) + ": " + std::string(why);
+}
+
+// "cli/commands/dump_command.h" -> "dump" (the command a file belongs to),
+// "" for files of commands/ that are not a command.
+std::string_view CommandOf(std::string_view path) {
+  constexpr std::string_view kDir = "cli/commands/";
+  if (!StartsWith(path, kDir)) return "";
+  std::string_view name = path.substr(kDir.size());
+  const size_t end = name.find("_command.");
+  return end == std::string_view::npos ? "" : name.substr(0, end);
+}
+
+std::optional<std::string> CheckCli(std::string_view file, std::string_view included) {
+  const std::string_view from = CliFolder(file);
+  const std::string_view to = CliFolder(included);
+  if (from == "report" && (IsHeavyDependency(included) || (!to.empty() && to != "report"))) {
+    return Violation(file, included,
+                     "the report engine depends on common/ only (no other CLI folder, no gRPC, "
+                     "no CLI11)");
+  }
+  if (to.empty() || to == from) {
+    const std::string_view mine = CommandOf(file);
+    const std::string_view theirs = CommandOf(included);
+    if (!mine.empty() && !theirs.empty() && theirs != mine) {
+      return Violation(file, included,
+                       "a command never includes another command; move what they share down "
+                       "a layer");
+    }
+    return std::nullopt;
+  }
+  const int from_rank = Rank(from);
+  const int to_rank = Rank(to);
+  if (from_rank < 0 || to_rank < 0) {
+    return Violation(file, included,
+                     "cli/" + std::string(from_rank < 0 ? from : to) +
+                         "/ has no place in the layer order (tests/layering/include_rules.cc)");
+  }
+  if (to_rank >= from_rank) {
+    return Violation(file, included,
+                     "cli/" + std::string(from) + "/ may include only folders below it");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> CheckInclude(std::string_view file, std::string_view included) {
+  if (StartsWith(file, "common/")) {
+    const bool system = StartsWith(included, "<");
+    if ((!system && !StartsWith(included, "common/")) || IsHeavyDependency(included) ||
+        StartsWith(included, "<spdlog/")) {
+      return Violation(file, included, "common/ includes only common/ and light system headers");
+    }
+    return std::nullopt;
+  }
+  if (StartsWith(file, "agent/")) {
+    if (StartsWith(included, "cli/")) return Violation(file, included, "agent/ never includes cli/");
+    return std::nullopt;
+  }
+  if (StartsWith(file, "cli/")) return CheckCli(file, included);
+  return std::nullopt;
+}
+
+}  // namespace memprof::layering

@@ -1,0 +1,30 @@
+#ifndef MEMPROF_TESTS_LAYERING_INCLUDE_RULES_H_
+#define MEMPROF_TESTS_LAYERING_INCLUDE_RULES_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace memprof::layering {
+
+// The dependency rules of the source tree (docs/architecture.md, "Layers"),
+// as a pure function so that the rules themselves are unit-tested:
+//
+//   - common/ includes only common/ (and no gRPC, CLI11 or spdlog);
+//   - agent/ never includes cli/;
+//   - the report engine (cli/report/) includes no other CLI folder, and
+//     neither gRPC, the generated memprof proto nor CLI11;
+//   - inside cli/, a folder includes only folders below it:
+//       io < launch < client < targets < {collect, exporter} < commands < app < main.cc
+//     (collect and exporter are siblings and include neither each other);
+//   - a command never includes another command's header.
+//
+// `file` is a path relative to the repository root ("cli/io/logging.cc"),
+// `included` what an #include names: "cli/client/target.h" for a quoted
+// include, "<CLI/CLI.hpp>" (with the brackets) for a system one. Returns why
+// the include breaks a rule, or nullopt when it is allowed.
+std::optional<std::string> CheckInclude(std::string_view file, std::string_view included);
+
+}  // namespace memprof::layering
+
+#endif  // MEMPROF_TESTS_LAYERING_INCLUDE_RULES_H_
