@@ -39,7 +39,7 @@ class OnDemandServer {
   // control window to the size the message announces (grpc/grpc#43012). What
   // bounds that memory is gRPC's memory quota: past it, gRPC reclaims memory
   // by closing connections. Without it, four local clients sending 64 MiB
-  // requests made a target grow by 240 MiB (PRODUCT.md rule 2); with it, by
+  // requests made a target grow by 240 MiB (docs/contract.md rule 2); with it, by
   // less than 8 MiB. Responses are not charged against the quota, so dumps
   // and the multi-MiB statistics stream as before.
   static constexpr size_t kMemoryQuotaBytes = 4 * 1024 * 1024;

@@ -15,7 +15,7 @@ namespace memprof::agent {
 
 // Who is at the other end of each connection the acceptor hands to gRPC, so
 // that the service can answer a peer without the right uid PERMISSION_DENIED
-// (PRODUCT.md rule 8) instead of silently hanging up on it.
+// (docs/contract.md rule 8) instead of silently hanging up on it.
 //
 // gRPC names a connection adopted from a descriptor "fd:<n>" (its peer
 // string). A descriptor number is unique while its connection is open, and a

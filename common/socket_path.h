@@ -12,7 +12,7 @@
 
 namespace memprof {
 
-// The local discovery convention (PRODUCT.md section 2): an agent listens on
+// The local discovery convention (docs/contract.md section 2): an agent listens on
 // <dir>/<pid>.sock, <dir> = $MEMPROF_SOCKET_DIR or /tmp/memprof.
 inline constexpr char kDefaultSocketDir[] = "/tmp/memprof";
 inline constexpr char kSocketDirEnv[] = "MEMPROF_SOCKET_DIR";

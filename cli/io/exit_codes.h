@@ -7,7 +7,7 @@
 
 namespace memprof::cli {
 
-// memprofctl's exit codes (PRODUCT.md section 2). Scripts rely on them.
+// memprofctl's exit codes (docs/contract.md section 2). Scripts rely on them.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;       // anything else: I/O error, checksum mismatch
 inline constexpr int kExitUsage = 2;         // bad flag, bad duration, ambiguous target

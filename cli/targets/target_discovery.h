@@ -54,7 +54,7 @@ struct TargetSelector {
 };
 
 // Finds agents from the outside, reading only the file system: the socket
-// directory (<dir>/<pid>.sock, PRODUCT.md section 2) and /proc. Both roots are
+// directory (<dir>/<pid>.sock, docs/contract.md section 2) and /proc. Both roots are
 // parameters so tests can point them at fixture directories. Never connects.
 class TargetDiscovery {
  public:

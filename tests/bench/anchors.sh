@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks of memprof against the anchors of PRODUCT.md §5,
+# Side-by-side benchmarks of memprof against the anchors of docs/contract.md section 5,
 # each pair measured in the same run on the same machine:
 #
 #   stats     `memprofctl stats` vs `redis-cli MEMORY MALLOC-STATS`, both

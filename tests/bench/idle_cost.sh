@@ -5,7 +5,7 @@
 # how many of them are gRPC, protobuf, abseil or OpenSSL), and wake-ups:
 # context switches (voluntary + involuntary, from /proc/<pid>/task/*/status)
 # summed over all threads during the measuring window. The target is `sleep`,
-# with jemalloc preloaded, so every difference is the agent's. PRODUCT.md
+# with jemalloc preloaded, so every difference is the agent's. docs/contract.md
 # rule 9: idle, at most 1 MiB more RSS, one thread, zero wake-ups, and none of
 # the heavy libraries.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `memprofctl report` vs jeprof (the anchor for analysis, PRODUCT.md §5) on a
+# `memprofctl report` vs jeprof (the anchor for analysis, docs/contract.md section 5) on a
 # large realistic heap profile, side by side in one run on the same machine.
 #
 # The dump: Debian's clang-14 (a big C++ program: the driver plus
