@@ -28,6 +28,7 @@ readonly TREE=/opt/memprof
 readonly COMMANDS=("bash dev.sh demo" "bash dev.sh test")
 
 FRESH=""            # the root directory; set once it exists
+COMMIT=""           # the commit copied into it
 declare -A ELAPSED  # README command -> "42m 7s"
 declare -A STATUS   # README command -> exit status
 
@@ -152,12 +153,14 @@ cleanup() {
 # --- the README commands ------------------------------------------------------
 
 copy_tree() {
-  log "Copying the committed tree ($(git -C "${ROOT}" rev-parse --short HEAD)) to ${TREE}"
+  # Resolved once: HEAD may move while the check runs (it takes an hour).
+  COMMIT="$(git -C "${ROOT}" rev-parse --short HEAD)"
+  log "Copying the committed tree (${COMMIT}) to ${TREE}"
   if [[ -n "$(git -C "${ROOT}" status --porcelain --untracked-files=no)" ]]; then
     echo "note: uncommitted changes in ${ROOT} are not part of the check"
   fi
   mkdir -p "${FRESH}${TREE}"
-  git -C "${ROOT}" archive --format=tar HEAD | tar -x -C "${FRESH}${TREE}"
+  git -C "${ROOT}" archive --format=tar "${COMMIT}" | tar -x -C "${FRESH}${TREE}"
 }
 
 # Runs one README command as root in the root, with the environment of a
@@ -174,7 +177,7 @@ run_in_root() {
 }
 
 print_summary() {
-  log "Fresh-machine check of $(git -C "${ROOT}" rev-parse --short HEAD) on Debian ${SUITE} (minbase)"
+  log "Fresh-machine check of ${COMMIT} on Debian ${SUITE} (minbase)"
   local command failed=0
   for command in "${COMMANDS[@]}"; do
     local status=${STATUS["${command}"]:-not run}
