@@ -25,9 +25,12 @@
 #include "tests/integration/raw_http2.h"
 #include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::milliseconds;

@@ -7,10 +7,12 @@
 
 #include "common/sha256.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
 
 ShapeInfo DescribeShape(Shape shape) {
   switch (shape) {

@@ -13,9 +13,12 @@
 #include "tests/integration/command_runner.h"
 #include "tests/integration/target_process.h"
 #include "tests/integration/temp_dir.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::milliseconds;

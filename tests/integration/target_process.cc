@@ -7,9 +7,12 @@
 #include <string_view>
 
 #include "common/unix_socket.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 std::string Describe(Subprocess& proc) {
