@@ -23,6 +23,10 @@
 
 namespace memprof::integration {
 
+using test_support::ExitStatus;
+using test_support::JoinArgv;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
 using test_support::WaitUntil;
 
 namespace {

@@ -22,6 +22,7 @@
 
 namespace memprof::integration {
 
+using test_support::ExitStatus;
 using test_support::WaitUntil;
 
 namespace {

@@ -21,6 +21,8 @@
 
 namespace memprof::integration {
 
+using test_support::ExitStatus;
+using test_support::JoinArgv;
 using test_support::WaitUntil;
 
 namespace {

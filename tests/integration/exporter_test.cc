@@ -8,16 +8,18 @@
 #include <regex>
 
 #include "tests/integration/integration_fixture.h"
-#include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/http_client.h"
+#include "tests/support/subprocess.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
 
 using test_support::HttpGet;
 using test_support::HttpReply;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
 using test_support::WaitUntil;
 
 namespace {

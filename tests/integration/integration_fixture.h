@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "tests/integration/command_runner.h"
-#include "tests/integration/subprocess.h"
 #include "tests/integration/target_process.h"
 #include "tests/integration/temp_dir.h"
+#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
 
@@ -62,7 +62,7 @@ class IntegrationTest : public ::testing::Test {
   // memprofctl ARGS in the background, MEMPROF_SOCKET_DIR as for Cli (killed
   // and reaped when the returned object goes; nullptr and a failure if it
   // cannot be started).
-  std::unique_ptr<Subprocess> SpawnCli(std::vector<std::string> args);
+  std::unique_ptr<test_support::Subprocess> SpawnCli(std::vector<std::string> args);
   // A preloaded many_stacks_target with 3000 deep stacks, every allocation
   // sampled: its dump is large enough (several MiB) to still be streaming
   // when a test interrupts it. Starting it takes a while (up to 120 s).

@@ -15,8 +15,8 @@
 
 #include "common/fd.h"
 #include "tests/integration/integration_fixture.h"
-#include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
+#include "tests/support/subprocess.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {

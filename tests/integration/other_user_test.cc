@@ -21,6 +21,9 @@
 #include "tests/integration/test_user.h"
 
 namespace memprof::integration {
+
+using test_support::JoinArgv;
+
 namespace {
 
 using nlohmann::json;

@@ -26,6 +26,7 @@
 
 namespace memprof::integration {
 
+using test_support::ExitStatus;
 using test_support::WaitUntil;
 
 namespace {

@@ -1,6 +1,6 @@
 // Tests of the integration-test harness itself, against /bin/sh: they need
 // no memprof binary, so they run even before the product is built.
-#include "tests/integration/subprocess.h"
+#include "tests/support/subprocess.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -17,6 +17,9 @@
 
 namespace memprof::integration {
 
+using test_support::ExitStatus;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
 using test_support::WaitUntil;
 
 namespace {
