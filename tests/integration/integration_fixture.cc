@@ -15,6 +15,7 @@ namespace memprof::integration {
 using test_support::JoinArgv;
 using test_support::SpawnOptions;
 using test_support::Subprocess;
+using test_support::TempDir;
 using test_support::WaitUntil;
 
 ShapeInfo DescribeShape(Shape shape) {

@@ -13,8 +13,8 @@
 
 #include "tests/integration/command_runner.h"
 #include "tests/integration/target_process.h"
-#include "tests/integration/temp_dir.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::integration {
 
@@ -47,7 +47,7 @@ class IntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override;
 
-  const TempDir& dir() const { return *dir_; }
+  const test_support::TempDir& dir() const { return *dir_; }
   std::string SocketDir() const { return dir_->path(); }
 
   // Starts a target with MEMPROF_SOCKET_DIR = this test's directory and waits
@@ -88,7 +88,7 @@ class IntegrationTest : public ::testing::Test {
   std::vector<std::string> NonSocketEntries() const;
 
  private:
-  std::optional<TempDir> dir_;
+  std::optional<test_support::TempDir> dir_;
   std::vector<std::unique_ptr<TargetProcess>> targets_;  // destroyed before dir_
 };
 

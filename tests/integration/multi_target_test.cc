@@ -21,6 +21,7 @@
 
 namespace memprof::integration {
 
+using test_support::TempDir;
 using test_support::WaitUntil;
 
 namespace {

@@ -27,6 +27,7 @@
 namespace memprof::integration {
 
 using test_support::ExitStatus;
+using test_support::TempDir;
 using test_support::WaitUntil;
 
 namespace {

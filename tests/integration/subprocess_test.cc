@@ -12,7 +12,7 @@
 
 #include "tests/integration/command_runner.h"
 #include "tests/integration/target_process.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
@@ -20,6 +20,7 @@ namespace memprof::integration {
 using test_support::ExitStatus;
 using test_support::SpawnOptions;
 using test_support::Subprocess;
+using test_support::TempDir;
 using test_support::WaitUntil;
 
 namespace {

@@ -10,6 +10,7 @@
 namespace memprof::integration {
 
 using test_support::JoinArgv;
+using test_support::TempDir;
 
 namespace {
 

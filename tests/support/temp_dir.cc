@@ -1,4 +1,4 @@
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 #include <stdlib.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace memprof::integration {
+namespace memprof::test_support {
 
 Result<TempDir> TempDir::Create(const std::string& prefix) {
   // Short and under /tmp: a socket path must fit in sun_path (108 bytes).
@@ -49,4 +49,4 @@ std::vector<std::string> TempDir::List() const {
   return names;
 }
 
-}  // namespace memprof::integration
+}  // namespace memprof::test_support

@@ -1,12 +1,12 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_TEMP_DIR_H_
-#define MEMPROF_TESTS_INTEGRATION_TEMP_DIR_H_
+#ifndef MEMPROF_TESTS_SUPPORT_TEMP_DIR_H_
+#define MEMPROF_TESTS_SUPPORT_TEMP_DIR_H_
 
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 
-namespace memprof::integration {
+namespace memprof::test_support {
 
 // A private (0700) directory made with mkdtemp() and removed recursively when
 // destroyed. Each test uses its own as MEMPROF_SOCKET_DIR and output
@@ -35,6 +35,6 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace memprof::integration
+}  // namespace memprof::test_support
 
-#endif  // MEMPROF_TESTS_INTEGRATION_TEMP_DIR_H_
+#endif  // MEMPROF_TESTS_SUPPORT_TEMP_DIR_H_
