@@ -14,6 +14,7 @@
 #include "agent/peer_registry.h"
 #include "agent/socket_registry.h"
 #include "common/unix_socket.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {
@@ -67,13 +68,6 @@ TEST(PeerRegistryTest, UnknownOrMalformedPeersAreRefused) {
 
 class ConnectionAcceptorTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/memprof-acceptor-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::unique_ptr<ConnectionAcceptor> MakeAcceptor(pid_t pid, std::chrono::milliseconds delay) {
     return std::make_unique<ConnectionAcceptor>(
         ConnectionAcceptor::Options{dir_, pid, delay, nullptr},
@@ -87,7 +81,8 @@ class ConnectionAcceptorTest : public ::testing::Test {
         });
   }
 
-  std::string dir_;
+  test_support::TempDir tmp_{"memprof-acceptor-test"};
+  std::string dir_ = tmp_.path();
   std::atomic<int> accepted_{0};
   std::atomic<int> ticks_{0};
   std::atomic<int> last_fd_{-1};

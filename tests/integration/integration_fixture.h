@@ -13,6 +13,7 @@
 
 #include "tests/integration/command_runner.h"
 #include "tests/integration/target_process.h"
+#include "tests/support/files.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
@@ -113,11 +114,11 @@ nlohmann::json ParseJsonOutput(const CommandResult& r);
 // "memprofctl: error: ..." message on stderr containing `substring`.
 void ExpectCliError(const CommandResult& r, int exit_code, const std::string& substring);
 
-// The file's contents (empty if it cannot be read).
-std::string ReadFile(const std::string& path);
+// ReadFile and FileExists are tests/support's (files.h).
+using test_support::FileExists;
+using test_support::ReadFile;
 bool WriteFile(const std::string& path, const std::string& data);
 std::string Sha256Hex(const std::string& data);
-bool FileExists(const std::string& path);
 
 }  // namespace memprof::integration
 
