@@ -14,9 +14,13 @@
 #include "agent/peer_registry.h"
 #include "agent/socket_registry.h"
 #include "common/unix_socket.h"
-#include "tests/agent/wait_for.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::agent {
+
+using test_support::WaitUntil;
+
 namespace {
 
 TEST(PeerAllowedTest, OwnUidAndRootOnly) {
@@ -64,13 +68,6 @@ TEST(PeerRegistryTest, UnknownOrMalformedPeersAreRefused) {
 
 class ConnectionAcceptorTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/memprof-acceptor-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::unique_ptr<ConnectionAcceptor> MakeAcceptor(pid_t pid, std::chrono::milliseconds delay) {
     return std::make_unique<ConnectionAcceptor>(
         ConnectionAcceptor::Options{dir_, pid, delay, nullptr},
@@ -84,7 +81,8 @@ class ConnectionAcceptorTest : public ::testing::Test {
         });
   }
 
-  std::string dir_;
+  test_support::TempDir tmp_{"memprof-acceptor-test"};
+  std::string dir_ = tmp_.path();
   std::atomic<int> accepted_{0};
   std::atomic<int> ticks_{0};
   std::atomic<int> last_fd_{-1};
@@ -98,7 +96,7 @@ TEST_F(ConnectionAcceptorTest, HandsOverConnectionsAndStopsPromptly) {
     auto fd = ConnectUnixSocket(acceptor->socket_path(), std::chrono::seconds(1));
     ASSERT_TRUE(fd) << fd.error().message;
   }
-  EXPECT_TRUE(WaitFor([&] { return accepted_ == 3; }, std::chrono::seconds(5)));
+  EXPECT_TRUE(WaitUntil([&] { return accepted_ == 3; }, std::chrono::seconds(5)));
   EXPECT_GE(ticks_.load(), 1);
   // Accepted connections are moved away from the small numbers hosts use.
   EXPECT_GE(last_fd_.load(), HighFdFloor());
@@ -111,10 +109,10 @@ TEST_F(ConnectionAcceptorTest, ADelayedStartPublishesLater) {
   auto acceptor = MakeAcceptor(778, std::chrono::milliseconds(200));
   ASSERT_TRUE(acceptor->Start());
   EXPECT_EQ(acceptor->socket_path(), "");
-  EXPECT_TRUE(WaitFor([&] { return !acceptor->socket_path().empty(); }, std::chrono::seconds(5)));
+  EXPECT_TRUE(WaitUntil([&] { return !acceptor->socket_path().empty(); }, std::chrono::seconds(5)));
   auto fd = ConnectUnixSocket(dir_ + "/778.sock", std::chrono::seconds(1));
   ASSERT_TRUE(fd) << fd.error().message;
-  EXPECT_TRUE(WaitFor([&] { return accepted_ == 1; }, std::chrono::seconds(5)));
+  EXPECT_TRUE(WaitUntil([&] { return accepted_ == 1; }, std::chrono::seconds(5)));
 }
 
 // Numbers at or above the agent's floor that are open now.
@@ -141,11 +139,11 @@ TEST_F(ConnectionAcceptorTest, RecreatesItsSocketWhenTheHostClosedItsDescriptors
   // connection) and finds its descriptors gone; a connection that woke it is
   // lost with the old socket, and a retry is served by the new one.
   (void)ConnectUnixSocket(dir_ + "/779.sock", std::chrono::seconds(1));
-  EXPECT_TRUE(WaitFor(
+  EXPECT_TRUE(WaitUntil(
       [&] {
         auto retry = ConnectUnixSocket(dir_ + "/779.sock", std::chrono::milliseconds(200));
         return retry.has_value() &&
-               WaitFor([&] { return accepted_ >= 1; }, std::chrono::milliseconds(200));
+               WaitUntil([&] { return accepted_ >= 1; }, std::chrono::milliseconds(200));
       },
       std::chrono::seconds(5)));
   acceptor->Stop();

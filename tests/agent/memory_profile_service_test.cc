@@ -15,9 +15,12 @@
 #include "common/sha256.h"
 #include "common/unix_socket.h"
 #include "tests/agent/test_allocations.h"
-#include "tests/agent/wait_for.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::agent {
+
+using test_support::WaitUntil;
+
 namespace {
 
 class MemoryProfileServiceTest : public ::testing::Test {
@@ -257,7 +260,7 @@ TEST_F(MemoryProfileServiceTest, ABusyAgentQueuesADumpAndTakesItOnlyWhenASlotFre
   DumpOutcome outcome;
   grpc::ClientContext ctx;
   std::thread client([&] { outcome = ReadDump(*stub_, ctx); });
-  ASSERT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 1; }, std::chrono::seconds(10)))
+  ASSERT_TRUE(WaitUntil([&] { return dumps_->queue().waiting() == 1; }, std::chrono::seconds(10)))
       << "the third dump was not queued";
   // Waiting costs no dump: none is taken before the turn comes.
   EXPECT_EQ(dumps_->DumpsServed(), 2u);
@@ -270,7 +273,7 @@ TEST_F(MemoryProfileServiceTest, ABusyAgentQueuesADumpAndTakesItOnlyWhenASlotFre
   EXPECT_EQ(dumps_->DumpsServed(), 3u);
   EXPECT_EQ(dumps_->queue().waiting(), 0);
   second->reset();
-  EXPECT_TRUE(WaitFor([&] { return dumps_->queue().active() == 0; }, std::chrono::seconds(10)));
+  EXPECT_TRUE(WaitUntil([&] { return dumps_->queue().active() == 0; }, std::chrono::seconds(10)));
 }
 
 TEST_F(MemoryProfileServiceTest, AWaiterWhoseDeadlinePassesLeavesTheQueueHoldingNothing) {
@@ -282,7 +285,7 @@ TEST_F(MemoryProfileServiceTest, AWaiterWhoseDeadlinePassesLeavesTheQueueHolding
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
   DumpOutcome outcome = ReadDump(*stub_, ctx);
   EXPECT_EQ(outcome.status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
-  EXPECT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 0; }, std::chrono::seconds(10)))
+  EXPECT_TRUE(WaitUntil([&] { return dumps_->queue().waiting() == 0; }, std::chrono::seconds(10)))
       << "the expired waiter is still queued";
   EXPECT_EQ(dumps_->queue().active(), 2) << "leaving the queue freed a slot it never held";
   EXPECT_EQ(dumps_->DumpsServed(), 2u);
@@ -301,13 +304,14 @@ TEST_F(MemoryProfileServiceTest, AWaiterThatCancelsLeavesTheQueue) {
   DumpOutcome outcome;
   grpc::ClientContext ctx;
   std::thread client([&] { outcome = ReadDump(*stub_, ctx); });
-  ASSERT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 1; }, std::chrono::seconds(10)));
+  ASSERT_TRUE(WaitUntil([&] { return dumps_->queue().waiting() == 1; }, std::chrono::seconds(10)));
   ctx.TryCancel();
   client.join();
   EXPECT_EQ(outcome.status.error_code(), grpc::StatusCode::CANCELLED);
-  EXPECT_TRUE(WaitFor([&] { return dumps_->queue().waiting() == 0; }, std::chrono::seconds(10)));
+  EXPECT_TRUE(WaitUntil([&] { return dumps_->queue().waiting() == 0; }, std::chrono::seconds(10)));
   EXPECT_EQ(dumps_->queue().active(), 2);
-  EXPECT_TRUE(WaitFor([&] { return service_->calls().in_flight() == 0; }, std::chrono::seconds(10)))
+  EXPECT_TRUE(
+      WaitUntil([&] { return service_->calls().in_flight() == 0; }, std::chrono::seconds(10)))
       << "the cancelled call never ended";
 }
 
@@ -330,8 +334,8 @@ TEST_F(MemoryProfileServiceTest, ServerStopsWhenIdleAndRestartsOnDemand) {
   v1::StatusResponse r;
   ASSERT_TRUE(stub_->Status(&c1, {}, &r).ok());
   ASSERT_TRUE(server_->serving());
-  EXPECT_TRUE(WaitFor([&] { server_->Tick(); return !server_->serving(); },
-                      std::chrono::seconds(5)));
+  EXPECT_TRUE(WaitUntil([&] { server_->Tick(); return !server_->serving(); },
+                        std::chrono::seconds(5)));
   Connect();
   grpc::ClientContext c2;
   EXPECT_TRUE(stub_->Status(&c2, {}, &r).ok());

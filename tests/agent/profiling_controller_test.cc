@@ -9,9 +9,12 @@
 
 #include "agent/dump_streamer.h"
 #include "tests/agent/test_allocations.h"
-#include "tests/agent/wait_for.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::agent {
+
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::milliseconds;
@@ -77,7 +80,7 @@ TEST_F(ProfilingControllerTest, TimedWindowEndsByItself) {
   EXPECT_GT(r->current.window_end_unix_ms, 0);
   EXPECT_EQ(controller_->WindowEndUnixMs(), r->current.window_end_unix_ms);
   EXPECT_TRUE(Active());
-  EXPECT_TRUE(WaitFor([&] { return !Active(); }, seconds(5)));
+  EXPECT_TRUE(WaitUntil([&] { return !Active(); }, seconds(5)));
   EXPECT_EQ(controller_->WindowEndUnixMs(), 0);
 }
 
@@ -90,7 +93,7 @@ TEST_F(ProfilingControllerTest, NewWindowReplacesTheOldOne) {
   EXPECT_EQ(second->previous.window_end_unix_ms, first->current.window_end_unix_ms);
   EXPECT_GT(second->current.window_end_unix_ms, first->current.window_end_unix_ms);
   // The first window's end passes without deactivating.
-  EXPECT_FALSE(WaitFor([&] { return !Active(); }, milliseconds(1500)));
+  EXPECT_FALSE(WaitUntil([&] { return !Active(); }, milliseconds(1500)));
 }
 
 TEST_F(ProfilingControllerTest, ActivateWithoutWindowCancelsTheWindow) {
@@ -99,7 +102,7 @@ TEST_F(ProfilingControllerTest, ActivateWithoutWindowCancelsTheWindow) {
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->window_replaced);
   EXPECT_EQ(r->current.window_end_unix_ms, 0);
-  EXPECT_FALSE(WaitFor([&] { return !Active(); }, milliseconds(1500)));
+  EXPECT_FALSE(WaitUntil([&] { return !Active(); }, milliseconds(1500)));
 }
 
 TEST_F(ProfilingControllerTest, DeactivateCancelsTheWindow) {
@@ -188,8 +191,9 @@ TEST_F(ProfilingControllerTest, AWindowEndingByItselfBumpsTheGeneration) {
   auto on = controller_->Activate(seconds(1));
   ASSERT_TRUE(on);
   EXPECT_EQ(controller_->Generation(), on->generation);
-  EXPECT_TRUE(WaitFor([&] { return !Active(); }, seconds(5)));
-  EXPECT_TRUE(WaitFor([&] { return controller_->Generation() == on->generation + 1; }, seconds(5)))
+  EXPECT_TRUE(WaitUntil([&] { return !Active(); }, seconds(5)));
+  EXPECT_TRUE(
+      WaitUntil([&] { return controller_->Generation() == on->generation + 1; }, seconds(5)))
       << controller_->Generation();
 }
 

@@ -1,7 +1,6 @@
 #include "agent/socket_registry.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -13,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.h"
+
 namespace memprof::agent {
 namespace {
 
@@ -20,17 +21,11 @@ namespace fs = std::filesystem;
 
 class SocketRegistryTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/memprof-registry-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-    dir_ = root_ + "/sockets";
-  }
-  void TearDown() override { fs::remove_all(root_); }
   std::string SocketPath(pid_t pid) const { return dir_ + "/" + std::to_string(pid) + ".sock"; }
 
-  std::string root_;
-  std::string dir_;
+  test_support::TempDir tmp_{"memprof-registry-test"};
+  std::string root_ = tmp_.path();
+  std::string dir_ = root_ + "/sockets";
 };
 
 TEST_F(SocketRegistryTest, CreatesPrivateDirectoryAndOwnerOnlySocket) {

@@ -4,10 +4,10 @@
 #include <openssl/err.h>
 #include <sys/stat.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "tests/agent/test_pki.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::agent {
 namespace {
@@ -15,17 +15,12 @@ namespace {
 class TlsMaterialTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char templ[] = "/tmp/memprof-tls-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(templ), nullptr);
-    dir_ = templ;
     ca_ = MakeTestCa("test CA");
     server_ = MakeTestLeaf(ca_, "agent", CertUse::kServer, "IP:127.0.0.1");
     config_.cert_path = Write("agent.crt", server_.cert);
     config_.key_path = Write("agent.key", server_.key, 0600);
     config_.ca_path = Write("ca.crt", ca_.cert);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::string Write(const std::string& name, const std::string& text, mode_t mode = 0644) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::trunc) << text;
@@ -39,7 +34,8 @@ class TlsMaterialTest : public ::testing::Test {
     return material ? "" : material.error().message;
   }
 
-  std::string dir_;
+  test_support::TempDir tmp_{"memprof-tls-test"};
+  std::string dir_ = tmp_.path();
   PemPair ca_;
   PemPair server_;
   RemoteConfig config_;

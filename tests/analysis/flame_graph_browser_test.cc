@@ -5,11 +5,7 @@
 // records uncaught errors there); --screenshot shows that frames are drawn.
 // Chromium is required: without one that runs, the tests fail and say so.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -24,11 +20,17 @@
 #include "cli/report/symbolize/symbolizer.h"
 #include "tests/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/files.h"
+#include "tests/support/shell.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::analysis {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::Quote;
+using test_support::RunShellCommand;
+using test_support::ShellOutput;
 
 const std::string kTarget = MEMPROF_MANY_STACKS_TARGET;
 constexpr int kStacks = 300;
@@ -53,47 +55,6 @@ class DwflSymbolizer final : public AddressSymbolizer {
   std::vector<Frame> frames_;
 };
 
-// A private directory, removed with everything in it however the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "flame_browser_XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string Quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-// Runs a shell command; its stdout and whether it exited 0.
-struct Output {
-  std::string text;
-  bool ok = false;
-};
-
-Output RunShell(const std::string& command) {
-  Output output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return output;
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.text.append(buffer, got);
-  int status = pclose(pipe);
-  output.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  return output;
-}
-
 size_t Count(const std::string& text, const std::string& needle) {
   size_t count = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
@@ -113,17 +74,17 @@ class FlameGraphBrowserTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(test_support::CanRun(test_support::Chromium(), &chromium_));
     ASSERT_FALSE(dir_.path().empty()) << "mkdtemp failed";
-    svg_path_ = dir_.path() / "heap.svg";
+    svg_path_ = dir_.File("heap.svg");
     ASSERT_NO_FATAL_FAILURE(RenderDump());
   }
 
   // many_stacks_target dumps its own heap once, sampling every allocation.
   void RenderDump() {
-    fs::path dump = dir_.path() / "many.heap";
-    Output run = RunShell("MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 " +
-                          Quote(kTarget) + " --stacks " + std::to_string(kStacks) +
-                          " --self-dump " + Quote(dump.string()) + " --once 2>&1");
-    ASSERT_TRUE(run.ok) << run.text;
+    fs::path dump = dir_.File("many.heap");
+    ShellOutput run = RunShellCommand("MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 " +
+                                      Quote(kTarget) + " --stacks " + std::to_string(kStacks) +
+                                      " --self-dump " + Quote(dump.string()) + " --once 2>&1");
+    ASSERT_TRUE(run.ok()) << run.text;
     auto parsed = ParseHeapV2File(dump.string());
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     HeapProfile profile = Unsample(std::move(*parsed));
@@ -135,24 +96,24 @@ class FlameGraphBrowserTest : public ::testing::Test {
     std::ofstream out(svg_path_);
     ASSERT_TRUE(SvgReportRenderer().Render(*aggregation, out).has_value());
     out.close();
-    svg_ = testing::ReadTextFile(svg_path_.string());
+    svg_ = test_support::ReadFile(svg_path_.string());
     frames_ = Count(svg_, "<g class=\"f");
   }
 
   // Chromium with a throw-away profile directory, bounded in time: headless
   // mode exits by itself once the page settled (virtual time), and
   // `timeout` kills it if it ever does not.
-  Output Chromium(const std::string& mode, const std::string& fragment = "") {
+  ShellOutput Chromium(const std::string& mode, const std::string& fragment = "") {
     std::string url = "file://" + svg_path_.string() + fragment;
-    return RunShell("timeout -k 5 120 " + Quote(chromium_) +
-                    " --headless --disable-gpu --no-sandbox --no-first-run"
-                    " --user-data-dir=" +
-                    Quote((dir_.path() / "profile").string()) +
-                    " --virtual-time-budget=5000 --window-size=1200,800 " + mode + " " +
-                    Quote(url) + " 2>/dev/null");
+    return RunShellCommand("timeout -k 5 120 " + Quote(chromium_) +
+                           " --headless --disable-gpu --no-sandbox --no-first-run"
+                           " --user-data-dir=" +
+                           Quote(dir_.File("profile")) +
+                           " --virtual-time-budget=5000 --window-size=1200,800 " + mode + " " +
+                           Quote(url) + " 2>/dev/null");
   }
 
-  TempDir dir_;
+  test_support::TempDir dir_{"flame_browser"};
   std::string chromium_;
   fs::path svg_path_;
   std::string svg_;
@@ -164,8 +125,8 @@ TEST_F(FlameGraphBrowserTest, ScriptInitializesOverEveryFrame) {
   ASSERT_GT(frames_, 20u);
   EXPECT_NE(svg_.find(">main<"), std::string::npos);
   EXPECT_NE(svg_.find("ManyStacksBranch"), std::string::npos);
-  Output dom = Chromium("--dump-dom");
-  ASSERT_TRUE(dom.ok) << dom.text.substr(0, 2000);
+  ShellOutput dom = Chromium("--dump-dom");
+  ASSERT_TRUE(dom.ok()) << dom.text.substr(0, 2000);
   EXPECT_EQ(Attribute(dom.text, "data-flamegraph-ready"), std::to_string(frames_));
   EXPECT_EQ(Attribute(dom.text, "data-flamegraph-error"), "<absent>");
   EXPECT_EQ(Count(dom.text, "<g class=\"f"), frames_);
@@ -186,9 +147,9 @@ TEST_F(FlameGraphBrowserTest, SearchAndZoomFromTheFragment) {
     ++branch_index;
   }
   ASSERT_LT(branch_index, titles.size()) << "no ManyStacksBranch1 frame drawn";
-  Output dom =
+  ShellOutput dom =
       Chromium("--dump-dom", "#search=ManyStacksBranch1&zoom=" + std::to_string(branch_index));
-  ASSERT_TRUE(dom.ok);
+  ASSERT_TRUE(dom.ok());
   EXPECT_EQ(Attribute(dom.text, "data-flamegraph-error"), "<absent>");
   EXPECT_EQ(Attribute(dom.text, "data-zoomed"), std::to_string(branch_index));
   EXPECT_GT(std::stoul("0" + Attribute(dom.text, "data-matched-frames")), 0u);
@@ -200,10 +161,10 @@ TEST_F(FlameGraphBrowserTest, SearchAndZoomFromTheFragment) {
 // A PNG of the window size that is more than a blank page. Set
 // MEMPROF_FLAMEGRAPH_SCREENSHOT to keep a copy.
 TEST_F(FlameGraphBrowserTest, ScreenshotShowsFrames) {
-  fs::path png = dir_.path() / "flamegraph.png";
-  Output shot = Chromium("--screenshot=" + Quote(png.string()));
-  ASSERT_TRUE(shot.ok);
-  std::string bytes = testing::ReadTextFile(png.string());
+  fs::path png = dir_.File("flamegraph.png");
+  ShellOutput shot = Chromium("--screenshot=" + Quote(png.string()));
+  ASSERT_TRUE(shot.ok());
+  std::string bytes = test_support::ReadFile(png.string());
   ASSERT_GT(bytes.size(), 24u);
   EXPECT_EQ(bytes.substr(0, 8), "\x89PNG\r\n\x1a\n");
   auto be32 = [&](size_t at) {

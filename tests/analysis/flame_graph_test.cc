@@ -3,10 +3,8 @@
 #include "cli/report/analysis/flame_graph.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -20,6 +18,7 @@
 #include "tests/analysis/fake_symbolizer.h"
 #include "tests/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::analysis {
 namespace {
@@ -262,11 +261,10 @@ TEST(SvgReportTest, ParsesAsXmlWithHostileNames) {
 
   std::string xmllint;
   ASSERT_TRUE(test_support::CanRun(test_support::Xmllint(), &xmllint));
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("flame_graph_test_" + std::to_string(getpid()) + ".svg");
+  test_support::TempDir dir("flame_graph_test");
+  const std::string path = dir.File("escaping.svg");
   std::ofstream(path) << svg;
-  testing::XmllintResult lint = testing::RunXmllint(xmllint, path.string());
-  std::filesystem::remove(path);
+  testing::XmllintResult lint = testing::RunXmllint(xmllint, path);
   EXPECT_TRUE(lint.ok) << lint.output;
 }
 

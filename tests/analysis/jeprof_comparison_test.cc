@@ -5,12 +5,8 @@
 // tools (--tools=...:/bin/false) so it names frames by address exactly as HexSymbolizer does, which
 // makes every row comparable, not just the totals.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -25,35 +21,18 @@
 #include "cli/report/analysis/unsample.h"
 #include "tests/analysis/test_util.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/shell.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::analysis {
 namespace {
 
+using test_support::Quote;
+using test_support::RunShell;
+
 const std::string kTarget = MEMPROF_MANY_STACKS_TARGET;
 const std::string kNoTools =
     "--tools=nm:/bin/false,addr2line:/bin/false,objdump:/bin/false,c++filt:/bin/false";
-
-std::string Quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-// Runs a shell command; its stdout, or a test failure.
-std::string RunShell(const std::string& command) {
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "popen failed: " << command;
-    return output;
-  }
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, got);
-  int status = pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "failed: " << command;
-  return output;
-}
 
 // jeprof spells an unresolved frame 00007f12...; HexSymbolizer 0x7f12....
 std::string NormalizeAddresses(const std::string& text) {
@@ -139,17 +118,11 @@ class JeprofComparisonTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(test_support::CanRun(test_support::Jeprof(), &jeprof_));
-    std::string pattern = (std::filesystem::temp_directory_path() / "memprof-analysis-XXXXXX");
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
   // Runs many_stacks_target once with its own prof.dump; returns the dump.
   std::string MakeDump(const std::string& name, int lg_sample, const std::string& args) {
-    std::string path = dir_ + "/" + name;
+    std::string path = dir_.File(name);
     RunShell("MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:" + std::to_string(lg_sample) +
              " setarch x86_64 -R " + Quote(kTarget) + " " + args + " --once --self-dump " +
              Quote(path) + " 2>/dev/null");
@@ -176,7 +149,7 @@ class JeprofComparisonTest : public ::testing::Test {
   }
 
   std::string jeprof_;
-  std::string dir_;
+  test_support::TempDir dir_{"memprof-analysis"};
 };
 
 TEST_F(JeprofComparisonTest, UnsampledDumpEveryRow) {

@@ -1,23 +1,18 @@
 #ifndef MEMPROF_TESTS_ANALYSIS_TEST_UTIL_H_
 #define MEMPROF_TESTS_ANALYSIS_TEST_UTIL_H_
 
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "cli/report/analysis/heap_v2_parser.h"
+#include "tests/support/files.h"
 
 namespace memprof::analysis::testing {
 
+using test_support::ReadFile;
+
 inline std::string DataPath(const std::string& name) {
   return std::string(MEMPROF_TEST_DATA_DIR) + "/analysis/" + name;
-}
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 inline Result<HeapDump> ParseText(const std::string& text, const ParseLimits& limits = {}) {

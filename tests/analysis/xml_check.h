@@ -1,13 +1,12 @@
 #ifndef MEMPROF_TESTS_ANALYSIS_XML_CHECK_H_
 #define MEMPROF_TESTS_ANALYSIS_XML_CHECK_H_
 
-#include <sys/wait.h>
-
 #include <cctype>
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tests/support/shell.h"
 
 namespace memprof::analysis::testing {
 
@@ -120,18 +119,6 @@ inline std::string XmlWellFormednessError(const std::string& xml) {
   return roots == 1 ? "" : "expected one root element, got " + std::to_string(roots);
 }
 
-// The whole file at `path` ("" when it cannot be read).
-inline std::string ReadTextFile(const std::string& path) {
-  std::string text;
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return text;
-  char buffer[65536];
-  size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, got);
-  std::fclose(file);
-  return text;
-}
-
 struct XmllintResult {
   bool ok = false;
   std::string output;
@@ -140,16 +127,9 @@ struct XmllintResult {
 // `xmllint --noout <path>` (libxml2-utils): a real XML parser's verdict.
 // `xmllint` is its path, from the shared tool check.
 inline XmllintResult RunXmllint(const std::string& xmllint, const std::string& path) {
-  XmllintResult result;
-  std::string command = "'" + xmllint + "' --noout '" + path + "' 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, got);
-  int status = pclose(pipe);
-  result.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && result.output.empty();
-  return result;
+  test_support::ShellOutput run = test_support::RunShellCommand(
+      test_support::Quote(xmllint) + " --noout " + test_support::Quote(path) + " 2>&1");
+  return {run.ok() && run.text.empty(), run.text};
 }
 
 }  // namespace memprof::analysis::testing

@@ -19,7 +19,7 @@ using testing::WriteFile;
 
 TEST(AtomicFileWriterTest, CommitRenamesTheTempFileIntoPlace) {
   TempDir dir;
-  const std::string path = dir.Join("profile.heap");
+  const std::string path = dir.File("profile.heap");
   auto writer = AtomicFileWriter::Create(path);
   ASSERT_TRUE(writer) << writer.error().message;
   // tmpfs and ext4 have O_TMPFILE: the data has no name while it is written.
@@ -37,20 +37,20 @@ TEST(AtomicFileWriterTest, CommitRenamesTheTempFileIntoPlace) {
 TEST(AtomicFileWriterTest, FinalModeIsPrivateWhateverTheUmask) {
   TempDir dir;
   const mode_t old_mask = ::umask(0);
-  auto writer = AtomicFileWriter::Create(dir.Join("f"));
+  auto writer = AtomicFileWriter::Create(dir.File("f"));
   ::umask(old_mask);
   ASSERT_TRUE(writer);
   struct stat st {};
   ASSERT_EQ(::stat(writer->temp_path().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);  // private while being written
   ASSERT_TRUE(writer->Commit());
-  ASSERT_EQ(::stat(dir.Join("f").c_str(), &st), 0);
+  ASSERT_EQ(::stat(dir.File("f").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST(AtomicFileWriterTest, DestroyingWithoutCommitLeavesNothingAndKeepsTheOldFile) {
   TempDir dir;
-  const std::string path = dir.Join("profile.heap");
+  const std::string path = dir.File("profile.heap");
   WriteFile(path, "old contents");
   {
     auto writer = AtomicFileWriter::Create(path);
@@ -64,7 +64,7 @@ TEST(AtomicFileWriterTest, DestroyingWithoutCommitLeavesNothingAndKeepsTheOldFil
 
 TEST(AtomicFileWriterTest, CommitReplacesAnExistingFileAndLeavesNoTempName) {
   TempDir dir;
-  const std::string path = dir.Join("profile.heap");
+  const std::string path = dir.File("profile.heap");
   WriteFile(path, "old contents");
   auto writer = AtomicFileWriter::Create(path);
   ASSERT_TRUE(writer);
@@ -76,7 +76,7 @@ TEST(AtomicFileWriterTest, CommitReplacesAnExistingFileAndLeavesNoTempName) {
 
 TEST(AtomicFileWriterTest, AKilledWriterLeavesNothingBehind) {
   TempDir dir;
-  const std::string path = dir.Join("profile.heap");
+  const std::string path = dir.File("profile.heap");
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -95,22 +95,22 @@ TEST(AtomicFileWriterTest, MovedFromWriterDoesNotDeleteTheTempFile) {
   TempDir dir;
   std::optional<AtomicFileWriter> moved;
   {
-    auto writer = AtomicFileWriter::Create(dir.Join("f"));
+    auto writer = AtomicFileWriter::Create(dir.File("f"));
     ASSERT_TRUE(writer);
     moved.emplace(std::move(*writer));
   }  // destroys the moved-from writer
   ASSERT_TRUE(moved->Write("x"));
   ASSERT_TRUE(moved->Commit());
-  EXPECT_EQ(ReadFile(dir.Join("f")), "x");
+  EXPECT_EQ(ReadFile(dir.File("f")), "x");
 }
 
 TEST(AtomicFileWriterTest, MissingDirectoryFailsNamingThePath) {
   TempDir dir;
-  const std::string path = dir.Join("no/such/dir/profile.heap");
+  const std::string path = dir.File("no/such/dir/profile.heap");
   auto writer = AtomicFileWriter::Create(path);
   ASSERT_FALSE(writer);
   EXPECT_EQ(writer.error().code, ErrorCode::kInternal);
-  EXPECT_NE(writer.error().message.find(dir.Join("no/such/dir")), std::string::npos)
+  EXPECT_NE(writer.error().message.find(dir.File("no/such/dir")), std::string::npos)
       << writer.error().message;
 }
 
@@ -151,7 +151,7 @@ TEST(AtomicFileWriterTest, UnwritableDirectoryIsPermissionDenied) {
 TEST(AtomicFileWriterTest, ReadOnlyDirectoryForNonRootIsPermissionDenied) {
   if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
   TempDir dir;
-  const std::string sub = dir.Join("ro");
+  const std::string sub = dir.File("ro");
   ASSERT_EQ(::mkdir(sub.c_str(), 0555), 0);
   auto writer = AtomicFileWriter::Create(sub + "/f");
   ASSERT_FALSE(writer);
@@ -160,32 +160,32 @@ TEST(AtomicFileWriterTest, ReadOnlyDirectoryForNonRootIsPermissionDenied) {
 
 TEST(AtomicFileWriterTest, CommitNewNeverReplacesAndKeepsTheDataForAnotherName) {
   TempDir dir;
-  testing::WriteFile(dir.Join("taken"), "precious");
-  auto writer = AtomicFileWriter::Create(dir.Join("taken"));
+  testing::WriteFile(dir.File("taken"), "precious");
+  auto writer = AtomicFileWriter::Create(dir.File("taken"));
   ASSERT_TRUE(writer);
   ASSERT_TRUE(writer->Write("new data"));
-  auto first = writer->CommitNew(dir.Join("taken"));
+  auto first = writer->CommitNew(dir.File("taken"));
   ASSERT_TRUE(first) << first.error().message;
   EXPECT_FALSE(*first) << "the name is taken";
-  EXPECT_EQ(testing::ReadFile(dir.Join("taken")), "precious");
-  auto second = writer->CommitNew(dir.Join("free"));
+  EXPECT_EQ(testing::ReadFile(dir.File("taken")), "precious");
+  auto second = writer->CommitNew(dir.File("free"));
   ASSERT_TRUE(second) << second.error().message;
   EXPECT_TRUE(*second);
-  EXPECT_EQ(writer->path(), dir.Join("free"));
-  EXPECT_EQ(testing::ReadFile(dir.Join("free")), "new data");
+  EXPECT_EQ(writer->path(), dir.File("free"));
+  EXPECT_EQ(testing::ReadFile(dir.File("free")), "new data");
   EXPECT_EQ(dir.List(), (std::vector<std::string>{"free", "taken"})) << "no temp name left";
   struct stat st {};
-  ASSERT_EQ(::stat(dir.Join("free").c_str(), &st), 0);
+  ASSERT_EQ(::stat(dir.File("free").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  EXPECT_FALSE(writer->CommitNew(dir.Join("again"))) << "committed once only";
+  EXPECT_FALSE(writer->CommitNew(dir.File("again"))) << "committed once only";
 }
 
 TEST(AtomicFileWriterTest, CommitNewStaysInTheDirectoryOfCreate) {
   TempDir dir;
-  ASSERT_EQ(::mkdir(dir.Join("sub").c_str(), 0700), 0);
-  auto writer = AtomicFileWriter::Create(dir.Join("a"));
+  ASSERT_EQ(::mkdir(dir.File("sub").c_str(), 0700), 0);
+  auto writer = AtomicFileWriter::Create(dir.File("a"));
   ASSERT_TRUE(writer);
-  EXPECT_FALSE(writer->CommitNew(dir.Join("sub/b")));
+  EXPECT_FALSE(writer->CommitNew(dir.File("sub/b")));
 }
 
 TEST(AtomicFileWriterTest, DirectoryOf) {

@@ -22,8 +22,8 @@ using std::chrono::milliseconds;
 class CliAppTest : public ::testing::Test {
  protected:
   testing::TempDir tmp_;
-  std::string proc_ = tmp_.Join("proc");
-  std::string sockets_ = tmp_.Join("s");
+  std::string proc_ = tmp_.File("proc");
+  std::string sockets_ = tmp_.File("s");
   testing::FakeProfileClient fake_;
   std::ostringstream out_;
   std::ostringstream err_;
@@ -67,9 +67,9 @@ class CliAppTest : public ::testing::Test {
   }
 
   RunEnvironment RunEnv() {
-    testing::WriteFile(tmp_.Join("agent.so"), "");
+    testing::WriteFile(tmp_.File("agent.so"), "");
     RunEnvironment env;
-    env.variables = {"PATH=/usr/bin:/bin", "MEMPROF_AGENT_LIB=" + tmp_.Join("agent.so")};
+    env.variables = {"PATH=/usr/bin:/bin", "MEMPROF_AGENT_LIB=" + tmp_.File("agent.so")};
     env.jemalloc_path = MEMPROF_TEST_JEMALLOC_LIB;
     return env;
   }
@@ -168,10 +168,10 @@ TEST_F(CliAppTest, ProfileHelpExplainsInterruptsAndRestore) {
 
 TEST_F(CliAppTest, ProfileOptionsAreCheckedBeforeAnyContact) {
   AddAgent(42, "demo");
-  EXPECT_EQ(Run({"profile", "--pid", "42", "--duration", "30", "--out", tmp_.Join("p.heap")}), 2);
+  EXPECT_EQ(Run({"profile", "--pid", "42", "--duration", "30", "--out", tmp_.File("p.heap")}), 2);
   ExpectOneErrorLine("profile: --duration: invalid duration '30': missing unit");
   err_.str("");
-  EXPECT_EQ(Run({"profile", "--pid", "42", "--out", tmp_.Join("p.heap")}), 2);
+  EXPECT_EQ(Run({"profile", "--pid", "42", "--out", tmp_.File("p.heap")}), 2);
   ExpectOneErrorLine("--duration is required");
   EXPECT_EQ(clients_made_, 0);
 }

@@ -10,30 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace memprof::cli::testing {
-
-TempDir::TempDir() {
-  char pattern[] = "/tmp/mpcli.XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
-std::vector<std::string> TempDir::List() const {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 void MakeDirs(const std::string& path) { std::filesystem::create_directories(path); }
 
@@ -41,13 +20,6 @@ void WriteFile(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << contents;
   if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
 }
 
 void MakeSocketFile(const std::string& path) {
@@ -72,11 +44,6 @@ Fd ListenOn(const std::string& path) {
     throw std::runtime_error("listen " + path + ": " + std::strerror(errno));
   }
   return fd;
-}
-
-bool FileExists(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
 }
 
 void MakeProcEntry(const std::string& proc_root, pid_t pid, const std::string& name,

@@ -8,31 +8,20 @@
 #include <vector>
 
 #include "common/fd.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::cli::testing {
 
-// A fresh directory under /tmp (short, so socket paths fit in sun_path),
-// removed with its contents when destroyed.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Join(const std::string& name) const { return path_ + "/" + name; }
-  // Names of the entries in the directory (no "." / ".."), sorted.
-  std::vector<std::string> List() const;
-
- private:
-  std::string path_;
-};
+// What every test folder shares (tests/support): a private directory under
+// /tmp that is removed with its contents, and reading files.
+using test_support::FileExists;
+using test_support::ReadFile;
+using test_support::TempDir;
 
 // mkdir -p.
 void MakeDirs(const std::string& path);
 void WriteFile(const std::string& path, const std::string& contents);
-std::string ReadFile(const std::string& path);
 
 // Creates a Unix socket file at `path` that nobody listens on (bind + close).
 void MakeSocketFile(const std::string& path);
@@ -41,9 +30,6 @@ void MakeSocketFile(const std::string& path);
 Fd ListenOn(const std::string& path);
 
 // A fake /proc/<pid> (status and cmdline) under `proc_root`.
-// Whether anything (file, socket, dangling symlink) exists at `path`.
-bool FileExists(const std::string& path);
-
 void MakeProcEntry(const std::string& proc_root, pid_t pid, const std::string& name,
                    const std::vector<pid_t>& ns_pids = {}, uid_t uid = 1000,
                    const std::vector<std::string>& cmdline = {});

@@ -11,8 +11,8 @@ namespace {
 class CommandPathTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  std::string a_ = dir_.Join("a");
-  std::string b_ = dir_.Join("b");
+  std::string a_ = dir_.File("a");
+  std::string b_ = dir_.File("b");
 
   void SetUp() override {
     testing::MakeDirs(a_);

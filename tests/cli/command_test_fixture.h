@@ -19,8 +19,8 @@ class CommandTest : public ::testing::Test {
   static constexpr pid_t kPid = 42;
 
   TempDir tmp_;
-  std::string proc_ = tmp_.Join("proc");
-  std::string sockets_ = tmp_.Join("s");
+  std::string proc_ = tmp_.File("proc");
+  std::string sockets_ = tmp_.File("s");
   TargetDiscovery discovery_{proc_, sockets_};
   FakeProfileClient client_;
   std::ostringstream out_;

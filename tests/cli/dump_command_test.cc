@@ -26,7 +26,7 @@ std::string Sha(const std::string& data) {
 class DumpCommandTest : public testing::CommandTest {
  protected:
   testing::TempDir out_dir_;
-  std::string out_path_ = out_dir_.Join("profile.heap");
+  std::string out_path_ = out_dir_.File("profile.heap");
   Console console_{out_, err_};
 
   DumpOptions Options(const std::string& out, bool json = false) {
@@ -107,7 +107,7 @@ TEST_F(DumpCommandTest, UnwritableDirectoryFailsBeforeContactingTheAgent) {
 }
 
 TEST_F(DumpCommandTest, MissingDirectoryFailsBeforeContactingTheAgent) {
-  auto result = RunDump(Options(out_dir_.Join("nope/p.heap")), discovery_, client_, console_, {});
+  auto result = RunDump(Options(out_dir_.File("nope/p.heap")), discovery_, client_, console_, {});
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::kInternal);
   EXPECT_EQ(client_.calls, 0);

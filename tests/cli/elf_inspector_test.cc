@@ -46,8 +46,8 @@ TEST(ElfInspectorTest, StaticProgramHasNoInterpreter) {
 
 TEST(ElfInspectorTest, ScriptIsNotElfButNotAnError) {
   testing::TempDir dir;
-  testing::WriteFile(dir.Join("s.sh"), "#!/bin/sh\necho hi\n");
-  auto info = InspectElf(dir.Join("s.sh"));
+  testing::WriteFile(dir.File("s.sh"), "#!/bin/sh\necho hi\n");
+  auto info = InspectElf(dir.File("s.sh"));
   ASSERT_TRUE(info);
   EXPECT_FALSE(info->is_elf);
 }

@@ -95,7 +95,7 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
 class GrpcProfileClientTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  std::string socket_ = dir_.Join("agent.sock");
+  std::string socket_ = dir_.File("agent.sock");
   ScriptedService service_;
   std::unique_ptr<grpc::Server> server_;
   Target target_{::getpid(), socket_, "self"};
@@ -313,7 +313,7 @@ class DroppingListener {
 
 class GrpcRetryTest : public GrpcProfileClientTest {
  protected:
-  std::string front_ = dir_.Join("front.sock");
+  std::string front_ = dir_.File("front.sock");
   Target front_target_{::getpid(), front_, "self"};
 };
 
@@ -417,7 +417,7 @@ TEST(RetryDelayTest, TheWaitMustFitBeforeTheDeadline) {
 
 TEST(GrpcProfileClientStaleTest, SocketNobodyListensOnIsStale) {
   testing::TempDir dir;
-  const std::string path = dir.Join("1.sock");
+  const std::string path = dir.File("1.sock");
   testing::MakeSocketFile(path);
   GrpcProfileClient client(milliseconds(1000), {});
   auto status = client.Status(Target{::getpid(), path, "x"});

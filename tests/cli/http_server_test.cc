@@ -9,12 +9,18 @@
 
 #include "cli/commands/exporter_command.h"
 #include "cli/exporter/prometheus_renderer.h"
-#include "http_test_client.h"
+#include "tests/support/http_client.h"
 
 namespace memprof::cli {
 namespace {
 
-using testing::HttpRequestTo;
+// The shared HTTP/1.0 test client, to a ListenAddress.
+test_support::HttpReply HttpRequestTo(const ListenAddress& address, const std::string& method,
+                                      const std::string& path,
+                                      const std::string& extra_body = "") {
+  return test_support::HttpRequest(reinterpret_cast<const sockaddr*>(&address.storage),
+                                   address.length, method, path, "test", extra_body);
+}
 
 ListenAddress AnyPort() {
   auto address = ParseListenAddress("127.0.0.1:0");

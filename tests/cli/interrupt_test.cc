@@ -72,10 +72,10 @@ class InterruptedDumpTest : public ::testing::TestWithParam<int> {
   testing::TempDir tmp_;
 
   void SetUp() override {
-    testing::MakeDirs(tmp_.Join("out"));
-    testing::MakeDirs(tmp_.Join("s"));
-    testing::MakeProcEntry(tmp_.Join("proc"), 42, "demo");
-    testing::MakeSocketFile(tmp_.Join("s/42.sock"));
+    testing::MakeDirs(tmp_.File("out"));
+    testing::MakeDirs(tmp_.File("s"));
+    testing::MakeProcEntry(tmp_.File("proc"), 42, "demo");
+    testing::MakeSocketFile(tmp_.File("s/42.sock"));
   }
 };
 
@@ -86,7 +86,7 @@ TEST_P(InterruptedDumpTest, RemovesTheTempFileAndDiesByTheSignal) {
               "memprofctl: error: dump interrupted; .*profile.heap was not written");
   // The child had written several chunks to .profile.heap.XXXXXX; nothing may remain.
   std::vector<std::string> left;
-  for (const auto& entry : std::filesystem::directory_iterator(tmp_.Join("out"))) {
+  for (const auto& entry : std::filesystem::directory_iterator(tmp_.File("out"))) {
     left.push_back(entry.path().filename().string());
   }
   EXPECT_TRUE(left.empty()) << left.front();
@@ -137,13 +137,13 @@ class InterruptedProfileTest : public ::testing::TestWithParam<int> {
   testing::TempDir tmp_;
 
   void SetUp() override {
-    testing::MakeDirs(tmp_.Join("out"));
-    testing::MakeDirs(tmp_.Join("s"));
-    testing::MakeDirs(tmp_.Join("proc"));
+    testing::MakeDirs(tmp_.File("out"));
+    testing::MakeDirs(tmp_.File("s"));
+    testing::MakeDirs(tmp_.File("proc"));
   }
   std::vector<std::string> Left() const {
     std::vector<std::string> left;
-    for (const auto& entry : std::filesystem::directory_iterator(tmp_.Join("out"))) {
+    for (const auto& entry : std::filesystem::directory_iterator(tmp_.File("out"))) {
       left.push_back(entry.path().filename().string());
     }
     return left;
@@ -156,7 +156,7 @@ TEST_P(InterruptedProfileTest, FirstSignalEndsTheWindowAndStillWritesTheProfile)
               "interrupted: profiling window ended after .* of 1h; dumping now.*"
               "fake agent: Deactivate.*profiled for .* of 1h \\(ended early by an interrupt\\)");
   EXPECT_EQ(Left(), std::vector<std::string>{"profile.heap"});
-  EXPECT_EQ(testing::ReadFile(tmp_.Join("out/profile.heap")), std::string(100000, 'p'));
+  EXPECT_EQ(testing::ReadFile(tmp_.File("out/profile.heap")), std::string(100000, 'p'));
 }
 
 TEST_P(InterruptedProfileTest, SecondSignalAbortsWritesNothingAndDiesByIt) {

@@ -23,7 +23,7 @@ using testing::FakeProfileClient;
 class MultiTargetRunTest : public ::testing::Test {
  protected:
   testing::TempDir tmp_;
-  TargetDiscovery discovery_{tmp_.Join("proc"), tmp_.Join("s")};
+  TargetDiscovery discovery_{tmp_.File("proc"), tmp_.File("s")};
   std::ostringstream out_;
   std::ostringstream err_;
   Console console_{out_, err_};

@@ -77,16 +77,16 @@ TEST_F(PeriodicDumpTest, WritesCountVerifiedFilesOnePerPeriod) {
   ASSERT_TRUE(Run(Plan(3)));
   EXPECT_EQ(out_dir_.List(), (std::vector<std::string>{Name(0), Name(60), Name(120)}));
   for (const std::string& name : out_dir_.List()) {
-    EXPECT_EQ(ReadFile(out_dir_.Join(name)), Profile()) << name;
+    EXPECT_EQ(ReadFile(out_dir_.File(name)), Profile()) << name;
     struct stat st {};
-    ASSERT_EQ(::stat(out_dir_.Join(name).c_str(), &st), 0);
+    ASSERT_EQ(::stat(out_dir_.File(name).c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0600u) << name;
   }
   EXPECT_EQ(ticks_.sleeps.size(), 2u) << "no sleep before the first dump or after the last";
   EXPECT_EQ(client_.calls, 3);
   EXPECT_EQ(out_.str(), "");
   EXPECT_NE(err_.str().find("pid 42: wrote "), std::string::npos) << err_.str();
-  EXPECT_NE(err_.str().find(out_dir_.Join(Name(120)) + " (sha256 "), std::string::npos);
+  EXPECT_NE(err_.str().find(out_dir_.File(Name(120)) + " (sha256 "), std::string::npos);
   EXPECT_NE(err_.str().find("[3/3]"), std::string::npos) << err_.str();
 }
 
@@ -103,7 +103,7 @@ TEST_F(PeriodicDumpTest, JsonIsOneLinePerDump) {
     EXPECT_EQ(j["sequence"], n);
     EXPECT_EQ(j["pid"], kPid);
     EXPECT_EQ(j["format"], "heap");
-    EXPECT_EQ(j["path"], out_dir_.Join(Name(60 * (n - 1))));
+    EXPECT_EQ(j["path"], out_dir_.File(Name(60 * (n - 1))));
     EXPECT_EQ(j["size_bytes"], Profile().size());
     Sha256 sha;
     sha.Update(Profile());
@@ -114,12 +114,12 @@ TEST_F(PeriodicDumpTest, JsonIsOneLinePerDump) {
 }
 
 TEST_F(PeriodicDumpTest, NeverOverwritesAnExistingFile) {
-  testing::WriteFile(out_dir_.Join(Name(0)), "precious");
-  testing::WriteFile(out_dir_.Join(Name(0, "heap", 1)), "precious too");
+  testing::WriteFile(out_dir_.File(Name(0)), "precious");
+  testing::WriteFile(out_dir_.File(Name(0, "heap", 1)), "precious too");
   ASSERT_TRUE(Run(Plan(1)));
-  EXPECT_EQ(ReadFile(out_dir_.Join(Name(0))), "precious");
-  EXPECT_EQ(ReadFile(out_dir_.Join(Name(0, "heap", 1))), "precious too");
-  EXPECT_EQ(ReadFile(out_dir_.Join(Name(0, "heap", 2))), Profile());
+  EXPECT_EQ(ReadFile(out_dir_.File(Name(0))), "precious");
+  EXPECT_EQ(ReadFile(out_dir_.File(Name(0, "heap", 1))), "precious too");
+  EXPECT_EQ(ReadFile(out_dir_.File(Name(0, "heap", 2))), Profile());
   EXPECT_EQ(out_dir_.List().size(), 3u);
 }
 
@@ -144,7 +144,7 @@ TEST_F(PeriodicDumpTest, StopDuringADumpDiscardsThatDumpOnly) {
   };
   ASSERT_TRUE(Run(Plan(5)));
   EXPECT_EQ(out_dir_.List(), std::vector<std::string>{Name(0)});
-  EXPECT_EQ(ReadFile(out_dir_.Join(Name(0))), Profile());
+  EXPECT_EQ(ReadFile(out_dir_.File(Name(0))), Profile());
 }
 
 TEST_F(PeriodicDumpTest, TargetGoneEndsWithExit3KeepingTheFilesWritten) {
@@ -194,13 +194,13 @@ TEST_F(PeriodicDumpTest, AReportFormatGetsItsExtension) {
 }
 
 TEST_F(PeriodicDumpTest, OutputDirectoryIsCheckedFirst) {
-  auto missing = CheckOutputDirectory(out_dir_.Join("nope"));
+  auto missing = CheckOutputDirectory(out_dir_.File("nope"));
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::kInvalidArgument);
   EXPECT_EQ(missing.error().message,
-            "--out-dir '" + out_dir_.Join("nope") + "' does not exist; create it first (mkdir -p)");
-  testing::WriteFile(out_dir_.Join("file"), "x");
-  auto file = CheckOutputDirectory(out_dir_.Join("file"));
+            "--out-dir '" + out_dir_.File("nope") + "' does not exist; create it first (mkdir -p)");
+  testing::WriteFile(out_dir_.File("file"), "x");
+  auto file = CheckOutputDirectory(out_dir_.File("file"));
   ASSERT_FALSE(file);
   EXPECT_EQ(file.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(file.error().message.find("is not a directory"), std::string::npos);

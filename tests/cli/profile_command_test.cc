@@ -45,7 +45,7 @@ memprof::v1::ActivateResponse Activated(bool was_active, int64_t end) {
 class ProfileCommandTest : public testing::CommandTest {
  protected:
   testing::TempDir out_dir_;
-  std::string out_path_ = out_dir_.Join("p.heap");
+  std::string out_path_ = out_dir_.File("p.heap");
   Console console_{out_, err_};
   testing::FakeProfileClient restore_;
   WindowWaitResult wait_result_{WindowEnd::kElapsed, milliseconds(30'000)};
@@ -339,7 +339,7 @@ TEST_F(ProfileCommandTest, BadOptionsFailBeforeContactingAnything) {
        "unknown profile format 'pdf' (valid: heap, text, collapsed, pprof, svg, json)"},
       {[](ProfileOptions& o) { o.out = "-", o.target.json = true; }, ErrorCode::kInvalidArgument,
        "--json cannot be combined with --out -"},
-      {[this](ProfileOptions& o) { o.out = out_dir_.Join("missing/p.heap"); }, ErrorCode::kInternal,
+      {[this](ProfileOptions& o) { o.out = out_dir_.File("missing/p.heap"); }, ErrorCode::kInternal,
        "No such file or directory"},
   };
   for (const Case& c : cases) {

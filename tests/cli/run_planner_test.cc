@@ -14,16 +14,16 @@ namespace {
 class RunPlannerTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  std::string agent_ = dir_.Join("lib/libmemprof_agent.so");
+  std::string agent_ = dir_.File("lib/libmemprof_agent.so");
   RunEnvironment env_;
 
   void SetUp() override {
-    testing::MakeDirs(dir_.Join("lib"));
-    testing::MakeDirs(dir_.Join("bin"));
+    testing::MakeDirs(dir_.File("lib"));
+    testing::MakeDirs(dir_.File("bin"));
     testing::WriteFile(agent_, "not really a library");
     env_.variables = {"PATH=/usr/bin:/bin", "HOME=/root", "LD_PRELOAD=/opt/x.so",
                       "MALLOC_CONF=narenas:2"};
-    env_.self_exe = dir_.Join("bin/memprofctl");
+    env_.self_exe = dir_.File("bin/memprofctl");
     env_.agent_build_path = "/nonexistent/build/libmemprof_agent.so";
     env_.agent_install_path = "/nonexistent/lib/libmemprof_agent.so";
     env_.jemalloc_path = MEMPROF_TEST_JEMALLOC_LIB;
@@ -66,7 +66,7 @@ TEST_F(RunPlannerTest, DoesNotPreloadJemallocTwiceWhenTheUserAlreadyDoes) {
 }
 
 TEST_F(RunPlannerTest, EnvironmentOverridesWinAndMustExist) {
-  const std::string custom = dir_.Join("custom-agent.so");
+  const std::string custom = dir_.File("custom-agent.so");
   testing::WriteFile(custom, "");
   env_.variables.push_back("MEMPROF_AGENT_LIB=" + custom);
   auto plan = PlanRun({"true"}, env_);
@@ -143,7 +143,7 @@ TEST_F(RunPlannerTest, RunRunHandsThePlanToTheExecutorAndWarns) {
 
 TEST_F(RunPlannerTest, ExecFailureIsAClearError) {
   ExecPlan plan;
-  plan.path = dir_.Join("lib/libmemprof_agent.so");  // exists, not executable
+  plan.path = dir_.File("lib/libmemprof_agent.so");  // exists, not executable
   plan.argv = {"x"};
   auto result = ExecPlanNow(plan);
   ASSERT_FALSE(result);

@@ -87,7 +87,7 @@ TEST(WhyNotRemovableTest, OnlyOwnLocalSocketsOrAnyAsRoot) {
 class RemoveSocketTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  std::string path_ = dir_.Join("42.sock");
+  std::string path_ = dir_.File("42.sock");
 
   static SocketFileInfo Identity(const std::string& path) {
     struct stat st {};
@@ -114,7 +114,7 @@ TEST_F(RemoveSocketTest, ASocketReCreatedAtThePathIsLeftAlone) {
   const SocketFileInfo found = Identity(path_);
   // Keep the old inode alive under another name, so the new one cannot
   // reuse its number.
-  ASSERT_EQ(::link(path_.c_str(), dir_.Join("old").c_str()), 0);
+  ASSERT_EQ(::link(path_.c_str(), dir_.File("old").c_str()), 0);
   ASSERT_EQ(::unlink(path_.c_str()), 0);
   testing::MakeSocketFile(path_);  // the agent re-created its socket
   auto removed = RemoveSocketIfUnchanged(path_, found);
@@ -125,7 +125,7 @@ TEST_F(RemoveSocketTest, ASocketReCreatedAtThePathIsLeftAlone) {
 }
 
 TEST_F(RemoveSocketTest, ASymlinkAtThePathIsNeitherFollowedNorRemoved) {
-  const std::string real = dir_.Join("real.sock");
+  const std::string real = dir_.File("real.sock");
   testing::MakeSocketFile(real);
   ASSERT_EQ(::symlink(real.c_str(), path_.c_str()), 0);
   // Even when told the identity of the socket it points to.
@@ -136,7 +136,7 @@ TEST_F(RemoveSocketTest, ASymlinkAtThePathIsNeitherFollowedNorRemoved) {
 
 TEST_F(RemoveSocketTest, ASymlinkedDirectoryIsNotFollowed) {
   testing::MakeSocketFile(path_);
-  const std::string link = dir_.Join("linkdir");
+  const std::string link = dir_.File("linkdir");
   ASSERT_EQ(::symlink(dir_.path().c_str(), link.c_str()), 0);
   auto removed = RemoveSocketIfUnchanged(link + "/42.sock", Identity(path_));
   ASSERT_FALSE(removed);

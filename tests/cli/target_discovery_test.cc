@@ -22,8 +22,8 @@ using testing::WriteFile;
 class TargetDiscoveryTest : public ::testing::Test {
  protected:
   TempDir tmp_;
-  std::string proc_ = tmp_.Join("proc");
-  std::string sockets_ = tmp_.Join("s");
+  std::string proc_ = tmp_.File("proc");
+  std::string sockets_ = tmp_.File("s");
   TargetDiscovery discovery_{proc_, sockets_};
 
   void SetUp() override {
@@ -150,7 +150,7 @@ TEST_F(TargetDiscoveryTest, OnlyAMissingProcDirectoryMeansGone) {
 }
 
 TEST_F(TargetDiscoveryTest, MissingSocketDirectoryHoldsNoAgents) {
-  TargetDiscovery discovery(proc_, tmp_.Join("does-not-exist"));
+  TargetDiscovery discovery(proc_, tmp_.File("does-not-exist"));
   auto entries = discovery.Scan();
   ASSERT_TRUE(entries);
   EXPECT_TRUE(entries->empty());

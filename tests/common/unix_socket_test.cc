@@ -1,7 +1,6 @@
 #include "common/unix_socket.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -11,20 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.h"
+
 namespace memprof {
 namespace {
 
 class UnixSocketTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/memprof-unix-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    ::unlink(Path().c_str());
-    ::rmdir(dir_.c_str());
-  }
   std::string Path() const { return dir_ + "/s.sock"; }
 
   Fd Bind(bool listen) {
@@ -39,7 +31,8 @@ class UnixSocketTest : public ::testing::Test {
     return fd;
   }
 
-  std::string dir_;
+  test_support::TempDir tmp_{"memprof-unix-test"};
+  std::string dir_ = tmp_.path();
 };
 
 TEST_F(UnixSocketTest, MissingSocketIsNotFound) {

@@ -5,10 +5,13 @@
 
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 using nlohmann::json;

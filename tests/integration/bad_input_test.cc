@@ -18,10 +18,19 @@
 
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::DirectoryEntries;
+using test_support::ExitStatus;
+using test_support::JoinArgv;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+using test_support::WaitUntil;
+
 namespace {
 
 using nlohmann::json;
@@ -92,17 +101,6 @@ class BadInputTest : public IntegrationTest {
  private:
   std::vector<std::unique_ptr<TargetProcess>> refused_;
 };
-
-// Names in `dir` (hidden ones too), sorted.
-std::vector<std::string> Entries(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // A kernel thread visible here (kthreadd or one of its children), if any.
 std::optional<pid_t> FindKernelThread() {
@@ -470,8 +468,8 @@ TEST_F(BadInputTest, AgentRefusesAnUnsafeSocketDirectory) {
   struct stat st {};
   ASSERT_EQ(::lstat(link.c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
-  EXPECT_EQ(Entries(real), std::vector<std::string>{}) << "socket made through the link";
-  EXPECT_EQ(Entries(sloppy), std::vector<std::string>{});
+  EXPECT_EQ(DirectoryEntries(real), std::vector<std::string>{}) << "socket made through the link";
+  EXPECT_EQ(DirectoryEntries(sloppy), std::vector<std::string>{});
 }
 
 TEST_F(BadInputTest, AgentSwitchedOff) {

@@ -2,9 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/integration/subprocess.h"
+#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
+
+using test_support::ExitStatus;
+using test_support::JoinArgv;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+
 namespace {
 
 std::string Truncated(const std::string& s) {

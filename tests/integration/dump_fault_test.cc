@@ -23,11 +23,17 @@
 
 #include "tests/integration/load_fault_fixture.h"
 #include "tests/integration/raw_http2.h"
-#include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::ExitStatus;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::milliseconds;

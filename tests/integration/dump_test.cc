@@ -7,11 +7,15 @@
 #include <string>
 
 #include "tests/integration/integration_fixture.h"
-#include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
+
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+
 namespace {
 
 using nlohmann::json;

@@ -14,6 +14,9 @@
 #include "tests/integration/test_binaries.h"
 
 namespace memprof::integration {
+
+using test_support::JoinArgv;
+
 namespace {
 
 using nlohmann::json;

@@ -4,19 +4,39 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 
-#include "tests/integration/http_get.h"
 #include "tests/integration/integration_fixture.h"
-#include "tests/integration/subprocess.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/http_client.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::HttpGet;
+using test_support::HttpReply;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::seconds;
+
+// `promtool check metrics` on `exposition` (written to `scratch_file`).
+CommandResult PromtoolCheck(const std::string& promtool, const std::string& exposition,
+                            const std::string& scratch_file) {
+  {
+    std::ofstream out(scratch_file, std::ios::binary | std::ios::trunc);
+    out << exposition;
+  }
+  // promtool reads the exposition on stdin; RunCommand gives children /dev/null.
+  return RunCommand({"/bin/sh", "-c", "exec \"$0\" check metrics < \"$1\"", promtool, scratch_file},
+                    {});
+}
 
 class ExporterTest : public IntegrationTest {
  protected:
@@ -115,7 +135,7 @@ TEST_F(ExporterTest, ServesEveryLocalTargetAndSurvivesTheirTrouble) {
   const std::string address = AwaitListening(*exporter);
   ASSERT_FALSE(address.empty()) << exporter->StderrText();
 
-  HttpResult scrape = HttpGet(address, "/metrics");
+  HttpReply scrape = HttpGet(address, "/metrics");
   ASSERT_EQ(scrape.status, 200) << scrape.headers << scrape.body;
   EXPECT_NE(scrape.headers.find("text/plain; version=0.0.4"), std::string::npos)
       << scrape.headers;

@@ -17,7 +17,7 @@
 #include "memprof/v1/memory_profile.grpc.pb.h"
 #include "tests/integration/load_fault_fixture.h"
 #include "tests/integration/raw_http2.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
 namespace {

@@ -13,9 +13,12 @@
 
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::milliseconds;

@@ -18,9 +18,12 @@
 #include "common/fd.h"
 #include "common/proc_status.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 // The numeric entries of a /proc directory (pids, tids, descriptors).

@@ -1,16 +1,19 @@
 #include "tests/integration/integration_fixture.h"
 
-#include <sys/stat.h>
-
 #include <fstream>
-#include <sstream>
 
 #include "common/sha256.h"
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::JoinArgv;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+using test_support::TempDir;
+using test_support::WaitUntil;
 
 ShapeInfo DescribeShape(Shape shape) {
   switch (shape) {
@@ -170,13 +173,6 @@ void ExpectCliError(const CommandResult& r, int exit_code, const std::string& su
       << "stderr should mention \"" << substring << "\"\n" << r;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool WriteFile(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << data;
@@ -187,11 +183,6 @@ std::string Sha256Hex(const std::string& data) {
   Sha256 sha;
   sha.Update(data);
   return sha.FinalHex();
-}
-
-bool FileExists(const std::string& path) {
-  struct stat st{};
-  return ::lstat(path.c_str(), &st) == 0;
 }
 
 }  // namespace memprof::integration

@@ -12,9 +12,10 @@
 #include <vector>
 
 #include "tests/integration/command_runner.h"
-#include "tests/integration/subprocess.h"
 #include "tests/integration/target_process.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/files.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::integration {
 
@@ -47,7 +48,7 @@ class IntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override;
 
-  const TempDir& dir() const { return *dir_; }
+  const test_support::TempDir& dir() const { return *dir_; }
   std::string SocketDir() const { return dir_->path(); }
 
   // Starts a target with MEMPROF_SOCKET_DIR = this test's directory and waits
@@ -62,7 +63,7 @@ class IntegrationTest : public ::testing::Test {
   // memprofctl ARGS in the background, MEMPROF_SOCKET_DIR as for Cli (killed
   // and reaped when the returned object goes; nullptr and a failure if it
   // cannot be started).
-  std::unique_ptr<Subprocess> SpawnCli(std::vector<std::string> args);
+  std::unique_ptr<test_support::Subprocess> SpawnCli(std::vector<std::string> args);
   // A preloaded many_stacks_target with 3000 deep stacks, every allocation
   // sampled: its dump is large enough (several MiB) to still be streaming
   // when a test interrupts it. Starting it takes a while (up to 120 s).
@@ -88,7 +89,7 @@ class IntegrationTest : public ::testing::Test {
   std::vector<std::string> NonSocketEntries() const;
 
  private:
-  std::optional<TempDir> dir_;
+  std::optional<test_support::TempDir> dir_;
   std::vector<std::unique_ptr<TargetProcess>> targets_;  // destroyed before dir_
 };
 
@@ -113,11 +114,11 @@ nlohmann::json ParseJsonOutput(const CommandResult& r);
 // "memprofctl: error: ..." message on stderr containing `substring`.
 void ExpectCliError(const CommandResult& r, int exit_code, const std::string& substring);
 
-// The file's contents (empty if it cannot be read).
-std::string ReadFile(const std::string& path);
+// ReadFile and FileExists are tests/support's (files.h).
+using test_support::FileExists;
+using test_support::ReadFile;
 bool WriteFile(const std::string& path, const std::string& data);
 std::string Sha256Hex(const std::string& data);
-bool FileExists(const std::string& path);
 
 }  // namespace memprof::integration
 

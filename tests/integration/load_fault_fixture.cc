@@ -3,9 +3,12 @@
 #include <iostream>
 
 #include "tests/integration/test_binaries.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::milliseconds;

@@ -14,10 +14,13 @@
 #include <system_error>
 
 #include "common/proc_status.h"
-#include "tests/integration/subprocess.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
+
+using test_support::JoinArgv;
+
 namespace {
 
 using std::chrono::seconds;

@@ -19,22 +19,16 @@
 #include "tests/integration/integration_fixture.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/test_user.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::integration {
+
+using test_support::DirectoryEntries;
+using test_support::JoinArgv;
+
 namespace {
 
 using nlohmann::json;
-
-// Names in `dir` (hidden ones too), sorted.
-std::vector<std::string> Entries(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class OtherUserTest : public IntegrationTest {
  protected:
@@ -136,7 +130,7 @@ TEST_F(OtherUserTest, UserIsDeniedARootTarget) {
   }
   CommandResult dump = CliAsUser({"dump", "--pid", pid, "--out", user_out_ + "/p.heap"});
   ExpectCliError(dump, 4, kDenied);
-  EXPECT_EQ(Entries(user_out_), std::vector<std::string>{}) << "partial or temp file left";
+  EXPECT_EQ(DirectoryEntries(user_out_), std::vector<std::string>{}) << "partial or temp file left";
 
   // The user's list shows the target and why it cannot be used.
   CommandResult list = CliAsUser({"list", "--json"});
@@ -217,7 +211,7 @@ TEST_F(OtherUserTest, SocketPlantedByAnotherUserIsRefused) {
   }
   ExpectCliError(CliAsRoot({"dump", "--pid", pid, "--out", dir().File("p.heap")}), 4, "planted");
   EXPECT_FALSE(FileExists(dir().File("p.heap")));
-  EXPECT_EQ(Entries(shared_), std::vector<std::string>{pid + ".sock"});
+  EXPECT_EQ(DirectoryEntries(shared_), std::vector<std::string>{pid + ".sock"});
 
   CommandResult list = CliAsRoot({"list", "--json"});
   ASSERT_EQ(list.exit_code, 0) << list;
@@ -248,7 +242,7 @@ TEST_F(OtherUserTest, AgentRefusesAnotherUserEvenThroughAnOpenSocket) {
     ExpectCliError(CliAsUser(args), 4, kRefused);
   }
   ExpectCliError(CliAsUser({"dump", "--pid", pid, "--out", user_out_ + "/p.heap"}), 4, kRefused);
-  EXPECT_EQ(Entries(user_out_), std::vector<std::string>{}) << "partial or temp file left";
+  EXPECT_EQ(DirectoryEntries(user_out_), std::vector<std::string>{}) << "partial or temp file left";
 
   json status = RootStatus(*t);
   EXPECT_EQ(status["profiling_active"], false);
@@ -267,7 +261,7 @@ TEST_F(OtherUserTest, OutInADirectoryTheUserCannotWrite) {
   CommandResult r = CliAsUser({"dump", "--pid", pid, "--out", root_only + "/p.heap"});
   ExpectCliError(r, 4, "cannot create a file in directory '" + root_only + "'");
   EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r;
-  EXPECT_EQ(Entries(root_only), std::vector<std::string>{});
+  EXPECT_EQ(DirectoryEntries(root_only), std::vector<std::string>{});
   EXPECT_EQ(RootStatus(*t)["dumps_served"], 0);
   ExpectServing(*t);
 }

@@ -8,9 +8,12 @@
 #include <string_view>
 
 #include "common/proc_status.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 constexpr std::string_view kDumpMemfdPrefix = "/memfd:memprof-heap-dump";

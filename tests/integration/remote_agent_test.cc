@@ -21,10 +21,15 @@
 #include "tests/integration/netns_fixture.h"
 #include "tests/integration/test_binaries.h"
 #include "tests/integration/tls_fixture.h"
-#include "tests/integration/wait_until.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::ExitStatus;
+using test_support::TempDir;
+using test_support::WaitUntil;
+
 namespace {
 
 using Side = NetnsFixture::Side;

@@ -1,6 +1,6 @@
 // Tests of the integration-test harness itself, against /bin/sh: they need
 // no memprof binary, so they run even before the product is built.
-#include "tests/integration/subprocess.h"
+#include "tests/support/subprocess.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,10 +12,17 @@
 
 #include "tests/integration/command_runner.h"
 #include "tests/integration/target_process.h"
-#include "tests/integration/temp_dir.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::ExitStatus;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+using test_support::TempDir;
+using test_support::WaitUntil;
+
 namespace {
 
 using std::chrono::milliseconds;

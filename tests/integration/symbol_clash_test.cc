@@ -14,6 +14,9 @@
 #include "tests/integration/test_binaries.h"
 
 namespace memprof::integration {
+
+using test_support::ExitStatus;
+
 namespace {
 
 constexpr char kMarker[] = "symbol_clash_host: the host's";

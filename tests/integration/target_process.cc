@@ -7,9 +7,16 @@
 #include <string_view>
 
 #include "common/unix_socket.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::ExitStatus;
+using test_support::JoinArgv;
+using test_support::SpawnOptions;
+using test_support::Subprocess;
+using test_support::WaitUntil;
+
 namespace {
 
 std::string Describe(Subprocess& proc) {

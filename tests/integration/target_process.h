@@ -12,7 +12,7 @@
 
 #include "common/proc_status.h"
 #include "common/result.h"
-#include "tests/integration/subprocess.h"
+#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
 
@@ -56,11 +56,12 @@ class TargetProcess {
 
   pid_t pid() const { return process_->pid(); }
   const std::string& socket_path() const { return socket_path_; }
-  Subprocess& process() { return *process_; }
+  test_support::Subprocess& process() { return *process_; }
 
   // Sends SIGTERM and waits for the exit; nullopt if it is still running at
   // the deadline.
-  std::optional<ExitStatus> Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  std::optional<test_support::ExitStatus> Terminate(
+      std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
   // /proc/<pid>/status of the running target.
   [[nodiscard]] Result<ProcStatus> ReadProcStatus() const;
@@ -71,7 +72,7 @@ class TargetProcess {
   TargetProcess() = default;
   [[nodiscard]] Result<void> AwaitSocket(std::chrono::milliseconds timeout, bool connect);
 
-  std::unique_ptr<Subprocess> process_;
+  std::unique_ptr<test_support::Subprocess> process_;
   std::string socket_path_;
 };
 

@@ -7,9 +7,12 @@
 #include <optional>
 
 #include "tests/integration/command_runner.h"
-#include "tests/integration/wait_until.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
+
+using test_support::WaitUntil;
+
 namespace {
 
 constexpr const char* kSetprivPaths[] = {"/usr/bin/setpriv", "/bin/setpriv"};

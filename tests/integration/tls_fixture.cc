@@ -4,10 +4,14 @@
 #include <vector>
 
 #include "tests/integration/command_runner.h"
-#include "tests/integration/subprocess.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
+
+using test_support::JoinArgv;
+using test_support::TempDir;
+
 namespace {
 
 using std::chrono::seconds;

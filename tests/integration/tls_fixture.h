@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/result.h"
-#include "tests/integration/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::integration {
 
@@ -46,7 +46,7 @@ class TlsFixture {
   std::map<std::string, std::string> AgentEnv() const;
 
  private:
-  TlsFixture(TempDir dir, std::string openssl)
+  TlsFixture(test_support::TempDir dir, std::string openssl)
       : dir_(std::move(dir)), openssl_(std::move(openssl)) {}
   Result<void> MakeAll(const TlsFixtureOptions& options);
   Result<void> MakeCa(const std::string& name, const std::string& common_name, int days);
@@ -54,7 +54,7 @@ class TlsFixture {
                         const std::string& extensions, int days);
   Result<void> Openssl(const std::vector<std::string>& args);
 
-  TempDir dir_;
+  test_support::TempDir dir_;
   std::string openssl_;  // its path
   TlsFiles files_;
   int next_serial_ = 1;

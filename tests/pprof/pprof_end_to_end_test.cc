@@ -5,7 +5,6 @@
 // pprof that runs, the tests fail and name the packages it is built from.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -19,24 +18,21 @@
 #include "cli/report/symbolize/symbolizer.h"
 #include "tests/pprof/test_support.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/files.h"
+#include "tests/support/shell.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::pprof {
 namespace {
 
 namespace pb = perftools::profiles;
-using testing::Quote;
-using testing::RunShell;
+using test_support::Quote;
+using test_support::ReadFile;
+using test_support::RunShell;
 
 const std::string kPprof = MEMPROF_PPROF_TOOL;
 const std::string kTarget = MEMPROF_MANY_STACKS_TARGET;
 const std::string kTargetSource = MEMPROF_MANY_STACKS_SOURCE;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The 1-based line of the first line of `path` containing `needle`.
 int LineOf(const std::string& path, const std::string& needle) {
@@ -71,16 +67,12 @@ class PprofEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(test_support::CanRun(test_support::Pprof(kPprof), &pprof_));
-    dir_ = testing::MakeTempDir();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
   // A dump of every allocation (lg_prof_sample:0) with accumulated counts,
   // so all four sample types are present.
   std::string MakeDump(const std::string& args) {
-    std::string path = dir_ + "/target.heap";
+    std::string path = dir_.File("target.heap");
     RunShell("MALLOC_CONF=prof:true,prof_active:true,prof_accum:true,lg_prof_sample:0 " +
              Quote(kTarget) + " " + args + " --once --self-dump " + Quote(path) + " 2>&1");
     return path;
@@ -101,7 +93,7 @@ class PprofEndToEndTest : public ::testing::Test {
     EXPECT_TRUE(symbolizer.has_value()) << symbolizer.error().message;
     if (!symbolizer) return "";
     DwflAddressSymbolizer adapter(*symbolizer);
-    std::string path = dir_ + "/target.pb.gz";
+    std::string path = dir_.File("target.pb.gz");
     std::ofstream out(path, std::ios::binary);
     PprofOptions pprof_options;
     pprof_options.drop_frames = drop_frames;
@@ -112,12 +104,12 @@ class PprofEndToEndTest : public ::testing::Test {
 
   std::string Pprof(const std::string& flags, const std::string& profile_path) {
     // HOME: pprof may want to write ~/pprof; keep it in our temp dir.
-    return RunShell("HOME=" + Quote(dir_) + " " + Quote(pprof_) + " -symbolize=none " + flags +
-                    " " + Quote(profile_path) + " 2>&1");
+    return RunShell("HOME=" + Quote(dir_.path()) + " " + Quote(pprof_) + " -symbolize=none " +
+                    flags + " " + Quote(profile_path) + " 2>&1");
   }
 
   std::string pprof_;
-  std::string dir_;
+  test_support::TempDir dir_{"memprof-pprof"};
 };
 
 TEST_F(PprofEndToEndTest, PprofTotalsEqualOursForEverySampleType) {

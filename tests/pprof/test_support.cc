@@ -1,12 +1,7 @@
 #include "tests/pprof/test_support.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
 #include <zlib.h>
-
-#include <cstdio>
-#include <filesystem>
 
 namespace memprof::pprof::testing {
 
@@ -38,38 +33,6 @@ perftools::profiles::Profile DecodeProfile(const std::string& gzipped) {
   perftools::profiles::Profile profile;
   EXPECT_TRUE(profile.ParseFromString(Gunzip(gzipped))) << "not a perftools.profiles.Profile";
   return profile;
-}
-
-std::string MakeTempDir() {
-  std::string pattern = std::filesystem::temp_directory_path() / "memprof-pprof-XXXXXX";
-  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
-  return pattern;
-}
-
-std::string RunShell(const std::string& command, int* exit_code) {
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "popen failed: " << command;
-    return output;
-  }
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, got);
-  int status = pclose(pipe);
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (exit_code != nullptr) {
-    *exit_code = code;
-  } else {
-    EXPECT_EQ(code, 0) << "failed: " << command << "\n" << output;
-  }
-  return output;
-}
-
-std::string Quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
 }
 
 }  // namespace memprof::pprof::testing

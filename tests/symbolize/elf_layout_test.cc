@@ -8,6 +8,7 @@
 
 #include "common/fd.h"
 #include "test_support.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::symbolize {
 namespace {
@@ -106,8 +107,8 @@ TEST(BuildIdTest, Errors) {
 }
 
 TEST(BuildIdTest, ElfWithoutBuildId) {
-  testing::TempDir dir;
-  const std::string copy = dir.path() / "no-build-id";
+  test_support::TempDir dir;
+  const std::string copy = dir.File("no-build-id");
   ASSERT_EQ(testing::RunCommand({MEMPROF_OBJCOPY, "--remove-section=.note.gnu.build-id",
                                  MEMPROF_SYMBOLIZE_FIXTURE, copy})
                 .exit_code,

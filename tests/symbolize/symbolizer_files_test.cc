@@ -16,6 +16,7 @@
 #include "cli/report/symbolize/symbolizer.h"
 #include "common/fd.h"
 #include "test_support.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::symbolize {
 namespace {
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 using testing::FixtureProcess;
 using testing::MarkerLine;
 using testing::RunCommand;
-using testing::TempDir;
+using test_support::TempDir;
 
 constexpr const char* kMainSource = MEMPROF_SYMBOLIZE_FIXTURE_SOURCE;
 
@@ -56,7 +57,7 @@ SymbolizerOptions WithLines(std::vector<std::string> debug_dirs = {}) {
 
 TEST(SymbolizerFilesTest, StrippedBinaryGivesModuleOffsets) {
   TempDir dir;
-  const std::string stripped = dir.path() / "stripped fixture";
+  const std::string stripped = dir.File("stripped fixture");
   ASSERT_TRUE(Objcopy({"--strip-all", MEMPROF_SYMBOLIZE_FIXTURE, stripped}));
   FixtureProcess fixture(stripped);
   ASSERT_TRUE(fixture.ready()) << fixture.error();
@@ -94,11 +95,11 @@ class SeparateDebugTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  const std::string binary_ = dir_.path() / "fixture";
+  const std::string binary_ = dir_.File("fixture");
   // Not next to the binary: libdwfl also tries <binary>.debug there, even
   // without a debuglink (it checks the build ID).
-  const std::string debug_file_ = dir_.path() / "elsewhere" / "fixture.debug";
-  const std::string debug_root_ = dir_.path() / "debug";
+  const std::string debug_file_ = dir_.File("elsewhere/fixture.debug");
+  const std::string debug_root_ = dir_.File("debug");
 };
 
 TEST_F(SeparateDebugTest, WithoutDebugFileOnlyOffsets) {
@@ -128,7 +129,7 @@ TEST_F(SeparateDebugTest, FoundByDebuglink) {
   // --add-gnu-debuglink records the name and CRC; the file then lives under
   // <root>/<directory of the binary>/, like /usr/lib/debug/usr/bin/x.debug.
   ASSERT_TRUE(Objcopy({"--add-gnu-debuglink=" + debug_file_, binary_}));
-  const fs::path placed = fs::path(debug_root_ + dir_.path().string()) / "fixture.debug";
+  const fs::path placed = fs::path(debug_root_ + dir_.path()) / "fixture.debug";
   fs::create_directories(placed.parent_path());
   fs::rename(debug_file_, placed);
   ExpectFullySymbolized({debug_root_});
@@ -136,7 +137,7 @@ TEST_F(SeparateDebugTest, FoundByDebuglink) {
 
 TEST(SymbolizerFilesTest, DeletedBinaryThroughMapFiles) {
   TempDir dir;
-  const std::string copy = dir.path() / "doomed";
+  const std::string copy = dir.File("doomed");
   fs::copy_file(MEMPROF_SYMBOLIZE_FIXTURE, copy);
   fs::permissions(copy, fs::perms::owner_all);
   FixtureProcess fixture(copy);

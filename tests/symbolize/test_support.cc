@@ -4,13 +4,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <fstream>
-#include <stdexcept>
 
 extern char** environ;
 
@@ -50,17 +48,6 @@ pid_t Spawn(const std::vector<std::string>& args, int* stdout_fd, int* stdin_fd)
 }
 
 }  // namespace
-
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "memprof-symbolize-XXXXXX");
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
 
 CommandResult RunCommand(const std::vector<std::string>& argv) {
   CommandResult result;

@@ -1,10 +1,10 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_WAIT_UNTIL_H_
-#define MEMPROF_TESTS_INTEGRATION_WAIT_UNTIL_H_
+#ifndef MEMPROF_TESTS_SUPPORT_WAIT_UNTIL_H_
+#define MEMPROF_TESTS_SUPPORT_WAIT_UNTIL_H_
 
 #include <chrono>
 #include <thread>
 
-namespace memprof::integration {
+namespace memprof::test_support {
 
 // Polls `condition` until it returns true or `timeout` passes; returns the
 // last result. This is how tests wait for anything asynchronous (a socket to
@@ -20,6 +20,6 @@ bool WaitUntil(Condition condition, std::chrono::milliseconds timeout,
   }
 }
 
-}  // namespace memprof::integration
+}  // namespace memprof::test_support
 
-#endif  // MEMPROF_TESTS_INTEGRATION_WAIT_UNTIL_H_
+#endif  // MEMPROF_TESTS_SUPPORT_WAIT_UNTIL_H_

@@ -1,4 +1,4 @@
-#include "tests/integration/subprocess.h"
+#include "tests/support/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace memprof::integration {
+namespace memprof::test_support {
 namespace {
 
 // Child-side descriptors are moved to numbers >= this so that dup2() onto
@@ -401,4 +401,4 @@ std::string Subprocess::StderrText() const {
   return stderr_;
 }
 
-}  // namespace memprof::integration
+}  // namespace memprof::test_support

@@ -1,14 +1,16 @@
-#include "http_test_client.h"
+#include "tests/support/http_client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "common/fd.h"
 
-namespace memprof::cli::testing {
+namespace memprof::test_support {
 namespace {
 
 constexpr int kStepTimeoutMs = 10000;
@@ -38,15 +40,15 @@ std::string ReceiveAll(int fd) {
 
 }  // namespace
 
-HttpReply HttpRequestTo(const ListenAddress& address, const std::string& method,
-                        const std::string& path, const std::string& extra_body) {
+HttpReply HttpRequest(const sockaddr* address, socklen_t length, const std::string& method,
+                      const std::string& path, const std::string& host,
+                      const std::string& extra_body) {
   HttpReply reply;
-  Fd fd(::socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd || ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.storage),
-                       address.length) != 0) {
+  Fd fd(::socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd || ::connect(fd.get(), address, length) != 0) {
     return reply;
   }
-  std::string request = method + " " + path + " HTTP/1.0\r\nHost: test\r\n";
+  std::string request = method + " " + path + " HTTP/1.0\r\nHost: " + host + "\r\n";
   if (!extra_body.empty()) {
     request += "Content-Length: " + std::to_string(extra_body.size()) + "\r\n";
   }
@@ -61,4 +63,15 @@ HttpReply HttpRequestTo(const ListenAddress& address, const std::string& method,
   return reply;
 }
 
-}  // namespace memprof::cli::testing
+HttpReply HttpGet(const std::string& host_port, const std::string& path) {
+  const size_t colon = host_port.rfind(':');
+  if (colon == std::string::npos) return {};
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(host_port.substr(colon + 1).c_str())));
+  if (::inet_pton(AF_INET, host_port.substr(0, colon).c_str(), &addr.sin_addr) != 1) return {};
+  return HttpRequest(reinterpret_cast<const sockaddr*>(&addr), sizeof(addr), "GET", path,
+                     host_port);
+}
+
+}  // namespace memprof::test_support

@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_SUBPROCESS_H_
-#define MEMPROF_TESTS_INTEGRATION_SUBPROCESS_H_
+#ifndef MEMPROF_TESTS_SUPPORT_SUBPROCESS_H_
+#define MEMPROF_TESTS_SUPPORT_SUBPROCESS_H_
 
 #include <sys/types.h>
 
@@ -16,7 +16,7 @@
 #include "common/fd.h"
 #include "common/result.h"
 
-namespace memprof::integration {
+namespace memprof::test_support {
 
 // Environment variables that would change how a child behaves and that a
 // developer may well have exported in the shell running the tests. They are
@@ -128,6 +128,6 @@ class Subprocess {
 // "a b 'c d'": the argv as one line for failure messages.
 std::string JoinArgv(const std::vector<std::string>& argv);
 
-}  // namespace memprof::integration
+}  // namespace memprof::test_support
 
-#endif  // MEMPROF_TESTS_INTEGRATION_SUBPROCESS_H_
+#endif  // MEMPROF_TESTS_SUPPORT_SUBPROCESS_H_

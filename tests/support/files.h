@@ -1,0 +1,16 @@
+#ifndef MEMPROF_TESTS_SUPPORT_FILES_H_
+#define MEMPROF_TESTS_SUPPORT_FILES_H_
+
+#include <string>
+
+namespace memprof::test_support {
+
+// The whole file at `path`, bytes as they are ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+
+// Whether anything (file, directory, socket, dangling symlink) is at `path`.
+bool FileExists(const std::string& path);
+
+}  // namespace memprof::test_support
+
+#endif  // MEMPROF_TESTS_SUPPORT_FILES_H_

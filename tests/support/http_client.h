@@ -1,0 +1,29 @@
+#ifndef MEMPROF_TESTS_SUPPORT_HTTP_CLIENT_H_
+#define MEMPROF_TESTS_SUPPORT_HTTP_CLIENT_H_
+
+#include <sys/socket.h>
+
+#include <string>
+
+namespace memprof::test_support {
+
+// What a tiny HTTP/1.0 client got back.
+struct HttpReply {
+  int status = 0;  // 0: no reply (connection failed, or not HTTP)
+  std::string headers;
+  std::string body;
+};
+
+// Sends "METHOD PATH HTTP/1.0" with "Host: `host`" (plus `extra_body` as a
+// body, if any) to `address` and reads the reply until the server closes;
+// 10 s deadline for each step. A real client over a real socket, no library.
+HttpReply HttpRequest(const sockaddr* address, socklen_t length, const std::string& method,
+                      const std::string& path, const std::string& host,
+                      const std::string& extra_body = "");
+
+// "GET path HTTP/1.0" to "IPv4:PORT" (its Host header).
+HttpReply HttpGet(const std::string& host_port, const std::string& path);
+
+}  // namespace memprof::test_support
+
+#endif  // MEMPROF_TESTS_SUPPORT_HTTP_CLIENT_H_
