@@ -1,7 +1,7 @@
 // A target in a container: its own pid and mount namespaces and a private
 // socket directory, so its agent's socket (<dir>/1.sock inside) exists only under
 // /proc/<host pid>/root. memprofctl on the host finds and uses it by the host
-// pid (PRODUCT.md section 2, "local discovery"). Fails when unshare cannot
+// pid (docs/contract.md section 2, "local discovery"). Fails when unshare cannot
 // run; skipped when this machine does not let the test create namespaces.
 #include <signal.h>
 #include <sys/stat.h>

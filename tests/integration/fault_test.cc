@@ -211,7 +211,7 @@ TEST_F(FaultTest, OversizedMessagesAreRefusedWithoutBufferingThem) {
 // Every request of the protocol is a few bytes, so the agent has no reason
 // to take in large ones: a handful of connections sending 8 MiB requests
 // (under the agent's former 64 MiB limit) must not cost the host their size
-// (PRODUCT.md rule 2). gRPC buffers a message whole before it checks the
+// (docs/contract.md rule 2). gRPC buffers a message whole before it checks the
 // size limit, so this holds only through the agent's memory quota
 // (agent/on_demand_server.h).
 TEST_F(FaultTest, LargeRequestsDoNotInflateTheTarget) {

@@ -1,7 +1,7 @@
 #ifndef MEMPROF_TESTS_INTEGRATION_GUEST_FIXTURE_H_
 #define MEMPROF_TESTS_INTEGRATION_GUEST_FIXTURE_H_
 
-// What the "safe guest" tests (issue 11, PRODUCT.md rule 9) share: a look at a
+// What the "safe guest" tests (issue 11, docs/contract.md rule 9) share: a look at a
 // process through /proc (its descriptors, threads, signal masks and mapped
 // libraries), the line protocol the guest-host programs of tests/testprogs
 // serve over TCP, and a fixture with `list --json` and stdout helpers.
@@ -53,7 +53,7 @@ std::optional<uint64_t> ReadSignalMask(pid_t pid, const std::string& field);
 std::set<std::string> MappedLibraries(pid_t pid);
 
 // Those of `libraries` that belong to gRPC, protobuf, abseil or OpenSSL: what
-// an idle agent must not map (PRODUCT.md rule 9).
+// an idle agent must not map (docs/contract.md rule 9).
 std::vector<std::string> HeavyLibraries(const std::set<std::string>& libraries);
 
 // One request of the guest hosts' line protocol: connects to 127.0.0.1:port,

@@ -19,10 +19,10 @@
 
 namespace memprof::integration {
 
-// The MALLOC_CONF a profiling-ready target starts with (PRODUCT.md section 3).
+// The MALLOC_CONF a profiling-ready target starts with (docs/contract.md section 2, `memprofctl run`).
 inline constexpr char kProfilingReadyConf[] = "prof:true,prof_active:false";
 
-// How a jemalloc target gets its agent: the three ways PRODUCT.md names.
+// How a jemalloc target gets its agent: the three ways docs/contract.md names.
 enum class Shape {
   kLinked,     // linked_target: jemalloc + libmemprof_agent.so linked, memprof_agent_start()
   kPreloaded,  // plain_target (jemalloc) + LD_PRELOAD=libmemprof_agent.so + MALLOC_CONF
