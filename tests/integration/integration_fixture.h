@@ -19,7 +19,8 @@
 
 namespace memprof::integration {
 
-// The MALLOC_CONF a profiling-ready target starts with (docs/contract.md section 2, `memprofctl run`).
+// The MALLOC_CONF a profiling-ready target starts with (docs/contract.md
+// section 2, `memprofctl run`).
 inline constexpr char kProfilingReadyConf[] = "prof:true,prof_active:false";
 
 // How a jemalloc target gets its agent: the three ways docs/contract.md names.
