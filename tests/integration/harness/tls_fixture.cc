@@ -1,17 +1,13 @@
-#include "tests/integration/tls_fixture.h"
+#include "tests/integration/harness/tls_fixture.h"
 
 #include <fstream>
 #include <vector>
 
-#include "tests/integration/command_runner.h"
+#include "tests/integration/harness/command_runner.h"
+#include "tests/integration/harness/support_names.h"
 #include "tests/support/debian_tools.h"
-#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
-
-using test_support::JoinArgv;
-using test_support::TempDir;
-
 namespace {
 
 using std::chrono::seconds;

@@ -1,14 +1,11 @@
-#include "tests/integration/load_fault_fixture.h"
+#include "tests/integration/harness/load_fault_fixture.h"
 
 #include <iostream>
 
-#include "tests/integration/test_binaries.h"
-#include "tests/support/wait_until.h"
+#include "tests/integration/harness/support_names.h"
+#include "tests/integration/harness/test_binaries.h"
 
 namespace memprof::integration {
-
-using test_support::WaitUntil;
-
 namespace {
 
 using std::chrono::milliseconds;

@@ -1,16 +1,10 @@
-#include "tests/integration/command_runner.h"
+#include "tests/integration/harness/command_runner.h"
 
 #include <gtest/gtest.h>
 
-#include "tests/support/subprocess.h"
+#include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {
-
-using test_support::ExitStatus;
-using test_support::JoinArgv;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-
 namespace {
 
 std::string Truncated(const std::string& s) {

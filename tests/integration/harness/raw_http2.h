@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_RAW_HTTP2_H_
-#define MEMPROF_TESTS_INTEGRATION_RAW_HTTP2_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_RAW_HTTP2_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_RAW_HTTP2_H_
 
 #include <chrono>
 #include <cstdint>
@@ -62,4 +62,4 @@ bool WaitForPeerClose(int fd, std::chrono::milliseconds timeout);
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_RAW_HTTP2_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_RAW_HTTP2_H_

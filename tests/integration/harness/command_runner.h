@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_COMMAND_RUNNER_H_
-#define MEMPROF_TESTS_INTEGRATION_COMMAND_RUNNER_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_COMMAND_RUNNER_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_COMMAND_RUNNER_H_
 
 #include <chrono>
 #include <map>
@@ -35,4 +35,4 @@ std::ostream& operator<<(std::ostream& os, const CommandResult& r);
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_COMMAND_RUNNER_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_COMMAND_RUNNER_H_

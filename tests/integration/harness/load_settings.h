@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_LOAD_SETTINGS_H_
-#define MEMPROF_TESTS_INTEGRATION_LOAD_SETTINGS_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_LOAD_SETTINGS_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_LOAD_SETTINGS_H_
 
 #include <chrono>
 #include <cstdlib>
@@ -41,4 +41,4 @@ inline std::optional<LoadSettings> LoadSettingsFromEnvironment() {
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_LOAD_SETTINGS_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_LOAD_SETTINGS_H_

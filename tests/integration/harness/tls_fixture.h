@@ -1,12 +1,12 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_TLS_FIXTURE_H_
-#define MEMPROF_TESTS_INTEGRATION_TLS_FIXTURE_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_TLS_FIXTURE_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_TLS_FIXTURE_H_
 
 #include <map>
 #include <memory>
 #include <string>
 
 #include "common/result.h"
-#include "tests/support/temp_dir.h"
+#include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {
 
@@ -46,7 +46,7 @@ class TlsFixture {
   std::map<std::string, std::string> AgentEnv() const;
 
  private:
-  TlsFixture(test_support::TempDir dir, std::string openssl)
+  TlsFixture(TempDir dir, std::string openssl)
       : dir_(std::move(dir)), openssl_(std::move(openssl)) {}
   Result<void> MakeAll(const TlsFixtureOptions& options);
   Result<void> MakeCa(const std::string& name, const std::string& common_name, int days);
@@ -54,7 +54,7 @@ class TlsFixture {
                         const std::string& extensions, int days);
   Result<void> Openssl(const std::vector<std::string>& args);
 
-  test_support::TempDir dir_;
+  TempDir dir_;
   std::string openssl_;  // its path
   TlsFiles files_;
   int next_serial_ = 1;
@@ -62,4 +62,4 @@ class TlsFixture {
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_TLS_FIXTURE_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_TLS_FIXTURE_H_

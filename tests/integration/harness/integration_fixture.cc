@@ -1,19 +1,13 @@
-#include "tests/integration/integration_fixture.h"
+#include "tests/integration/harness/integration_fixture.h"
 
 #include <fstream>
 
 #include "common/sha256.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/support_names.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
-#include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::JoinArgv;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-using test_support::TempDir;
-using test_support::WaitUntil;
 
 ShapeInfo DescribeShape(Shape shape) {
   switch (shape) {

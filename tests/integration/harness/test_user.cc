@@ -1,4 +1,4 @@
-#include "tests/integration/test_user.h"
+#include "tests/integration/harness/test_user.h"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -6,13 +6,10 @@
 #include <chrono>
 #include <optional>
 
-#include "tests/integration/command_runner.h"
-#include "tests/support/wait_until.h"
+#include "tests/integration/harness/command_runner.h"
+#include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {
-
-using test_support::WaitUntil;
-
 namespace {
 
 constexpr const char* kSetprivPaths[] = {"/usr/bin/setpriv", "/bin/setpriv"};

@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_TEST_BINARIES_H_
-#define MEMPROF_TESTS_INTEGRATION_TEST_BINARIES_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_TEST_BINARIES_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_TEST_BINARIES_H_
 
 // Absolute paths of the binaries the end-to-end tests drive, compiled in by
 // tests/integration/CMakeLists.txt ($<TARGET_FILE:...>, find_library).
@@ -26,4 +26,4 @@ inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_TEST_BINARIES_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_TEST_BINARIES_H_

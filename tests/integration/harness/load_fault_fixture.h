@@ -1,14 +1,14 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_LOAD_FAULT_FIXTURE_H_
-#define MEMPROF_TESTS_INTEGRATION_LOAD_FAULT_FIXTURE_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_LOAD_FAULT_FIXTURE_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_LOAD_FAULT_FIXTURE_H_
 
 #include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/load_settings.h"
-#include "tests/integration/process_gauges.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/load_settings.h"
+#include "tests/integration/harness/process_gauges.h"
 
 namespace memprof::integration {
 
@@ -68,4 +68,4 @@ inline constexpr uint64_t kBusyTargetLeakKbPerSecond = 400;
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_LOAD_FAULT_FIXTURE_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_LOAD_FAULT_FIXTURE_H_

@@ -1,4 +1,4 @@
-#include "tests/integration/guest_fixture.h"
+#include "tests/integration/harness/guest_fixture.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -17,13 +17,10 @@
 
 #include "common/fd.h"
 #include "common/proc_status.h"
-#include "tests/integration/test_binaries.h"
-#include "tests/support/wait_until.h"
+#include "tests/integration/harness/support_names.h"
+#include "tests/integration/harness/test_binaries.h"
 
 namespace memprof::integration {
-
-using test_support::WaitUntil;
-
 namespace {
 
 // The numeric entries of a /proc directory (pids, tids, descriptors).

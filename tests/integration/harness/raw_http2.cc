@@ -1,4 +1,4 @@
-#include "tests/integration/raw_http2.h"
+#include "tests/integration/harness/raw_http2.h"
 
 #include <poll.h>
 #include <sys/socket.h>

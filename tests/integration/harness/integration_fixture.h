@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_INTEGRATION_FIXTURE_H_
-#define MEMPROF_TESTS_INTEGRATION_INTEGRATION_FIXTURE_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_INTEGRATION_FIXTURE_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_INTEGRATION_FIXTURE_H_
 
 #include <gtest/gtest.h>
 
@@ -11,11 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/command_runner.h"
-#include "tests/integration/target_process.h"
-#include "tests/support/files.h"
-#include "tests/support/subprocess.h"
-#include "tests/support/temp_dir.h"
+#include "tests/integration/harness/command_runner.h"
+#include "tests/integration/harness/support_names.h"
+#include "tests/integration/harness/target_process.h"
 
 namespace memprof::integration {
 
@@ -48,7 +46,7 @@ class IntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override;
 
-  const test_support::TempDir& dir() const { return *dir_; }
+  const TempDir& dir() const { return *dir_; }
   std::string SocketDir() const { return dir_->path(); }
 
   // Starts a target with MEMPROF_SOCKET_DIR = this test's directory and waits
@@ -63,7 +61,7 @@ class IntegrationTest : public ::testing::Test {
   // memprofctl ARGS in the background, MEMPROF_SOCKET_DIR as for Cli (killed
   // and reaped when the returned object goes; nullptr and a failure if it
   // cannot be started).
-  std::unique_ptr<test_support::Subprocess> SpawnCli(std::vector<std::string> args);
+  std::unique_ptr<Subprocess> SpawnCli(std::vector<std::string> args);
   // A preloaded many_stacks_target with 3000 deep stacks, every allocation
   // sampled: its dump is large enough (several MiB) to still be streaming
   // when a test interrupts it. Starting it takes a while (up to 120 s).
@@ -89,7 +87,7 @@ class IntegrationTest : public ::testing::Test {
   std::vector<std::string> NonSocketEntries() const;
 
  private:
-  std::optional<test_support::TempDir> dir_;
+  std::optional<TempDir> dir_;
   std::vector<std::unique_ptr<TargetProcess>> targets_;  // destroyed before dir_
 };
 
@@ -114,12 +112,10 @@ nlohmann::json ParseJsonOutput(const CommandResult& r);
 // "memprofctl: error: ..." message on stderr containing `substring`.
 void ExpectCliError(const CommandResult& r, int exit_code, const std::string& substring);
 
-// ReadFile and FileExists are tests/support's (files.h).
-using test_support::FileExists;
-using test_support::ReadFile;
+// ReadFile and FileExists are tests/support's (support_names.h).
 bool WriteFile(const std::string& path, const std::string& data);
 std::string Sha256Hex(const std::string& data);
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_INTEGRATION_FIXTURE_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_INTEGRATION_FIXTURE_H_

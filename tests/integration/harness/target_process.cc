@@ -1,4 +1,4 @@
-#include "tests/integration/target_process.h"
+#include "tests/integration/harness/target_process.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -7,16 +7,9 @@
 #include <string_view>
 
 #include "common/unix_socket.h"
-#include "tests/support/wait_until.h"
+#include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {
-
-using test_support::ExitStatus;
-using test_support::JoinArgv;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-using test_support::WaitUntil;
-
 namespace {
 
 std::string Describe(Subprocess& proc) {

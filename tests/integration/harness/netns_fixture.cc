@@ -1,4 +1,4 @@
-#include "tests/integration/netns_fixture.h"
+#include "tests/integration/harness/netns_fixture.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -14,13 +14,10 @@
 #include <system_error>
 
 #include "common/proc_status.h"
+#include "tests/integration/harness/support_names.h"
 #include "tests/support/debian_tools.h"
-#include "tests/support/subprocess.h"
 
 namespace memprof::integration {
-
-using test_support::JoinArgv;
-
 namespace {
 
 using std::chrono::seconds;

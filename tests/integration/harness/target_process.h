@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_TARGET_PROCESS_H_
-#define MEMPROF_TESTS_INTEGRATION_TARGET_PROCESS_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_TARGET_PROCESS_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_TARGET_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -12,7 +12,7 @@
 
 #include "common/proc_status.h"
 #include "common/result.h"
-#include "tests/support/subprocess.h"
+#include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {
 
@@ -56,12 +56,11 @@ class TargetProcess {
 
   pid_t pid() const { return process_->pid(); }
   const std::string& socket_path() const { return socket_path_; }
-  test_support::Subprocess& process() { return *process_; }
+  Subprocess& process() { return *process_; }
 
   // Sends SIGTERM and waits for the exit; nullopt if it is still running at
   // the deadline.
-  std::optional<test_support::ExitStatus> Terminate(
-      std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  std::optional<ExitStatus> Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
   // /proc/<pid>/status of the running target.
   [[nodiscard]] Result<ProcStatus> ReadProcStatus() const;
@@ -72,7 +71,7 @@ class TargetProcess {
   TargetProcess() = default;
   [[nodiscard]] Result<void> AwaitSocket(std::chrono::milliseconds timeout, bool connect);
 
-  std::unique_ptr<test_support::Subprocess> process_;
+  std::unique_ptr<Subprocess> process_;
   std::string socket_path_;
 };
 
@@ -83,4 +82,4 @@ bool IsSocketFile(const std::string& path);
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_TARGET_PROCESS_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_TARGET_PROCESS_H_

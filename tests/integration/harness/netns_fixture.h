@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_NETNS_FIXTURE_H_
-#define MEMPROF_TESTS_INTEGRATION_NETNS_FIXTURE_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_NETNS_FIXTURE_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_NETNS_FIXTURE_H_
 
 #include <sys/types.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "tests/integration/command_runner.h"
+#include "tests/integration/harness/command_runner.h"
 
 namespace memprof::integration {
 
@@ -80,4 +80,4 @@ bool HoldsTcpListener(pid_t pid, uint16_t port);
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_NETNS_FIXTURE_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_NETNS_FIXTURE_H_

@@ -1,4 +1,4 @@
-#include "tests/integration/process_gauges.h"
+#include "tests/integration/harness/process_gauges.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -8,12 +8,9 @@
 #include <string_view>
 
 #include "common/proc_status.h"
-#include "tests/support/wait_until.h"
+#include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {
-
-using test_support::WaitUntil;
-
 namespace {
 
 constexpr std::string_view kDumpMemfdPrefix = "/memfd:memprof-heap-dump";

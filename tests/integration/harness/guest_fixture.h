@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_INTEGRATION_GUEST_FIXTURE_H_
-#define MEMPROF_TESTS_INTEGRATION_GUEST_FIXTURE_H_
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_GUEST_FIXTURE_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_GUEST_FIXTURE_H_
 
 // What the "safe guest" tests (issue 11, PRODUCT.md rule 9) share: a look at a
 // process through /proc (its descriptors, threads, signal masks and mapped
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "tests/integration/integration_fixture.h"
+#include "tests/integration/harness/integration_fixture.h"
 
 namespace memprof::integration {
 
@@ -104,4 +104,4 @@ class GuestTest : public IntegrationTest {
 
 }  // namespace memprof::integration
 
-#endif  // MEMPROF_TESTS_INTEGRATION_GUEST_FIXTURE_H_
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_GUEST_FIXTURE_H_
