@@ -16,7 +16,7 @@
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
 #include "cli/report/symbolize/symbolizer.h"
-#include "tests/pprof/test_support.h"
+#include "tests/cli/report/pprof/test_support.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/files.h"
 #include "tests/support/shell.h"

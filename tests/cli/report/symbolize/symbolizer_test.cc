@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/report/symbolize/hex.h"
-#include "test_support.h"
+#include "tests/cli/report/symbolize/test_support.h"
 
 namespace memprof::symbolize {
 namespace {

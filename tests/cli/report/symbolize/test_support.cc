@@ -1,4 +1,4 @@
-#include "test_support.h"
+#include "tests/cli/report/symbolize/test_support.h"
 
 #include <fcntl.h>
 #include <poll.h>

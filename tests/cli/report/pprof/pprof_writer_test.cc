@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli/report/symbolize/elf_layout.h"
-#include "tests/pprof/test_support.h"
+#include "tests/cli/report/pprof/test_support.h"
 
 namespace memprof::pprof {
 namespace {

@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_ANALYSIS_FAKE_SYMBOLIZER_H_
-#define MEMPROF_TESTS_ANALYSIS_FAKE_SYMBOLIZER_H_
+#ifndef MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_
+#define MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_
 
 #include <cstdint>
 #include <map>
@@ -66,4 +66,4 @@ inline HeapProfile SharedProfile() {
 
 }  // namespace memprof::analysis::testing
 
-#endif  // MEMPROF_TESTS_ANALYSIS_FAKE_SYMBOLIZER_H_
+#endif  // MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_

@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_SYMBOLIZE_TEST_SUPPORT_H_
-#define MEMPROF_TESTS_SYMBOLIZE_TEST_SUPPORT_H_
+#ifndef MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_
+#define MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_
 
 #include <sys/types.h>
 
@@ -56,4 +56,4 @@ int MarkerLine(const std::string& source, const std::string& marker);
 
 }  // namespace memprof::symbolize::testing
 
-#endif  // MEMPROF_TESTS_SYMBOLIZE_TEST_SUPPORT_H_
+#endif  // MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_

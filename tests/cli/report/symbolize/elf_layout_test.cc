@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/fd.h"
-#include "test_support.h"
+#include "tests/cli/report/symbolize/test_support.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::symbolize {

@@ -15,7 +15,7 @@
 #include "cli/report/symbolize/hex.h"
 #include "cli/report/symbolize/symbolizer.h"
 #include "common/fd.h"
-#include "test_support.h"
+#include "tests/cli/report/symbolize/test_support.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::symbolize {

@@ -18,7 +18,7 @@
 #include "cli/report/analysis/svg_report.h"
 #include "cli/report/analysis/unsample.h"
 #include "cli/report/symbolize/symbolizer.h"
-#include "tests/analysis/xml_check.h"
+#include "tests/cli/report/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/files.h"
 #include "tests/support/shell.h"

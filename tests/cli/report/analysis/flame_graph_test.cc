@@ -15,8 +15,8 @@
 #include "cli/report/analysis/flame_layout.h"
 #include "cli/report/analysis/svg_report.h"
 #include "cli/report/analysis/xml_text.h"
-#include "tests/analysis/fake_symbolizer.h"
-#include "tests/analysis/xml_check.h"
+#include "tests/cli/report/analysis/fake_symbolizer.h"
+#include "tests/cli/report/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/temp_dir.h"
 

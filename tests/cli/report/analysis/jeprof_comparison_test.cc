@@ -19,7 +19,7 @@
 #include "cli/report/analysis/jeprof_names.h"
 #include "cli/report/analysis/text_report.h"
 #include "cli/report/analysis/unsample.h"
-#include "tests/analysis/test_util.h"
+#include "tests/cli/report/analysis/test_util.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/shell.h"
 #include "tests/support/temp_dir.h"

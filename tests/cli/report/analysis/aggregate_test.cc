@@ -7,7 +7,7 @@
 
 #include "cli/report/analysis/base_profile.h"
 #include "cli/report/analysis/jeprof_names.h"
-#include "tests/analysis/fake_symbolizer.h"
+#include "tests/cli/report/analysis/fake_symbolizer.h"
 
 namespace memprof::analysis {
 namespace {

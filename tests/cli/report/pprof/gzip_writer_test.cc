@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/pprof/test_support.h"
+#include "tests/cli/report/pprof/test_support.h"
 
 namespace memprof::pprof {
 namespace {

@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_PPROF_TEST_SUPPORT_H_
-#define MEMPROF_TESTS_PPROF_TEST_SUPPORT_H_
+#ifndef MEMPROF_TESTS_CLI_REPORT_PPROF_TEST_SUPPORT_H_
+#define MEMPROF_TESTS_CLI_REPORT_PPROF_TEST_SUPPORT_H_
 
 #include <string>
 
@@ -15,4 +15,4 @@ perftools::profiles::Profile DecodeProfile(const std::string& gzipped);
 
 }  // namespace memprof::pprof::testing
 
-#endif  // MEMPROF_TESTS_PPROF_TEST_SUPPORT_H_
+#endif  // MEMPROF_TESTS_CLI_REPORT_PPROF_TEST_SUPPORT_H_

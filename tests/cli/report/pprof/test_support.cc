@@ -1,4 +1,4 @@
-#include "tests/pprof/test_support.h"
+#include "tests/cli/report/pprof/test_support.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

@@ -10,7 +10,7 @@
 #include "cli/report/analysis/report_format.h"
 #include "cli/report/analysis/text_report.h"
 #include "cli/report/symbolize/demangle.h"
-#include "tests/analysis/fake_symbolizer.h"
+#include "tests/cli/report/analysis/fake_symbolizer.h"
 
 namespace memprof::analysis {
 namespace {
