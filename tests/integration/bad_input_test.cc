@@ -16,21 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::DirectoryEntries;
-using test_support::ExitStatus;
-using test_support::JoinArgv;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-using test_support::WaitUntil;
-
 namespace {
 
 using nlohmann::json;

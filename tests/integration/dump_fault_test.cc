@@ -21,19 +21,13 @@
 #include <thread>
 #include <vector>
 
-#include "tests/integration/load_fault_fixture.h"
-#include "tests/integration/raw_http2.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/load_fault_fixture.h"
+#include "tests/integration/harness/raw_http2.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::ExitStatus;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-using test_support::WaitUntil;
-
 namespace {
 
 using std::chrono::milliseconds;

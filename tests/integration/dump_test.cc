@@ -6,16 +6,12 @@
 
 #include <string>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/subprocess.h"
 
 namespace memprof::integration {
-
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-
 namespace {
 
 using nlohmann::json;

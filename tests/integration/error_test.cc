@@ -10,13 +10,10 @@
 #include <string>
 
 #include "common/fd.h"
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 
 namespace memprof::integration {
-
-using test_support::JoinArgv;
-
 namespace {
 
 using nlohmann::json;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <regex>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/http_client.h"
 #include "tests/support/subprocess.h"
@@ -18,9 +18,6 @@ namespace memprof::integration {
 
 using test_support::HttpGet;
 using test_support::HttpReply;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-using test_support::WaitUntil;
 
 namespace {
 

@@ -15,8 +15,8 @@
 
 #include "common/unix_socket.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
-#include "tests/integration/load_fault_fixture.h"
-#include "tests/integration/raw_http2.h"
+#include "tests/integration/harness/load_fault_fixture.h"
+#include "tests/integration/harness/raw_http2.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {

@@ -13,14 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/guest_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/guest_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::WaitUntil;
-
 namespace {
 
 using std::chrono::seconds;

@@ -13,18 +13,12 @@
 #include <string>
 
 #include "common/sha256.h"
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::ExitStatus;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-using test_support::WaitUntil;
-
 namespace {
 
 using nlohmann::json;

@@ -18,14 +18,11 @@
 #include <vector>
 
 #include "common/fd.h"
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::WaitUntil;
-
 namespace {
 
 using nlohmann::json;

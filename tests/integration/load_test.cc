@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/integration/load_fault_fixture.h"
+#include "tests/integration/harness/load_fault_fixture.h"
 
 namespace memprof::integration {
 namespace {

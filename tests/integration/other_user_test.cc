@@ -16,16 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
-#include "tests/integration/test_user.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
+#include "tests/integration/harness/test_user.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::integration {
-
-using test_support::DirectoryEntries;
-using test_support::JoinArgv;
-
 namespace {
 
 using nlohmann::json;

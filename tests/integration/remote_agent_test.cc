@@ -17,19 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/netns_fixture.h"
-#include "tests/integration/test_binaries.h"
-#include "tests/integration/tls_fixture.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/netns_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
+#include "tests/integration/harness/tls_fixture.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::ExitStatus;
-using test_support::TempDir;
-using test_support::WaitUntil;
-
 namespace {
 
 using Side = NetnsFixture::Side;

@@ -9,15 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::WaitUntil;
-
 namespace {
 
 using std::chrono::seconds;

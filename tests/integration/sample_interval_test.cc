@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "tests/integration/integration_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 
 namespace memprof::integration {
 namespace {

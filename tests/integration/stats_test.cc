@@ -5,7 +5,7 @@
 #include <cctype>
 #include <string>
 
-#include "tests/integration/integration_fixture.h"
+#include "tests/integration/harness/integration_fixture.h"
 
 namespace memprof::integration {
 namespace {

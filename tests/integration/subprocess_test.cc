@@ -10,19 +10,12 @@
 
 #include <string>
 
-#include "tests/integration/command_runner.h"
-#include "tests/integration/target_process.h"
+#include "tests/integration/harness/command_runner.h"
+#include "tests/integration/harness/target_process.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
-
-using test_support::ExitStatus;
-using test_support::SpawnOptions;
-using test_support::Subprocess;
-using test_support::TempDir;
-using test_support::WaitUntil;
-
 namespace {
 
 using std::chrono::milliseconds;

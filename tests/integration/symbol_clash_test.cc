@@ -10,13 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/guest_fixture.h"
-#include "tests/integration/test_binaries.h"
+#include "tests/integration/harness/guest_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
 
 namespace memprof::integration {
-
-using test_support::ExitStatus;
-
 namespace {
 
 constexpr char kMarker[] = "symbol_clash_host: the host's";

@@ -13,8 +13,8 @@ namespace memprof::test_support {
 // jeprof (libjemalloc-dev), with what it runs itself: /usr/bin/file and
 // binutils. Probed with a real --text report of a recorded dump.
 RequiredTool Jeprof();
-// The real pprof, built by tests/pprof at `built_path` from Debian's Go
-// sources ("" when the configure step found no go).
+// The real pprof, built by tests/cli/report/pprof at `built_path` from
+// Debian's Go sources ("" when the configure step found no go).
 RequiredTool Pprof(const std::string& built_path);
 RequiredTool Promtool();
 RequiredTool Chromium();
@@ -23,7 +23,7 @@ RequiredTool Openssl();
 RequiredTool Ip();
 RequiredTool Unshare();
 
-// Every tool above but pprof, whose path only tests/pprof knows.
+// Every tool above but pprof, whose path only tests/cli/report/pprof knows.
 std::vector<RequiredTool> ToolsTheTestsRun();
 
 }  // namespace memprof::test_support

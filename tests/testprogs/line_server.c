@@ -9,6 +9,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "tests/testprogs/testprog_support.h"
+
 enum { kBacklog = 128, kReplyBytes = 512, kRequestBytes = 256, kClientTimeoutSeconds = 5 };
 
 int LineRead(int fd, char* buf, size_t size) {
@@ -28,17 +30,7 @@ int LineRead(int fd, char* buf, size_t size) {
   return (int)len;
 }
 
-int LineWrite(int fd, const char* text) {
-  size_t size = strlen(text);
-  while (size > 0) {
-    ssize_t n = write(fd, text, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return -1;
-    text += n;
-    size -= (size_t)n;
-  }
-  return 0;
-}
+int LineWrite(int fd, const char* text) { return TestProgWriteAll(fd, text, strlen(text)); }
 
 int LineServerListen(unsigned short* port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

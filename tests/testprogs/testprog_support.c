@@ -50,7 +50,7 @@ static int ParseFd(const char* text, int* fd) {
   return 0;
 }
 
-static int WriteAll(int fd, const char* data, size_t size) {
+int TestProgWriteAll(int fd, const char* data, size_t size) {
   while (size > 0) {
     ssize_t written = write(fd, data, size);
     if (written < 0 && errno == EINTR) continue;
@@ -71,7 +71,7 @@ int TestProgSignalReady(const char* program_name) {
     return -1;
   }
   static const char kReady[] = "ready\n";
-  int rc = WriteAll(fd, kReady, sizeof(kReady) - 1);
+  int rc = TestProgWriteAll(fd, kReady, sizeof(kReady) - 1);
   if (rc != 0) {
     fprintf(stderr, "%s: writing to readiness fd %d: %s\n", program_name, fd, strerror(errno));
   }

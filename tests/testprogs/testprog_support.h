@@ -4,6 +4,8 @@
 // Shared plumbing for the integration-test target programs (C and C++):
 // a stop flag set by SIGTERM/SIGINT and the optional readiness handshake.
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +25,10 @@ int TestProgStopRequested(void);
 
 // Sleeps up to `millis` ms; returns early when a signal interrupts it.
 void TestProgSleepMillis(int millis);
+
+// Writes all `size` bytes of `data` to `fd`, retrying after EINTR and short
+// writes. Returns 0, or -1 if a write fails.
+int TestProgWriteAll(int fd, const char* data, size_t size);
 
 // The readiness handshake: if MEMPROF_TEST_READY_FD=N is set, writes "ready\n"
 // to fd N and closes it. Does nothing when the variable is unset. Returns 0 on

@@ -1,0 +1,312 @@
+#include "cli/app/cli_app.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "cli/io/logging.h"
+#include "common/version.h"
+#include "tests/cli/app/forwarding_client.h"
+#include "tests/cli/testing/cli_test_util.h"
+
+namespace memprof::cli {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Runs the real CLI11 app through RunCli with fake seams.
+class CliAppTest : public ::testing::Test {
+ protected:
+  testing::TempDir tmp_;
+  std::string proc_ = tmp_.File("proc");
+  std::string sockets_ = tmp_.File("s");
+  testing::FakeProfileClient fake_;
+  std::ostringstream out_;
+  std::ostringstream err_;
+  int clients_made_ = 0;
+  milliseconds timeout_{0};
+  std::optional<ExecPlan> executed_;
+
+  void SetUp() override {
+    testing::MakeDirs(proc_);
+    testing::MakeDirs(sockets_);
+    ::unsetenv("MEMPROF_PID");
+  }
+  void TearDown() override {
+    ::unsetenv("MEMPROF_PID");
+    ConfigureLogging(std::cerr, 0);
+  }
+
+  void AddAgent(pid_t pid, const std::string& name) {
+    testing::MakeProcEntry(proc_, pid, name, {}, 1000, {name});
+    testing::MakeSocketFile(sockets_ + "/" + std::to_string(pid) + ".sock");
+  }
+
+  int Run(const std::vector<std::string>& args) {
+    CliEnvironment env;
+    env.out = &out_;
+    env.err = &err_;
+    env.proc_root = proc_;
+    env.socket_dir = sockets_;
+    env.watch_signals = false;
+    env.make_client = [this](milliseconds timeout, std::stop_token) {
+      ++clients_made_;
+      timeout_ = timeout;
+      return std::make_unique<testing::ForwardingClient>(fake_);
+    };
+    env.run_environment = [this] { return RunEnv(); };
+    env.exec = [this](const ExecPlan& plan) -> Result<void> {
+      executed_ = plan;
+      return {};
+    };
+    return RunCli(args, env);
+  }
+
+  RunEnvironment RunEnv() {
+    testing::WriteFile(tmp_.File("agent.so"), "");
+    RunEnvironment env;
+    env.variables = {"PATH=/usr/bin:/bin", "MEMPROF_AGENT_LIB=" + tmp_.File("agent.so")};
+    env.jemalloc_path = MEMPROF_TEST_JEMALLOC_LIB;
+    return env;
+  }
+
+  // The error output must be exactly one "memprofctl: error: " line.
+  void ExpectOneErrorLine(const std::string& fragment) {
+    const std::string err = err_.str();
+    EXPECT_EQ(err.rfind("memprofctl: error: ", 0), 0u) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find(fragment), std::string::npos) << err;
+    EXPECT_TRUE(out_.str().empty()) << out_.str();
+  }
+};
+
+TEST_F(CliAppTest, VersionPrintsNameAndVersion) {
+  EXPECT_EQ(Run({"--version"}), 0);
+  EXPECT_EQ(out_.str(), std::string("memprofctl ") + kVersion + "\n");
+}
+
+TEST_F(CliAppTest, HelpListsCommandsExitCodesAndExamples) {
+  EXPECT_EQ(Run({"--help"}), 0);
+  const std::string help = out_.str();
+  for (const char* text : {"list", "status", "activate", "deactivate", "dump", "stats", "run",
+                           "Exit codes:", "  5    precondition failed",
+                           "Examples:", "memprofctl dump --pid 1234 --out profile.heap"}) {
+    EXPECT_NE(help.find(text), std::string::npos) << text;
+  }
+}
+
+TEST_F(CliAppTest, CommandHelpHasExamples) {
+  EXPECT_EQ(Run({"activate", "--help"}), 0);
+  EXPECT_NE(out_.str().find("--for DURATION"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("memprofctl activate --pid 1234 --for 5m"), std::string::npos);
+}
+
+TEST_F(CliAppTest, BadDurationIsAUsageErrorBeforeAnyContact) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"activate", "--pid", "42", "--for", "5x"}), 2);
+  ExpectOneErrorLine("--for: invalid duration '5x': unknown unit 'x'");
+  EXPECT_EQ(clients_made_, 0);
+}
+
+TEST_F(CliAppTest, DurationWithoutUnitIsRejected) {
+  EXPECT_EQ(Run({"activate", "--for", "300"}), 2);
+  ExpectOneErrorLine("missing unit");
+}
+
+TEST_F(CliAppTest, DurationOutOfBoundsIsRejected) {
+  EXPECT_EQ(Run({"activate", "--for", "25h"}), 2);
+  ExpectOneErrorLine("must be between 1s and 24h");
+}
+
+TEST_F(CliAppTest, BadTimeoutIsRejected) {
+  EXPECT_EQ(Run({"--timeout", "soon", "list"}), 2);
+  ExpectOneErrorLine("--timeout: invalid duration 'soon'");
+}
+
+TEST_F(CliAppTest, UnknownCommandListsTheValidOnes) {
+  EXPECT_EQ(Run({"statsu"}), 2);
+  ExpectOneErrorLine(
+      "unknown command 'statsu' (valid commands: list, status, activate, deactivate, dump, "
+      "profile, stats, exporter, report, run)");
+}
+
+TEST_F(CliAppTest, UnknownFlagListsTheValidOptions) {
+  EXPECT_EQ(Run({"status", "--pdi", "42"}), 2);
+  ExpectOneErrorLine(
+      "unknown option '--pdi' for 'status' (valid options: -h/--help, --pid, --all, --name, "
+      "--targets, --target, --tls-ca, --tls-cert, --tls-key, --parallel, --json");
+}
+
+TEST_F(CliAppTest, MissingCommandIsAUsageError) {
+  EXPECT_EQ(Run({}), 2);
+  ExpectOneErrorLine("missing command");
+}
+
+TEST_F(CliAppTest, BadPidIsAUsageError) {
+  EXPECT_EQ(Run({"status", "--pid", "12x"}), 2);
+  ExpectOneErrorLine("invalid pid '12x'");
+}
+
+TEST_F(CliAppTest, ConflictingStatsFlagsAreAUsageError) {
+  EXPECT_EQ(Run({"stats", "--json", "--raw"}), 2);
+  ExpectOneErrorLine("--json excludes --raw");
+}
+
+TEST_F(CliAppTest, ProfileHelpExplainsInterruptsAndRestore) {
+  EXPECT_EQ(Run({"profile", "--help"}), 0);
+  for (const char* text : {"--duration DURATION", "-o,--out FILE|-", "-f,--format FORMAT",
+                           "Ctrl-C or SIGTERM ends the window early and still writes the profile",
+                           "a second one aborts and writes nothing",
+                           "memprofctl profile --pid 1234 --duration 30s --out profile.heap"}) {
+    EXPECT_NE(out_.str().find(text), std::string::npos) << text << "\n" << out_.str();
+  }
+}
+
+TEST_F(CliAppTest, ProfileOptionsAreCheckedBeforeAnyContact) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"profile", "--pid", "42", "--duration", "30", "--out", tmp_.File("p.heap")}), 2);
+  ExpectOneErrorLine("profile: --duration: invalid duration '30': missing unit");
+  err_.str("");
+  EXPECT_EQ(Run({"profile", "--pid", "42", "--out", tmp_.File("p.heap")}), 2);
+  ExpectOneErrorLine("--duration is required");
+  EXPECT_EQ(clients_made_, 0);
+}
+
+TEST_F(CliAppTest, ActivateHelpSaysWhatDiscardsSamples) {
+  EXPECT_EQ(Run({"activate", "--help"}), 0);
+  for (const char* text : {"--sample-interval SIZE", "--reset",
+                           "DISCARDS the samples collected so far",
+                           "Only --reset and a new --sample-interval discard samples; deactivate "
+                           "keeps them"}) {
+    EXPECT_NE(out_.str().find(text), std::string::npos) << text << "\n" << out_.str();
+  }
+}
+
+TEST_F(CliAppTest, BadSampleIntervalIsAUsageErrorBeforeAnyContact) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"activate", "--pid", "42", "--sample-interval", "1.5MiB"}), 2);
+  ExpectOneErrorLine("activate: --sample-interval: invalid size '1.5MiB': fractions are not "
+                     "accepted");
+  EXPECT_EQ(clients_made_, 0);
+}
+
+TEST_F(CliAppTest, MissingOutIsAUsageError) {
+  EXPECT_EQ(Run({"dump", "--pid", "42"}), 2);
+  ExpectOneErrorLine("--out is required");
+}
+
+TEST_F(CliAppTest, StatusSucceedsAndPassesTheGlobalTimeout) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"status", "--pid", "42", "--json", "--timeout", "2500ms"}), 0) << err_.str();
+  EXPECT_EQ(timeout_, milliseconds(2500));
+  EXPECT_EQ(nlohmann::json::parse(out_.str())["pid"], 42);
+  EXPECT_TRUE(err_.str().empty());
+}
+
+TEST_F(CliAppTest, DefaultTimeoutIsTenSeconds) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"status"}), 0) << err_.str();
+  EXPECT_EQ(timeout_, milliseconds(10000));
+}
+
+TEST_F(CliAppTest, MemprofPidSelectsTheTarget) {
+  AddAgent(42, "demo");
+  AddAgent(43, "other");
+  ::setenv("MEMPROF_PID", "43", 1);
+  EXPECT_EQ(Run({"status"}), 0) << err_.str();
+  ASSERT_EQ(fake_.targets.size(), 1u);
+  EXPECT_EQ(fake_.targets[0].pid, 43);
+}
+
+TEST_F(CliAppTest, BadMemprofPidIsAUsageError) {
+  ::setenv("MEMPROF_PID", "nope", 1);
+  EXPECT_EQ(Run({"status"}), 2);
+  ExpectOneErrorLine("invalid pid 'nope'");
+}
+
+TEST_F(CliAppTest, SeveralAgentsWithoutPidIsAUsageErrorListingThem) {
+  AddAgent(42, "demo");
+  AddAgent(43, "other");
+  EXPECT_EQ(Run({"status"}), 2);
+  ExpectOneErrorLine("choose one with --pid, or use --all for every one: 42 (demo), 43 (other)");
+  EXPECT_EQ(fake_.calls, 0);
+}
+
+TEST_F(CliAppTest, NoAgentsIsExit3) {
+  EXPECT_EQ(Run({"stats"}), 3);
+  ExpectOneErrorLine("no memprof agents found in " + sockets_);
+}
+
+TEST_F(CliAppTest, DeadPidIsExit3) {
+  EXPECT_EQ(Run({"status", "--pid", "999999"}), 3);
+  ExpectOneErrorLine("no process with pid 999999");
+}
+
+TEST_F(CliAppTest, AgentErrorsBecomeTheirExitCodes) {
+  AddAgent(42, "demo");
+  fake_.activate_result = Fail(ErrorCode::kFailedPrecondition, "heap profiling was not enabled");
+  EXPECT_EQ(Run({"activate", "--pid", "42"}), 5);
+  ExpectOneErrorLine("heap profiling was not enabled");
+}
+
+TEST_F(CliAppTest, MultiLineErrorMessagesAreFoldedIntoOneLine) {
+  AddAgent(42, "demo");
+  fake_.status_result = Fail(ErrorCode::kPermissionDenied, "first line\nsecond line\n");
+  EXPECT_EQ(Run({"status", "--pid", "42"}), 4);
+  ExpectOneErrorLine("first line second line");
+}
+
+TEST_F(CliAppTest, VerboseFlagCountsAndMayFollowTheCommand) {
+  AddAgent(42, "demo");
+  EXPECT_EQ(Run({"list", "-v"}), 0) << err_.str();
+  EXPECT_EQ(Run({"-vv", "list"}), 0) << err_.str();
+}
+
+TEST_F(CliAppTest, RunPassesEverythingAfterTheCommandVerbatim) {
+  EXPECT_EQ(Run({"-v", "run", "--", "true", "--pid", "3", "-v", "--", "x"}), 0) << err_.str();
+  ASSERT_TRUE(executed_);
+  EXPECT_EQ(executed_->argv, (std::vector<std::string>{"true", "--pid", "3", "-v", "--", "x"}));
+  EXPECT_NE(executed_->malloc_conf.find("prof:true"), std::string::npos);
+  EXPECT_NE(err_.str().find("memprofctl: info: starting"), std::string::npos) << err_.str();
+}
+
+TEST_F(CliAppTest, RunAfterGlobalOptionsWithValues) {
+  // "run" as the value of --timeout would be a bad duration, not the command.
+  EXPECT_EQ(Run({"--timeout", "5s", "-v", "run", "true", "run"}), 0) << err_.str();
+  ASSERT_TRUE(executed_);
+  EXPECT_EQ(executed_->argv, (std::vector<std::string>{"true", "run"}));
+  executed_.reset();
+  EXPECT_EQ(Run({"--timeout=6s", "run", "--", "true"}), 0) << err_.str();
+  ASSERT_TRUE(executed_);
+  EXPECT_EQ(executed_->argv, (std::vector<std::string>{"true"}));
+}
+
+TEST_F(CliAppTest, RunWithoutDoubleDashToo) {
+  EXPECT_EQ(Run({"run", "true", "--help"}), 0) << err_.str();
+  ASSERT_TRUE(executed_);
+  EXPECT_EQ(executed_->argv, (std::vector<std::string>{"true", "--help"}));
+}
+
+TEST_F(CliAppTest, RunHelpIsOurs) {
+  EXPECT_EQ(Run({"run", "--help"}), 0);
+  EXPECT_FALSE(executed_);
+  EXPECT_NE(out_.str().find("memprofctl run [--] CMD [ARGS...]"), std::string::npos);
+}
+
+TEST_F(CliAppTest, RunUnknownCommandIsExit2) {
+  EXPECT_EQ(Run({"run", "--", "no-such-command-xyz"}), 2);
+  ExpectOneErrorLine("command not found: no-such-command-xyz");
+  EXPECT_FALSE(executed_);
+}
+
+TEST_F(CliAppTest, RunStaticProgramIsExit5) {
+  EXPECT_EQ(Run({"run", MEMPROF_TEST_STATIC_PROBE}), 5);
+  ExpectOneErrorLine("statically linked");
+}
+
+}  // namespace
+}  // namespace memprof::cli

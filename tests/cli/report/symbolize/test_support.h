@@ -1,0 +1,59 @@
+#ifndef MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_
+#define MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memprof::symbolize::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout
+};
+
+// Runs argv[0] (searched in PATH) with the given arguments, no shell.
+CommandResult RunCommand(const std::vector<std::string>& argv);
+
+// A running symbolize_fixture (or a copy of it). The constructor waits
+// (with a deadline, through its stdout pipe) until it has printed its
+// addresses and maps; the destructor closes its stdin, which makes it exit,
+// and reaps it (SIGKILL after a deadline), also when a test failed.
+class FixtureProcess {
+ public:
+  explicit FixtureProcess(const std::string& executable,
+                          std::chrono::milliseconds deadline = std::chrono::seconds(20));
+  ~FixtureProcess();
+  FixtureProcess(const FixtureProcess&) = delete;
+  FixtureProcess& operator=(const FixtureProcess&) = delete;
+
+  bool ready() const { return ready_; }
+  const std::string& error() const { return error_; }
+  pid_t pid() const { return pid_; }
+  // A named address it printed ("inline_ra", "lib_ra", ...); 0 if absent.
+  uint64_t Address(const std::string& name) const;
+  const std::vector<std::string>& maps() const { return maps_; }
+
+ private:
+  void ReadUntilReady(std::chrono::milliseconds deadline);
+  void HandleLine(const std::string& line);
+
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1;
+  int stdout_fd_ = -1;
+  bool ready_ = false;
+  std::string error_;
+  std::map<std::string, uint64_t> addresses_;
+  std::vector<std::string> maps_;
+};
+
+// Line number of the "// LINE:<marker>" comment in `source`, 0 if absent.
+int MarkerLine(const std::string& source, const std::string& marker);
+
+}  // namespace memprof::symbolize::testing
+
+#endif  // MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_

@@ -1,0 +1,29 @@
+#ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_TEST_BINARIES_H_
+#define MEMPROF_TESTS_INTEGRATION_HARNESS_TEST_BINARIES_H_
+
+// Absolute paths of the binaries the end-to-end tests drive, compiled in by
+// tests/integration/CMakeLists.txt ($<TARGET_FILE:...>, find_library).
+// Outside programs such as jeprof come from the shared tool check
+// (tests/support/debian_tools.h), which fails a test that cannot run them.
+namespace memprof::integration {
+
+inline constexpr const char* kMemprofctl = MEMPROF_IT_MEMPROFCTL;
+inline constexpr const char* kAgentLibrary = MEMPROF_IT_AGENT_LIBRARY;
+inline constexpr const char* kLinkedTarget = MEMPROF_IT_LINKED_TARGET;
+inline constexpr const char* kPlainTarget = MEMPROF_IT_PLAIN_TARGET;
+inline constexpr const char* kGlibcTarget = MEMPROF_IT_GLIBC_TARGET;
+inline constexpr const char* kManyStacksTarget = MEMPROF_IT_MANY_STACKS_TARGET;
+inline constexpr const char* kForkingTarget = MEMPROF_IT_FORKING_TARGET;
+inline constexpr const char* kLifecycleTarget = MEMPROF_IT_LIFECYCLE_TARGET;
+inline constexpr const char* kRemoteStatusClient = MEMPROF_IT_REMOTE_STATUS_CLIENT;
+inline constexpr const char* kCloseRangeHost = MEMPROF_IT_CLOSE_RANGE_HOST;
+inline constexpr const char* kPreforkServer = MEMPROF_IT_PREFORK_SERVER;
+inline constexpr const char* kExecHost = MEMPROF_IT_EXEC_HOST;
+inline constexpr const char* kExecHelper = MEMPROF_IT_EXEC_HELPER;
+inline constexpr const char* kExecHelperScript = MEMPROF_IT_EXEC_HELPER_SCRIPT;
+inline constexpr const char* kSymbolClashHost = MEMPROF_IT_SYMBOL_CLASH_HOST;
+inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
+
+}  // namespace memprof::integration
+
+#endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_TEST_BINARIES_H_
