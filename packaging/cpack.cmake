@@ -4,8 +4,11 @@
 #
 #   cmake --build build && cpack --config build/CPackConfig.cmake -B build/packages
 #
-# Runtime dependencies are the Debian 12 (bookworm) packages of the shared
-# libraries the agent and the CLI link; keep them in step with dev.sh's list.
+# Runtime dependencies are computed from the binaries by dpkg-shlibdeps, so
+# they follow how each is linked (memprofctl has gRPC, protobuf, abseil and
+# OpenSSL built in: cmake/MemprofDeps.cmake). Listed by hand: what is loaded
+# with dlopen (libmicrohttpd for the exporter) and what memprof works with
+# rather than links (jemalloc, which `memprofctl run` preloads).
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME memprof)
@@ -26,8 +29,8 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "memprof maintainers")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # memprof_<version>_<arch>.deb
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libjemalloc2, libgrpc++1.51, libprotobuf32, libspdlog1.10, libdw1, libelf1")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libjemalloc2, ${MEMPROF_MICROHTTPD_PACKAGE}")
 # jeprof (libjemalloc-dev) is only needed for the jeprof-based walkthroughs.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libjemalloc-dev")
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 
+#include "cli/exporter/microhttpd_library.h"
 #include "cli/io/logging.h"
 #include "common/fd.h"
 
@@ -47,16 +48,17 @@ Result<Fd> BindListener(const ListenAddress& address) {
   return fd;
 }
 
-MHD_Result Queue(MHD_Connection* connection, const HttpResponse& response) {
-  MHD_Response* r = MHD_create_response_from_buffer(
+MHD_Result Queue(const MicrohttpdApi& mhd, MHD_Connection* connection,
+                 const HttpResponse& response) {
+  MHD_Response* r = mhd.create_response_from_buffer(
       response.body.size(), const_cast<char*>(response.body.data()), MHD_RESPMEM_MUST_COPY);
   if (r == nullptr) return MHD_NO;
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, response.content_type.c_str());
+  mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, response.content_type.c_str());
   for (const auto& [name, value] : response.headers) {
-    MHD_add_response_header(r, name.c_str(), value.c_str());
+    mhd.add_response_header(r, name.c_str(), value.c_str());
   }
-  const MHD_Result queued = MHD_queue_response(connection, response.status, r);
-  MHD_destroy_response(r);
+  const MHD_Result queued = mhd.queue_response(connection, response.status, r);
+  mhd.destroy_response(r);
   return queued;
 }
 
@@ -70,27 +72,30 @@ MHD_Result Dispatch(void* self, MHD_Connection* connection, const char* url, con
     return MHD_YES;
   }
   const HttpRequest request{method != nullptr ? method : "", url != nullptr ? url : ""};
-  return Queue(connection, static_cast<const HttpServer*>(self)->Handle(request));
+  const auto* server = static_cast<const HttpServer*>(self);
+  return Queue(server->mhd(), connection, server->Handle(request));
 }
 
 }  // namespace
 
-HttpServer::HttpServer(HttpHandler handler, ListenAddress address)
-    : handler_(std::move(handler)), address_(address) {}
+HttpServer::HttpServer(const MicrohttpdApi& mhd, HttpHandler handler, ListenAddress address)
+    : mhd_(mhd), handler_(std::move(handler)), address_(address) {}
 
 HttpServer::~HttpServer() {
-  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+  if (daemon_ != nullptr) mhd_.stop_daemon(daemon_);
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ListenAddress& address,
                                                       HttpHandler handler,
                                                       const HttpServerLimits& limits) {
+  auto mhd = Microhttpd();
+  if (!mhd) return Fail(mhd.error());
   auto listener = BindListener(address);
   if (!listener) return Fail(listener.error());
   auto bound = LocalAddressOf(listener->get());
   if (!bound) return Fail(bound.error());
-  std::unique_ptr<HttpServer> server(new HttpServer(std::move(handler), *bound));
-  server->daemon_ = MHD_start_daemon(
+  std::unique_ptr<HttpServer> server(new HttpServer(**mhd, std::move(handler), *bound));
+  server->daemon_ = (*mhd)->start_daemon(
       MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, &Dispatch,
       server.get(), MHD_OPTION_EXTERNAL_LOGGER, &LogFromMhd, nullptr, MHD_OPTION_LISTEN_SOCKET,
       static_cast<MHD_socket>(listener->get()), MHD_OPTION_THREAD_POOL_SIZE, limits.threads,

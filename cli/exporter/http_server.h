@@ -14,6 +14,8 @@ struct MHD_Daemon;
 
 namespace memprof::cli {
 
+struct MicrohttpdApi;
+
 struct HttpRequest {
   std::string method;  // "GET", "HEAD", ...
   std::string path;    // without the query string
@@ -38,7 +40,8 @@ struct HttpServerLimits {
   unsigned idle_timeout_seconds = 30;
 };
 
-// A small HTTP/1.1 server over GNU libmicrohttpd: a fixed pool of threads,
+// A small HTTP/1.1 server over GNU libmicrohttpd (loaded when the first one
+// starts): a fixed pool of threads,
 // bounded connections and idle timeouts. The listening socket is bound by
 // Start() itself, so a bind error has its own message and "port 0" reports
 // the port the kernel chose. Request bodies are never read. Destruction
@@ -54,12 +57,16 @@ class HttpServer {
   // The address as bound (with the real port when 0 was asked for).
   const ListenAddress& address() const { return address_; }
 
+  // The library functions this server calls.
+  const MicrohttpdApi& mhd() const { return mhd_; }
+
   // Runs the handler (on a server thread); an exception becomes a 500.
   HttpResponse Handle(const HttpRequest& request) const;
 
  private:
-  HttpServer(HttpHandler handler, ListenAddress address);
+  HttpServer(const MicrohttpdApi& mhd, HttpHandler handler, ListenAddress address);
 
+  const MicrohttpdApi& mhd_;
   HttpHandler handler_;
   ListenAddress address_;
   MHD_Daemon* daemon_ = nullptr;

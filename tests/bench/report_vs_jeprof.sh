@@ -44,35 +44,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # --- The dump -----------------------------------------------------------------
-cat >"$work/big.cc" <<'EOF'
-#include <bits/stdc++.h>
-template <int N> struct Node {
-  std::map<std::string, std::vector<Node<N - 1>>> kids;
-  std::unordered_map<int, std::optional<std::string>> attrs;
-  std::variant<int, double, std::string> v;
-  auto weight() const {
-    std::size_t w = attrs.size();
-    for (auto& [k, vec] : kids)
-      w += std::accumulate(vec.begin(), vec.end(), std::size_t{k.size()},
-                           [](std::size_t a, const auto& n) { return a + n.weight(); });
-    return w + std::visit([](const auto& x) { return sizeof(x); }, v);
-  }
-};
-template <> struct Node<0> { int x; std::size_t weight() const { return x; } };
-template <int... I> std::size_t all(std::integer_sequence<int, I...>) {
-  return (Node<I % 20 + 1>{}.weight() + ...);
-}
-int main() {
-  std::vector<std::string> s{"b", "a"};
-  std::ranges::sort(s);
-  std::regex re("a+b*");
-  return static_cast<int>(all(std::make_integer_sequence<int, 80>{}) + std::regex_match(s[0], re));
-}
-EOF
 binary=$(readlink -f "$(command -v clang++-14)")
 LD_PRELOAD=$jemalloc \
   MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:$LG_SAMPLE,prof_final:true,prof_prefix:$work/big \
-  clang++-14 -std=c++20 -O2 -g -c "$work/big.cc" -o "$work/big.o"
+  clang++-14 -std=c++20 -O2 -g -c "$(dirname "$0")/data/big.cc" -o "$work/big.o"
 dump=$(ls -S "$work"/big.*.heap | head -n 1)  # clang runs cc1 in-process: one dump
 # jeprof is given the binary that ran; memprofctl reads it from the dump's maps.
 mapped=$(awk '/^MAPPED_LIBRARIES:/{m=1; next} m && $2 ~ /x/ && $6 != "" {print $6; exit}' "$dump")

@@ -7,7 +7,8 @@
 // heap_v2 dump, which is how the tests make a dump of 100 MB and more.
 //
 // Usage: many_stacks_target [--stacks N] [--pad-frames N] [--allocs-per-stack N]
-//                           [--bytes N] [--self-dump PATH] [--once]
+//                           [--bytes N] [--self-dump PATH] [--dump-requests FIFO]
+//                           [--once]
 // The number of stacks defaults to $MEMPROF_TEST_STACKS, else 10000.
 // --pad-frames N adds N shared frames (ManyStacksPad) above every stack: the
 // dump grows by about 15 bytes per frame per stack while the target's memory
@@ -15,6 +16,9 @@
 // allocation is promoted to a 16 KiB size class).
 // --self-dump PATH calls mallctl("prof.dump") itself once the allocations are
 // done and prints the elapsed time on stderr (the benchmarks' anchor).
+// --dump-requests FIFO (with --self-dump) then reads paths from FIFO, one per
+// line, and dumps to each the same way, so a benchmark can interleave the
+// anchor with `memprofctl dump` on one heap (tests/bench/speed.py).
 // --once exits after that instead of running until SIGTERM/SIGINT.
 
 #include <dlfcn.h>
@@ -48,6 +52,7 @@ struct Options {
   std::size_t allocs_per_stack = 1;
   std::size_t bytes = 64;
   std::string self_dump;
+  std::string dump_requests;
   bool once = false;
 };
 
@@ -135,6 +140,10 @@ bool ParseOption(std::string_view flag, const char* value, Options* options) {
   if (flag == "--pad-frames") return ParseCount(value, 0, kMaxPadFrames, &options->pad_frames);
   if (flag == "--allocs-per-stack") return ParseCount(value, 1, 1024, &options->allocs_per_stack);
   if (flag == "--bytes") return ParseCount(value, 1, std::size_t{1} << 20, &options->bytes);
+  if (flag == "--dump-requests") {
+    options->dump_requests = value;
+    return !options->dump_requests.empty();
+  }
   if (flag == "--self-dump") {
     options->self_dump = value;
     return !options->self_dump.empty();
@@ -231,6 +240,22 @@ bool Setup(const Options& options) {
   return SelfDump(mallctl, options.self_dump);
 }
 
+// Serves --dump-requests until a stop signal: one prof.dump per line read.
+void ServeDumpRequests(const std::string& fifo) {
+  MallctlFn mallctl = FindMallctl();
+  while (!TestProgStopRequested()) {
+    std::FILE* requests = std::fopen(fifo.c_str(), "r");  // waits for a writer
+    if (requests == nullptr) return;
+    char line[4096];
+    while (std::fgets(line, sizeof(line), requests) != nullptr) {
+      std::string path(line);
+      while (!path.empty() && path.back() == '\n') path.pop_back();
+      if (!path.empty()) SelfDump(mallctl, path);
+    }
+    std::fclose(requests);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,11 +263,14 @@ int main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &options)) {
     std::fprintf(stderr,
                  "usage: many_stacks_target [--stacks N] [--pad-frames N] [--allocs-per-stack N] "
-                 "[--bytes N] [--self-dump PATH] [--once]\n");
+                 "[--bytes N] [--self-dump PATH] [--dump-requests FIFO] [--once]\n");
     return 2;
   }
   if (TestProgInstallStopHandlers() != 0 || !Setup(options)) return 1;
   if (TestProgSignalReady("many_stacks_target") != 0) return 1;
+  if (!options.dump_requests.empty() && !options.self_dump.empty()) {
+    ServeDumpRequests(options.dump_requests);
+  }
   // The blocks stay allocated until exit, so a prof_final dump still sees them.
   while (!options.once && !TestProgStopRequested()) TestProgSleepMillis(kWaitMillis);
   return 0;

@@ -1,0 +1,84 @@
+# How memprof's binaries link their heavy dependencies.
+#
+# memprofctl is a command an operator types, so it has to start as fast as
+# redis-cli does (docs/performance.md). Linked against Debian's shared gRPC,
+# protobuf, abseil and OpenSSL it loads about 70 libraries, and the dynamic
+# loader's binding of them was half of `memprofctl --version`. So the targets
+# that set the property MEMPROF_STATIC_DEPS (memprofctl) link Debian's own
+# static archives of those libraries instead, and the linker keeps only the
+# sections they reach. Everything else (the agent's server, which is loaded
+# into other people's processes next to their copies of the same libraries,
+# and the test programs) links the shared ones.
+#
+# The switch is a property of the executable, not of the libraries: the
+# interface targets below pick the archives or the shared libraries according
+# to the target being linked ($<TARGET_PROPERTY:...> in a link interface is
+# evaluated on the consumer), so one build of the CLI's libraries serves both.
+option(MEMPROF_STATIC_DEPS
+  "Link memprofctl with the static archives of gRPC, protobuf, abseil and OpenSSL" ON)
+
+find_package(PkgConfig REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+pkg_check_modules(MEMPROF_RPC_PC REQUIRED IMPORTED_TARGET grpc++ protobuf)
+
+# Libraries that stay shared in every case: the C library's parts.
+set(_memprof_system_libs dl pthread m rt atomic c)
+
+function(_memprof_static_archives out)
+  set(archives)
+  foreach(name IN LISTS ARGN)
+    if(name IN_LIST _memprof_system_libs)
+      continue()
+    endif()
+    find_library(_memprof_archive_${name} NAMES lib${name}.a
+      HINTS ${MEMPROF_RPC_PC_STATIC_LIBRARY_DIRS} NO_CACHE)
+    if(NOT _memprof_archive_${name})
+      message(FATAL_ERROR "MEMPROF_STATIC_DEPS: lib${name}.a not found; install its -dev "
+                          "package or configure with -DMEMPROF_STATIC_DEPS=OFF")
+    endif()
+    list(APPEND archives ${_memprof_archive_${name}})
+  endforeach()
+  list(REMOVE_DUPLICATES archives)
+  set(${out} ${archives} PARENT_SCOPE)
+endfunction()
+
+set(_static "$<BOOL:$<TARGET_PROPERTY:MEMPROF_STATIC_DEPS>>")
+set(_shared "$<NOT:${_static}>")
+
+# gRPC and protobuf (with abseil, upb, re2, c-ares, OpenSSL and zlib below them).
+add_library(memprof_rpc_deps INTERFACE)
+if(MEMPROF_STATIC_DEPS)
+  _memprof_static_archives(_rpc_archives ${MEMPROF_RPC_PC_STATIC_LIBRARIES})
+  list(JOIN _rpc_archives "," _rpc_group)
+  # abseil's archives refer to each other in circles: the group is rescanned.
+  target_link_libraries(memprof_rpc_deps INTERFACE
+    "$<${_static}:$<LINK_GROUP:RESCAN,${_rpc_group}>>"
+    "$<${_static}:${CMAKE_DL_LIBS}>" "$<${_static}:Threads::Threads>"
+    "$<${_shared}:gRPC::grpc++>" "$<${_shared}:protobuf::libprotobuf>")
+else()
+  target_link_libraries(memprof_rpc_deps INTERFACE gRPC::grpc++ protobuf::libprotobuf)
+endif()
+
+# protobuf alone (the pprof writer's generated code).
+add_library(memprof_protobuf_deps INTERFACE)
+if(MEMPROF_STATIC_DEPS)
+  _memprof_static_archives(_protobuf_archives protobuf)
+  target_link_libraries(memprof_protobuf_deps INTERFACE
+    "$<${_static}:${_protobuf_archives}>" "$<${_static}:Threads::Threads>"
+    "$<${_shared}:protobuf::libprotobuf>")
+else()
+  target_link_libraries(memprof_protobuf_deps INTERFACE protobuf::libprotobuf)
+endif()
+
+# OpenSSL's libcrypto (common/'s SHA-256): the archive when the RPC stack is
+# static too, so that one process never holds two copies.
+add_library(memprof_crypto_deps INTERFACE)
+if(MEMPROF_STATIC_DEPS)
+  _memprof_static_archives(_crypto_archives crypto)
+  target_link_libraries(memprof_crypto_deps INTERFACE
+    "$<${_static}:${_crypto_archives}>" "$<${_static}:${CMAKE_DL_LIBS}>"
+    "$<${_shared}:OpenSSL::Crypto>")
+else()
+  target_link_libraries(memprof_crypto_deps INTERFACE OpenSSL::Crypto)
+endif()
+target_include_directories(memprof_crypto_deps SYSTEM INTERFACE ${OPENSSL_INCLUDE_DIR})

@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+"""memprof against its anchors (docs/contract.md section 5), side by side.
+
+Each comparison runs memprof's command and its anchor's in one run on the same
+machine, interleaved (A B, B A, A B, ...: drift and caches hit both alike),
+and reports the medians, the ratio memprof/anchor against the goal of issue
+13, and each side's peak RSS:
+
+  startup  `memprofctl --version` vs `redis-cli --version`
+  stats    `memprofctl stats --raw` vs `redis-cli MEMORY MALLOC-STATS` on one
+           Debian redis-server with the agent preloaded: warm (the agent's
+           gRPC server up) and cold (first contact after its idle shutdown)
+  dump     `memprofctl dump` of a >= 100 MB profile into tmpfs vs the target
+           calling mallctl("prof.dump") itself into tmpfs, timed inside it
+  report   `memprofctl report` in every format, and with --base, vs jeprof on
+           the same dump of Debian's clang++-14 compiling a big C++ file
+
+  tests/bench/speed.py [--build DIR] [--runs N] [--jeprof-runs N] [WHAT...]
+
+WHAT is any of startup, stats, dump, report (default: all). Needs
+redis-server, redis-tools, jeprof (libjemalloc-dev), clang-14 and graphviz
+(jeprof --svg runs dot). Prints Markdown: the machine, the date, one table.
+Timing assertions stay out of the test suite; this is where the figures in
+docs/performance.md come from.
+"""
+
+import argparse
+import contextlib
+import datetime
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOALS = {"startup": 1.2, "stats": 1.2, "stats-cold": 2.0, "dump": 1.2, "report": 0.01}
+
+
+class Sample:
+    def __init__(self, seconds, rss_kib):
+        self.seconds = seconds
+        self.rss_kib = rss_kib
+
+
+def run_once(argv, env=None, cwd=None):
+    """Wall time and peak RSS of one command; its output is discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"speed.py: {' '.join(argv)} exited {proc.returncode}: {err.strip()}")
+    return Sample(seconds, usage.ru_maxrss)
+
+
+class Side:
+    """One side of a comparison: a name and how to take one sample."""
+
+    def __init__(self, name, sample, prepare=None):
+        self.name = name
+        self.sample = sample
+        self.prepare = prepare or (lambda: None)
+        self.samples = []
+
+    @classmethod
+    def command(cls, name, argv, env=None, prepare=None):
+        return cls(name, lambda: run_once(argv, env), prepare)
+
+    def take(self, keep):
+        self.prepare()
+        sample = self.sample()
+        if keep:
+            self.samples.append(sample)
+
+    def median(self):
+        return statistics.median(s.seconds for s in self.samples)
+
+    def peak_rss_mib(self):
+        return max(s.rss_kib for s in self.samples) / 1024
+
+
+def interleave(ours, anchor, runs, warmup=1):
+    for i in range(warmup + runs):
+        pair = (ours, anchor) if i % 2 == 0 else (anchor, ours)
+        for side in pair:
+            side.take(keep=i >= warmup)
+
+
+def seconds_text(seconds):
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, what, ours, anchor, goal, runs):
+        ratio = ours.median() / anchor.median()
+        if goal < 1:
+            verdict = f"{1 / ratio:.0f}x faster (goal {1 / goal:.0f}x)"
+            met = ratio <= goal
+        else:
+            verdict = f"{ratio:.2f}x (goal <= {goal}x)"
+            met = ratio <= goal
+        self.rows.append(
+            f"| {what} | `{ours.name}` | `{anchor.name}` | {seconds_text(ours.median())} | "
+            f"{seconds_text(anchor.median())} | {verdict} | {'yes' if met else '**no**'} | "
+            f"{ours.peak_rss_mib():.0f} MiB | {anchor.peak_rss_mib():.0f} MiB | {runs} |")
+        print(self.rows[-1], file=sys.stderr, flush=True)
+
+    def print(self):
+        print("| comparison | memprof | anchor | memprof median | anchor median | ratio "
+              "| goal met | memprof peak RSS | anchor peak RSS | runs |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for row in self.rows:
+            print(row)
+
+
+def wait_until(what, predicate, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    sys.exit(f"speed.py: timed out waiting for {what}")
+
+
+def succeeds(argv):
+    return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+class Processes:
+    """Every process a benchmark starts, killed when it ends."""
+
+    def __init__(self):
+        self.procs = []
+
+    def start(self, argv, **kwargs):
+        proc = subprocess.Popen(argv, **kwargs)
+        self.procs.append(proc)
+        return proc
+
+    def close(self):
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            proc.wait()
+
+
+# --- startup -------------------------------------------------------------------
+
+def bench_startup(ctx, table):
+    ours = Side.command("memprofctl --version", [ctx.ctl, "--version"])
+    anchor = Side.command("redis-cli --version", ["redis-cli", "--version"])
+    interleave(ours, anchor, ctx.runs * 4, warmup=5)
+    table.add("start-up", ours, anchor, GOALS["startup"], ctx.runs * 4)
+
+
+# --- stats ---------------------------------------------------------------------
+
+def start_redis(ctx, procs, port, extra_env):
+    env = dict(os.environ, LD_PRELOAD=ctx.agent, MALLOC_CONF="prof:true,prof_active:false",
+               MEMPROF_SOCKET_DIR=ctx.work, **extra_env)
+    proc = procs.start(["redis-server", "--port", str(port), "--save", "", "--appendonly", "no",
+                        "--enable-debug-command", "yes",
+                        "--logfile", os.path.join(ctx.work, f"redis-{port}.log")], env=env)
+    wait_until(f"redis-server on port {port}", lambda: succeeds(["redis-cli", "-p", str(port), "ping"]))
+    subprocess.run(["redis-cli", "-p", str(port), "debug", "populate", "200000"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return proc
+
+
+def thread_count(pid):
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def bench_stats(ctx, table):
+    procs = Processes()
+    try:
+        warm = start_redis(ctx, procs, 16391, {})
+        ctl_env = dict(os.environ, MEMPROF_SOCKET_DIR=ctx.work)
+        stats = [ctx.ctl, "stats", "--raw", "--pid", str(warm.pid)]
+        anchor = Side.command("redis-cli MEMORY MALLOC-STATS",
+                              ["redis-cli", "-p", "16391", "MEMORY", "MALLOC-STATS"])
+        ours = Side.command("memprofctl stats --raw", stats, ctl_env)
+        interleave(ours, anchor, ctx.runs * 2, warmup=3)
+        table.add("stats, warm agent", ours, anchor, GOALS["stats"], ctx.runs * 2)
+
+        cold = start_redis(ctx, procs, 16392, {"MEMPROF_IDLE_TIMEOUT": "1s"})
+        idle_threads = thread_count(cold.pid)
+        cold_stats = [ctx.ctl, "stats", "--raw", "--pid", str(cold.pid)]
+        # Before each run: wait until the agent's server has shut down again.
+        torn_down = lambda: wait_until("the agent's idle shutdown",
+                                       lambda: thread_count(cold.pid) <= idle_threads)
+        ours_cold = Side.command("memprofctl stats --raw (cold)", cold_stats, ctl_env, torn_down)
+        anchor = Side.command("redis-cli MEMORY MALLOC-STATS",
+                              ["redis-cli", "-p", "16392", "MEMORY", "MALLOC-STATS"])
+        interleave(ours_cold, anchor, ctx.runs, warmup=1)
+        table.add("stats, cold agent", ours_cold, anchor, GOALS["stats-cold"], ctx.runs)
+    finally:
+        procs.close()
+
+
+# --- dump ----------------------------------------------------------------------
+
+class SelfDump:
+    """The anchor: the target's own prof.dump, timed inside it (many_stacks_target)."""
+
+    LINE = re.compile(r"prof\.dump wrote (\d+) bytes to \S+ in ([0-9.]+) s")
+
+    def __init__(self, proc, fifo, path):
+        self.proc, self.path = proc, path
+        self.requests = open(fifo, "w")
+
+    def __call__(self):
+        os.unlink(self.path) if os.path.exists(self.path) else None
+        self.requests.write(self.path + "\n")
+        self.requests.flush()
+        while True:
+            line = self.proc.stderr.readline().decode()
+            if not line:
+                sys.exit("speed.py: the dump target ended")
+            match = self.LINE.search(line)
+            if match:
+                return Sample(float(match.group(2)), vm_hwm_kib(self.proc.pid))
+
+
+def vm_hwm_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def bench_dump(ctx, table):
+    shm = tempfile.mkdtemp(prefix="memprof-bench-", dir="/dev/shm")
+    procs = Processes()
+    try:
+        fifo = os.path.join(ctx.work, "dump-requests")
+        os.mkfifo(fifo)
+        read_fd, write_fd = os.pipe()
+        env = dict(os.environ, LD_PRELOAD=ctx.agent, MEMPROF_SOCKET_DIR=ctx.work,
+                   MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:0",
+                   MEMPROF_TEST_READY_FD=str(write_fd))
+        proc = procs.start([ctx.stacks_target, "--stacks", "100000", "--pad-frames", "64",
+                            "--self-dump", os.path.join(shm, "first.heap"),
+                            "--dump-requests", fifo],
+                           env=env, pass_fds=(write_fd,), stderr=subprocess.PIPE)
+        os.close(write_fd)
+        with os.fdopen(read_fd) as ready:
+            if not ready.readline():
+                sys.exit("speed.py: many_stacks_target did not get ready")
+        anchor = Side("target's own prof.dump", SelfDump(proc, fifo, os.path.join(shm, "self.heap")))
+        out = os.path.join(shm, "ctl.heap")
+        ours = Side.command("memprofctl dump --out /dev/shm/…",
+                            [ctx.ctl, "dump", "--pid", str(proc.pid), "--out", out],
+                            dict(os.environ, MEMPROF_SOCKET_DIR=ctx.work))
+        interleave(ours, anchor, ctx.runs, warmup=1)
+        size = os.path.getsize(out) / 2**20
+        table.add(f"dump of {size:.0f} MiB", ours, anchor, GOALS["dump"], ctx.runs)
+    finally:
+        procs.close()
+        shutil.rmtree(shm, ignore_errors=True)
+
+
+# --- report --------------------------------------------------------------------
+
+def clang_dump(ctx, name, optimize):
+    """A heap profile of clang++-14 compiling tests/bench/data/big.cc."""
+    prefix = os.path.join(ctx.work, name)
+    env = dict(os.environ, LD_PRELOAD=ctx.jemalloc,
+               MALLOC_CONF=f"prof:true,prof_active:true,lg_prof_sample:5,prof_final:true,"
+                           f"prof_prefix:{prefix}")
+    subprocess.run(["clang++-14", "-std=c++20", optimize, "-g", "-c",
+                    os.path.join(HERE, "data", "big.cc"), "-o", os.path.join(ctx.work, name + ".o")],
+                   env=env, check=True)
+    dumps = sorted((f for f in os.listdir(ctx.work) if f.startswith(name + ".") and f.endswith(".heap")),
+                   key=lambda f: os.path.getsize(os.path.join(ctx.work, f)))
+    return os.path.join(ctx.work, dumps[-1])
+
+
+def total_line(text):
+    match = re.search(r"^Total: .*$", text, re.M)
+    return match.group(0) if match else "(none)"
+
+
+def check_totals(ctx, binary, dump, base):
+    def out(argv):
+        return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    pairs = [([ctx.ctl, "report", dump, "--format", "text"], ["jeprof", "--text", binary, dump]),
+             ([ctx.ctl, "report", dump, "--base", base, "--format", "text"],
+              ["jeprof", "--text", "--base", base, binary, dump])]
+    for ours, theirs in pairs:
+        a, b = total_line(out(ours)), total_line(out(theirs))
+        print(f"{'equal' if a == b else 'DIFFERENT'}: memprofctl `{a}`, jeprof `{b}`"
+              f" ({' '.join(ours[2:])})", file=sys.stderr)
+        ctx.notes.append(f"Totals {'equal' if a == b else '**different**'}"
+                         f" for `{' '.join(os.path.basename(x) for x in ours[1:])}`: `{a}` / `{b}`")
+
+
+def bench_report(ctx, table):
+    binary = os.path.realpath(shutil.which("clang++-14"))
+    dump = ctx.dump or clang_dump(ctx, "new", "-O2")
+    base = ctx.base or clang_dump(ctx, "old", "-O1")
+    check_totals(ctx, binary, dump, base)
+    formats = [("text", ["--text"]), ("collapsed", ["--collapsed"]), ("svg", ["--svg"]),
+               ("pprof", ["--text"]), ("json", ["--text"])]
+    cases = [(f, [dump, "--format", f], j + [binary, dump]) for f, j in formats]
+    cases.append(("text --base", [dump, "--base", base, "--format", "text"],
+                  ["--text", "--base", base, binary, dump]))
+    for label, ours_args, jeprof_args in cases:
+        out = os.path.join(ctx.work, "report.out")
+        ours = Side.command(f"memprofctl report --format {label}",
+                            [ctx.ctl, "report", *ours_args, "-o", out])
+        anchor = Side.command("jeprof " + " ".join(a for a in jeprof_args if a.startswith("--")),
+                              ["jeprof", *jeprof_args])
+        interleave(ours, anchor, ctx.jeprof_runs, warmup=1)
+        table.add(f"report, {label}", ours, anchor, GOALS["report"], ctx.jeprof_runs)
+
+
+# --- main ----------------------------------------------------------------------
+
+BENCHES = {"startup": bench_startup, "stats": bench_stats, "dump": bench_dump,
+           "report": bench_report}
+
+
+def machine():
+    cpu = "unknown CPU"
+    with open("/proc/cpuinfo") as info:
+        for line in info:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.platform()}"
+
+
+def find_jemalloc():
+    out = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "libjemalloc.so.2 " in line:
+            return line.split("=>")[-1].strip()
+    sys.exit("speed.py: libjemalloc.so.2 not found by ldconfig")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", nargs="*", help=", ".join(BENCHES) + " (default: all)")
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--runs", type=int, default=11, help="interleaved pairs per comparison")
+    parser.add_argument("--jeprof-runs", type=int, default=3, help="pairs for report vs jeprof")
+    parser.add_argument("--dump", help="report: use this dump instead of making one")
+    parser.add_argument("--base", help="report: the --base dump (with --dump)")
+    ctx = parser.parse_args()
+    unknown = [w for w in ctx.what if w not in BENCHES]
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHES)}")
+    build = os.path.abspath(ctx.build)
+    ctx.ctl = os.path.join(build, "cli", "memprofctl")
+    ctx.agent = os.path.join(build, "agent", "libmemprof_agent.so")
+    ctx.stacks_target = os.path.join(build, "tests", "testprogs", "many_stacks_target")
+    ctx.jemalloc = find_jemalloc()
+    ctx.notes = []
+    table = Table()
+    with tempfile.TemporaryDirectory(prefix="memprof-bench-") as work:
+        ctx.work = work
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+        for what in ctx.what or BENCHES:
+            BENCHES[what](ctx, table)
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    print(f"`tests/bench/speed.py {' '.join(sys.argv[1:])}` on {machine()}, "
+          f"{datetime.date.today().isoformat()}, commit {commit}.\n")
+    table.print()
+    for note in ctx.notes:
+        print(f"\n{note}")
+
+
+if __name__ == "__main__":
+    main()
