@@ -180,8 +180,15 @@ def start_redis(ctx, procs, port, extra_env):
     return proc
 
 
-def thread_count(pid):
-    return len(os.listdir(f"/proc/{pid}/task"))
+def agent_server_up(pid):
+    """Whether the agent's gRPC server threads (memprof-*, beside memprof-accept) run."""
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(FileNotFoundError):
+            with open(f"/proc/{pid}/task/{task}/comm") as comm:
+                name = comm.read().strip()
+            if name.startswith("memprof-") and name != "memprof-accept":
+                return True
+    return False
 
 
 def bench_stats(ctx, table):
@@ -197,11 +204,10 @@ def bench_stats(ctx, table):
         table.add("stats, warm agent", ours, anchor, GOALS["stats"], ctx.runs * 2)
 
         cold = start_redis(ctx, procs, 16392, {"MEMPROF_IDLE_TIMEOUT": "1s"})
-        idle_threads = thread_count(cold.pid)
         cold_stats = [ctx.ctl, "stats", "--raw", "--pid", str(cold.pid)]
         # Before each run: wait until the agent's server has shut down again.
         torn_down = lambda: wait_until("the agent's idle shutdown",
-                                       lambda: thread_count(cold.pid) <= idle_threads)
+                                       lambda: not agent_server_up(cold.pid))
         ours_cold = Side.command("memprofctl stats --raw (cold)", cold_stats, ctl_env, torn_down)
         anchor = Side.command("redis-cli MEMORY MALLOC-STATS",
                               ["redis-cli", "-p", "16392", "MEMORY", "MALLOC-STATS"])
