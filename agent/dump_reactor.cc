@@ -75,31 +75,64 @@ void DumpReactor::OnSlot(DumpSlot slot) {
   TakeDump(std::move(slot));
 }
 
+// The dump is streamed while jemalloc writes it: the metadata goes out at
+// once (with size 0: the trailer has the size), the writes that follow run
+// on gRPC's threads and wait for jemalloc when they catch up with it, and
+// jemalloc writes the dump on another of gRPC's threads (WriteDumpSoon):
+// not on this one, because gRPC sends what a callback started only once the
+// callback has returned (jemalloc writing here held the whole stream back). The call may end (the client going away, a stall)
+// before jemalloc is done, so the writing counts as a call of its own, and
+// nothing of this reactor is touched after Write().
 void DumpReactor::TakeDump(DumpSlot slot) {
   // No exception may leave: this runs in a gRPC callback, or in another
   // call's (whichever freed the slot).
+  std::function<void()> write_dump;
   try {
-    auto dump = dumps_->Dump(std::move(slot));
-    if (!dump) {
-      Finish(ToGrpcStatus(dump.error()));
+    auto started = dumps_->Begin(std::move(slot));
+    if (!started) {
+      Finish(ToGrpcStatus(started.error()));
       return;
     }
     auto* meta = chunk_.mutable_metadata();
     meta->set_format("jemalloc_heap_v2");
-    meta->set_size_bytes((*dump)->size());
+    meta->set_size_bytes(0);
     meta->set_sample_interval_bytes(header_.sample_interval_bytes);
-    meta->set_created_unix_ms((*dump)->created_unix_ms());
+    meta->set_created_unix_ms(started->dump->created_unix_ms());
     meta->set_pid(header_.pid);
-    meta->set_sequence((*dump)->sequence());
+    meta->set_sequence(started->dump->sequence());
     {
       std::lock_guard lock(stream_->mu);
-      stream_->dump = std::move(*dump);
+      stream_->dump = std::move(started->dump);
     }
-    Write();
+    write_dump = std::move(started->write);
   } catch (const std::exception& e) {
     Logger().error("dump failed: {}", e.what());
     Finish(grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+    return;
   }
+  WriteDumpSoon(calls_, std::move(write_dump));
+  Write();
+}
+
+void DumpReactor::WriteDumpSoon(CallTracker& calls, std::function<void()> write_dump) {
+  struct Pending {
+    grpc::Alarm alarm;
+    std::function<void()> write;
+  };
+  auto* pending = new Pending{grpc::Alarm(), std::move(write_dump)};
+  calls.Begin();
+  // An alarm due now: its callback runs on gRPC's executor, a thread of its
+  // own. gRPC keeps the alarm's state alive while its callback runs, so the
+  // callback may delete the alarm.
+  pending->alarm.Set(std::chrono::system_clock::now(), [pending, &calls](bool fired) {
+    try {
+      if (fired) pending->write();
+    } catch (const std::exception& e) {
+      Logger().error("writing a heap profile failed: {}", e.what());
+    }
+    delete pending;  // unrun, the writer ends the stream with an error; may free the slot
+    calls.End();
+  });
 }
 
 void DumpReactor::OnCancel() {

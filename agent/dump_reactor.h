@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -67,6 +68,7 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
   struct Stream;
 
   void TakeDump(DumpSlot slot);
+  static void WriteDumpSoon(CallTracker& calls, std::function<void()> write_dump);
   void WriteNext();
   void Write();
   static void OnStallAlarm(const std::shared_ptr<Stream>& stream, uint64_t writes_done);

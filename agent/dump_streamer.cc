@@ -1,5 +1,6 @@
 #include "agent/dump_streamer.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,11 +10,14 @@
 #include <cstring>
 
 #include "agent/agent_logger.h"
+#include "agent/high_fd_floor.h"
 
 namespace memprof::agent {
 namespace {
 
 constexpr char kHeapMagic[] = "heap_v2/";
+// How often a streamer that has caught up with jemalloc looks for more.
+constexpr auto kGrowthPoll = std::chrono::milliseconds(2);
 
 int64_t NowUnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -35,9 +39,9 @@ Result<Fd> CreateAnonymousFile() {
 // memfd from whichever thread's descriptor table it is in.
 std::string PathOf(const Fd& fd) { return "/proc/thread-self/fd/" + std::to_string(fd.get()); }
 
-Result<uint64_t> SizeOf(const Fd& fd) {
+Result<uint64_t> SizeOf(int fd) {
   struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) {
+  if (::fstat(fd, &st) != 0) {
     return Fail(ErrorCode::kInternal, std::string("fstat on the dump: ") + std::strerror(errno));
   }
   return static_cast<uint64_t>(st.st_size);
@@ -53,7 +57,86 @@ Result<void> CheckMagic(const Fd& fd) {
   return {};
 }
 
+// Has jemalloc write the dump into `fd` (the writer's own descriptor of the
+// streamed file) and tells `progress` how it ended.
+void WriteDump(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
+               const std::shared_ptr<DumpProgress>& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<uint64_t> outcome = 0;
+  try {  // the streamer waits for Finish: it must come, whatever happens
+    outcome = [&]() -> Result<uint64_t> {
+      if (auto r = jemalloc->DumpTo(PathOf(fd)); !r) return Fail(r.error());
+      if (auto r = CheckMagic(fd); !r) return Fail(r.error());
+      return SizeOf(fd.get());
+    }();
+    if (outcome) {
+      Logger().info("heap profile #{}: {} bytes in {} ms (streamed while written)", sequence,
+                    *outcome,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+    }
+  } catch (const std::exception& e) {
+    outcome = Fail(ErrorCode::kInternal, std::string("writing the heap profile: ") + e.what());
+  }
+  fd = Fd();  // this descriptor before the slot, as in ~HeapDump
+  progress->Finish(std::move(outcome));
+}
+
+// The writing half of a streamed dump. Dropped without being run (the agent
+// stopping first), it ends the stream with an error rather than leave the
+// streamer waiting for bytes that will never come.
+class DumpWriter {
+ public:
+  DumpWriter(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
+             std::shared_ptr<DumpProgress> progress)
+      : jemalloc_(jemalloc), fd_(std::move(fd)), sequence_(sequence), progress_(std::move(progress)) {}
+  DumpWriter(const DumpWriter&) = delete;
+  DumpWriter& operator=(const DumpWriter&) = delete;
+  ~DumpWriter() {
+    if (progress_) {
+      fd_ = Fd();
+      progress_->Finish(Fail(ErrorCode::kInternal, "the agent stopped before the dump was written"));
+    }
+  }
+
+  void Run() {
+    if (!progress_) return;
+    WriteDump(jemalloc_, std::move(fd_), sequence_, progress_);
+    progress_.reset();  // may free the slot
+  }
+
+ private:
+  const JemallocControl* jemalloc_;
+  Fd fd_;
+  uint64_t sequence_;
+  std::shared_ptr<DumpProgress> progress_;
+};
+
 }  // namespace
+
+void DumpProgress::Finish(Result<uint64_t> outcome) {
+  {
+    std::lock_guard lock(mu_);
+    outcome_ = std::move(outcome);
+  }
+  finished_.notify_all();
+}
+
+Result<DumpProgress::Extent> DumpProgress::WaitBeyond(uint64_t offset, int fd) {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (outcome_) {
+      if (!*outcome_) return Fail(outcome_->error());
+      return Extent{**outcome_, true};
+    }
+    // Below the file's size every byte is written: jemalloc only appends.
+    auto size = SizeOf(fd);
+    if (!size) return Fail(size.error());
+    if (*size > offset) return Extent{*size, false};
+    finished_.wait_for(lock, kGrowthPoll);
+  }
+}
 
 HeapDump::HeapDump(Fd fd, uint64_t size, uint64_t sequence, DumpSlot slot)
     : fd_(std::move(fd)),
@@ -62,16 +145,38 @@ HeapDump::HeapDump(Fd fd, uint64_t size, uint64_t sequence, DumpSlot slot)
       created_unix_ms_(NowUnixMs()),
       slot_(std::move(slot)) {}
 
+HeapDump::HeapDump(Fd fd, uint64_t sequence, std::shared_ptr<DumpProgress> progress)
+    : fd_(std::move(fd)),
+      size_(0),
+      complete_(false),
+      sequence_(sequence),
+      created_unix_ms_(NowUnixMs()),
+      progress_(std::move(progress)) {}
+
 HeapDump::~HeapDump() {
   // The file first: the next waiter's dump must not coexist with this one.
   fd_ = Fd();
+  progress_.reset();  // frees the slot if jemalloc is done writing
   slot_.Release();
+}
+
+Result<uint64_t> HeapDump::Readable() {
+  if (complete_) return size_;
+  auto extent = progress_->WaitBeyond(offset_, fd_.get());
+  if (!extent) return Fail(extent.error());
+  if (extent->final) {
+    size_ = extent->readable;
+    complete_ = true;
+  }
+  return extent->readable;
 }
 
 Result<bool> HeapDump::ReadNext(size_t max_bytes, std::string& out) {
   out.clear();
-  if (offset_ >= size_) return false;
-  size_t want = static_cast<size_t>(std::min<uint64_t>(max_bytes, size_ - offset_));
+  auto readable = Readable();
+  if (!readable) return Fail(readable.error());
+  if (offset_ >= *readable) return false;
+  size_t want = static_cast<size_t>(std::min<uint64_t>(max_bytes, *readable - offset_));
   out.resize(want);
   ssize_t n;
   do {
@@ -111,7 +216,7 @@ Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump(DumpSlot slot) {
   if (!fd) return Fail(fd.error());
   const auto start = std::chrono::steady_clock::now();
   if (auto r = (*jemalloc)->DumpTo(PathOf(*fd)); !r) return Fail(r.error());
-  auto size = SizeOf(*fd);
+  auto size = SizeOf(fd->get());
   if (!size) return Fail(size.error());
   if (auto r = CheckMagic(*fd); !r) return Fail(r.error());
   const uint64_t sequence = served_.fetch_add(1) + 1;
@@ -120,6 +225,36 @@ Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump(DumpSlot slot) {
                     std::chrono::steady_clock::now() - start)
                     .count());
   return std::make_unique<HeapDump>(std::move(*fd), *size, sequence, std::move(slot));
+}
+
+Result<StreamedDump> DumpStreamer::Begin() {
+  if (auto jemalloc = RequireHeapProfiling(allocator_); !jemalloc) return Fail(jemalloc.error());
+  std::optional<DumpSlot> slot = queue_->TryAcquire();
+  if (!slot) {
+    return Fail(ErrorCode::kResourceExhausted,
+                "the agent is already streaming " + std::to_string(limits_.max_active) +
+                    " heap profiles");
+  }
+  return Begin(std::move(*slot));
+}
+
+Result<StreamedDump> DumpStreamer::Begin(DumpSlot slot) {
+  auto jemalloc = RequireHeapProfiling(allocator_);
+  if (!jemalloc) return Fail(jemalloc.error());
+  auto fd = CreateAnonymousFile();
+  if (!fd) return Fail(fd.error());
+  Fd writer(::fcntl(fd->get(), F_DUPFD_CLOEXEC, HighFdFloor()));
+  if (!writer) {
+    return Fail(ErrorCode::kInternal,
+                std::string("cannot duplicate the dump's descriptor: ") + std::strerror(errno));
+  }
+  const uint64_t sequence = served_.fetch_add(1) + 1;
+  auto progress = std::make_shared<DumpProgress>(std::move(slot));
+  StreamedDump started;
+  started.dump = std::make_unique<HeapDump>(std::move(*fd), sequence, progress);
+  auto task = std::make_shared<DumpWriter>(*jemalloc, std::move(writer), sequence, std::move(progress));
+  started.write = [task]() { task->Run(); };
+  return started;
 }
 
 }  // namespace memprof::agent

@@ -3,9 +3,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -17,6 +20,34 @@
 
 namespace memprof::agent {
 
+// How far jemalloc has got with one dump that is streamed while it is being
+// written: shared by the thread that takes the dump and the one that streams
+// it, either of which may finish first. It holds the dump's slot, so the
+// slot is freed only when both are done with the dump.
+class DumpProgress {
+ public:
+  explicit DumpProgress(DumpSlot slot) : slot_(std::move(slot)) {}
+
+  // The taker: jemalloc is done, with the file's final size, or failed.
+  void Finish(Result<uint64_t> outcome);
+
+  // What the streamer may read: `readable` bytes exist; `final` once the
+  // dump is complete and that is its size.
+  struct Extent {
+    uint64_t readable = 0;
+    bool final = false;
+  };
+  // Waits until the file (`fd`) holds more than `offset` bytes or the dump
+  // has ended. The dump's error, if jemalloc failed.
+  [[nodiscard]] Result<Extent> WaitBeyond(uint64_t offset, int fd);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable finished_;
+  std::optional<Result<uint64_t>> outcome_;  // guarded by mu_
+  DumpSlot slot_;
+};
+
 // One heap profile, written by jemalloc into an anonymous file (a memfd: no
 // path anyone could predict, race or read, and nothing left on disk), read
 // back in chunks while a SHA-256 of the bytes is computed. Destroying it
@@ -24,28 +55,44 @@ namespace memprof::agent {
 class HeapDump {
  public:
   HeapDump(Fd fd, uint64_t size, uint64_t sequence, DumpSlot slot);
+  // A dump still being written (see DumpStreamer::Begin): its size is known
+  // once ReadNext has returned false.
+  HeapDump(Fd fd, uint64_t sequence, std::shared_ptr<DumpProgress> progress);
   ~HeapDump();
   HeapDump(const HeapDump&) = delete;
   HeapDump& operator=(const HeapDump&) = delete;
 
+  // The size in bytes; for a dump still being written, 0 until it is complete.
   uint64_t size() const { return size_; }
   uint64_t sequence() const { return sequence_; }
   int64_t created_unix_ms() const { return created_unix_ms_; }
 
   // Replaces `out` with the next at most `max_bytes` bytes. Returns false once
-  // every byte has been read.
+  // every byte has been read. For a dump still being written it waits for
+  // jemalloc to write more, and fails with jemalloc's error.
   [[nodiscard]] Result<bool> ReadNext(size_t max_bytes, std::string& out);
   // Hex SHA-256 of every byte read so far; call once, after the last chunk.
   std::string FinalSha256Hex() { return sha_.FinalHex(); }
 
  private:
+  [[nodiscard]] Result<uint64_t> Readable();
+
   Fd fd_;
   uint64_t size_;
+  bool complete_ = true;
   uint64_t offset_ = 0;
   uint64_t sequence_;
   int64_t created_unix_ms_;
   Sha256 sha_;
   DumpSlot slot_;
+  std::shared_ptr<DumpProgress> progress_;  // null once written (or never streamed)
+};
+
+// What DumpStreamer::Begin hands back: the dump to stream, and the task that
+// has jemalloc write it (with its own descriptor of the same file).
+struct StreamedDump {
+  std::unique_ptr<HeapDump> dump;
+  std::function<void()> write;  // run once, on a thread that may block
 };
 
 // How many dumps the agent serves at once, how many more clients may wait
@@ -82,6 +129,13 @@ class DumpStreamer {
   // with `slot`, which the HeapDump keeps (a failure frees it at once).
   // Errors: kFailedPrecondition (no heap profiling), kInternal.
   [[nodiscard]] Result<std::unique_ptr<HeapDump>> Dump(DumpSlot slot);
+  // Starts a dump with `slot` that can be streamed while jemalloc writes it:
+  // the caller starts streaming `dump` and then runs `write` (which blocks
+  // for as long as jemalloc takes). Either may end first; the slot is freed
+  // when both have. Errors: as Dump(slot), before anything was written.
+  [[nodiscard]] Result<StreamedDump> Begin(DumpSlot slot);
+  // Begin(slot) if a slot is free now, as Dump() (tests and in-process callers).
+  [[nodiscard]] Result<StreamedDump> Begin();
 
   uint64_t DumpsServed() const { return served_.load(); }
   const DumpLimits& limits() const { return limits_; }

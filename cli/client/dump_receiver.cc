@@ -39,7 +39,7 @@ Result<void> DumpReceiver::OnMetadata(const memprof::v1::DumpMetadata& metadata)
 Result<void> DumpReceiver::OnData(const std::string& data) {
   if (!have_metadata_) return Loss("the stream did not start with metadata");
   received_ += data.size();
-  if (received_ > metadata_.size_bytes()) {
+  if (SizeAnnounced() && received_ > metadata_.size_bytes()) {
     return Loss("received more than the announced " + std::to_string(metadata_.size_bytes()) +
                 " bytes");
   }
@@ -57,10 +57,11 @@ Result<void> DumpReceiver::OnTrailer(const memprof::v1::DumpTrailer& trailer) {
 Result<DumpSummary> DumpReceiver::Finish() {
   if (!have_metadata_) return Loss("the stream was empty");
   if (!have_trailer_) {
-    return Loss("the stream ended early (" + std::to_string(received_) + " of " +
-                std::to_string(metadata_.size_bytes()) + " bytes)");
+    return Loss("the stream ended early (" + std::to_string(received_) + " bytes" +
+                (SizeAnnounced() ? " of " + std::to_string(metadata_.size_bytes()) : "") + ")");
   }
-  if (trailer_.size_bytes() != received_ || metadata_.size_bytes() != received_) {
+  if (trailer_.size_bytes() != received_ ||
+      (SizeAnnounced() && metadata_.size_bytes() != received_)) {
     return Loss("size mismatch (received " + std::to_string(received_) + " bytes, announced " +
                 std::to_string(metadata_.size_bytes()) + ", trailer says " +
                 std::to_string(trailer_.size_bytes()) + ")");

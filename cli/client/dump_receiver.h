@@ -43,6 +43,9 @@ class DumpReceiver {
   Result<void> OnMetadata(const memprof::v1::DumpMetadata& metadata);
   Result<void> OnData(const std::string& data);
   Result<void> OnTrailer(const memprof::v1::DumpTrailer& trailer);
+  // Whether the metadata gave the size: 0 means the agent streams the dump
+  // while jemalloc writes it, and only the trailer knows the size.
+  bool SizeAnnounced() const { return metadata_.size_bytes() != 0; }
 
   Writer write_;
   Sha256 hash_;

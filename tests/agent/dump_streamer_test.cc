@@ -1,9 +1,13 @@
 #include "agent/dump_streamer.h"
 
 #include <dirent.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 
 #include "tests/agent/test_allocations.h"
 
@@ -83,6 +87,85 @@ TEST_F(DumpStreamerTest, LeavesNoDescriptorBehind) {
     ReadWhole(**dump, 65536);
   }
   EXPECT_EQ(OpenFdCount(), before);
+}
+
+// A dump streamed while jemalloc writes it: read on one thread while
+// jemalloc writes on another, it is the same whole, verified profile.
+TEST_F(DumpStreamerTest, AStreamedDumpReadWhileWrittenIsWholeAndVerified) {
+  DumpStreamer streamer(*allocator_, DumpLimits{.max_active = 2});
+  auto started = streamer.Begin();
+  ASSERT_TRUE(started) << started.error().message;
+  EXPECT_EQ(started->dump->size(), 0u) << "the size is not known before jemalloc is done";
+  std::string bytes;
+  std::thread reader([&] { bytes = ReadWhole(*started->dump, 4096); });
+  started->write();
+  reader.join();
+  EXPECT_EQ(bytes.rfind("heap_v2/", 0), 0u);
+  EXPECT_EQ(bytes.size(), started->dump->size());
+  Sha256 expected;
+  expected.Update(bytes);
+  EXPECT_EQ(started->dump->FinalSha256Hex(), expected.FinalHex());
+}
+
+// The slot (what bounds the dumps in memory) is held until both the stream
+// and jemalloc's writing are over, whichever ends first.
+TEST_F(DumpStreamerTest, AStreamedDumpHoldsItsSlotUntilTheStreamAndTheWriterAreDone) {
+  DumpStreamer streamer(*allocator_, DumpLimits{.max_active = 1});
+  auto started = streamer.Begin();
+  ASSERT_TRUE(started);
+  started->dump.reset();  // the client went away before jemalloc wrote anything
+  auto second = streamer.Begin();
+  ASSERT_FALSE(second) << "a slot was freed while jemalloc still had the dump";
+  EXPECT_EQ(second.error().code, ErrorCode::kResourceExhausted);
+  started->write();
+  started->write = nullptr;
+  auto third = streamer.Begin();
+  ASSERT_TRUE(third) << third.error().message;
+  third->write();
+}
+
+TEST_F(DumpStreamerTest, StreamedDumpsLeaveNoDescriptorBehind) {
+  DumpStreamer streamer(*allocator_, DumpLimits{.max_active = 2});
+  const int before = OpenFdCount();
+  for (int i = 0; i < 5; ++i) {
+    auto started = streamer.Begin();
+    ASSERT_TRUE(started);
+    started->write();
+    ReadWhole(*started->dump, 65536);
+  }
+  EXPECT_EQ(OpenFdCount(), before);
+}
+
+TEST(DumpProgressTest, AStreamerWaitsForGrowthAndSeesTheFinalSize) {
+  Fd file(::memfd_create("dump-progress-test", MFD_CLOEXEC));
+  ASSERT_TRUE(file);
+  DumpProgress progress{DumpSlot()};
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(::write(file.get(), "heap_v2/", 8), 8);
+  });
+  auto grown = progress.WaitBeyond(0, file.get());
+  writer.join();
+  ASSERT_TRUE(grown) << grown.error().message;
+  EXPECT_EQ(grown->readable, 8u);
+  EXPECT_FALSE(grown->final);
+  progress.Finish(8);
+  auto final = progress.WaitBeyond(8, file.get());
+  ASSERT_TRUE(final);
+  EXPECT_EQ(final->readable, 8u);
+  EXPECT_TRUE(final->final);
+}
+
+TEST(DumpProgressTest, AWriterThatFailsEndsTheStreamWithItsError) {
+  Fd file(::memfd_create("dump-progress-test", MFD_CLOEXEC));
+  ASSERT_TRUE(file);
+  DumpProgress progress{DumpSlot()};
+  std::thread writer([&] { progress.Finish(Fail(ErrorCode::kInternal, "prof.dump failed")); });
+  auto waited = progress.WaitBeyond(0, file.get());
+  writer.join();
+  ASSERT_FALSE(waited);
+  EXPECT_EQ(waited.error().code, ErrorCode::kInternal);
+  EXPECT_EQ(waited.error().message, "prof.dump failed");
 }
 
 }  // namespace

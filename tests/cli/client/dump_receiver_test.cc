@@ -96,6 +96,43 @@ TEST_F(DumpReceiverTest, MoreDataThanAnnouncedIsRejectedBeforeWriting) {
   EXPECT_TRUE(written_.empty());
 }
 
+// An agent streaming a dump while jemalloc writes it announces size 0: the
+// trailer alone gives the size, and it is checked as strictly.
+TEST_F(DumpReceiverTest, AStreamOfUnannouncedSizeIsCheckedAgainstTheTrailer) {
+  const std::string data(10000, 'y');
+  auto chunks = MakeDumpStream(data, 4096);
+  chunks[0].mutable_metadata()->set_size_bytes(0);
+  ASSERT_TRUE(Feed(chunks));
+  auto summary = receiver_.Finish();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->size_bytes, 10000u);
+  EXPECT_EQ(written_, data);
+}
+
+TEST_F(DumpReceiverTest, AStreamOfUnannouncedSizeWithAWrongTrailerSizeIsDataLoss) {
+  auto chunks = MakeDumpStream("abcdef", 2);
+  chunks[0].mutable_metadata()->set_size_bytes(0);
+  chunks.back().mutable_trailer()->set_size_bytes(7);
+  ASSERT_TRUE(Feed(chunks));
+  auto summary = receiver_.Finish();
+  ASSERT_FALSE(summary);
+  EXPECT_EQ(summary.error().code, ErrorCode::kDataLoss);
+  EXPECT_NE(summary.error().message.find("trailer says 7"), std::string::npos)
+      << summary.error().message;
+}
+
+TEST_F(DumpReceiverTest, AStreamOfUnannouncedSizeThatEndsEarlyIsDataLoss) {
+  auto chunks = MakeDumpStream("abcdef", 2);
+  chunks[0].mutable_metadata()->set_size_bytes(0);
+  chunks.pop_back();
+  ASSERT_TRUE(Feed(chunks));
+  auto summary = receiver_.Finish();
+  ASSERT_FALSE(summary);
+  EXPECT_EQ(summary.error().code, ErrorCode::kDataLoss);
+  EXPECT_NE(summary.error().message.find("ended early (6 bytes)"), std::string::npos)
+      << summary.error().message;
+}
+
 TEST_F(DumpReceiverTest, ChunkAfterTrailerIsRejected) {
   auto chunks = MakeDumpStream("ab", 1);
   chunks.push_back(chunks[1]);
