@@ -102,7 +102,6 @@ void TreeBuilder::Reserve() {
   size_t locations = 1;
   for (const StackSample& stack : aggregation_.stacks) locations += stack.locations.size();
   graph_.nodes.reserve(locations);
-  children_.reserve(locations);
 }
 
 // Stacks are leaf first; the tree grows from the root.
