@@ -1,6 +1,8 @@
 #include "cli/report/report_pipeline.h"
 
+#include <algorithm>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "cli/report/analysis/aggregate.h"
@@ -12,7 +14,7 @@
 #include "cli/report/analysis/svg_report.h"
 #include "cli/report/analysis/text_report.h"
 #include "cli/report/analysis/unsample.h"
-#include "cli/report/pprof/dwfl_address_symbolizer.h"
+#include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
 #include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolize/symbolizer.h"
@@ -26,11 +28,22 @@ Result<analysis::HeapProfile> LoadProfile(const std::string& path) {
   return analysis::Unsample(std::move(*dump));
 }
 
-// The dump, minus --base when given.
+// At most this many threads: a report has two big inputs to read and a
+// few big files to symbolize, so more would mostly wait.
+constexpr unsigned kMaxThreads = 4;
+
+unsigned ThreadCount() { return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads); }
+
+// The dump, minus --base when given. The two dumps are read side by side.
 Result<analysis::HeapProfile> LoadRequestedProfile(const ReportRequest& request) {
-  auto profile = LoadProfile(request.dump_path);
-  if (!profile || request.base_path.empty()) return profile;
-  auto base = LoadProfile(request.base_path);
+  if (request.base_path.empty()) return LoadProfile(request.dump_path);
+  Result<analysis::HeapProfile> base = Fail(ErrorCode::kInternal, "base not read");
+  Result<analysis::HeapProfile> profile = Fail(ErrorCode::kInternal, "dump not read");
+  {
+    std::jthread base_reader([&] { base = LoadProfile(request.base_path); });
+    profile = LoadProfile(request.dump_path);
+  }
+  if (!profile) return profile;
   if (!base) return Fail(base.error());
   return analysis::SubtractBase(*profile, *base);
 }
@@ -109,15 +122,18 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out) 
   auto profile = LoadRequestedProfile(request);
   if (!profile) return Fail(profile.error());
   auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
-  auto symbolizer = symbolize::Symbolizer::Create(map.mappings, SymbolizerOptionsFor(request));
+  const symbolize::SymbolizerOptions options = SymbolizerOptionsFor(request);
+  auto symbolizer = symbolize::Symbolizer::Create(map.mappings, options);
   if (!symbolizer) return Fail(symbolizer.error());
-  pprof::DwflAddressSymbolizer adapter(*symbolizer);
+  const std::vector<uint64_t> addresses = pprof::DistinctLookupAddresses(*profile);
+  pprof::ParallelSymbolizer adapter(std::move(*symbolizer), map.mappings, options, addresses,
+                                    ThreadCount());
   if (request.format != Format::kPprof) {
     return RenderAggregated(request, *profile, adapter, out);
   }
-  pprof::PprofOptions options;
-  options.sysroot = SymbolizerOptionsFor(request).sysroot;
-  return pprof::WritePprof(*profile, adapter, map.mappings, options, out);
+  pprof::PprofOptions pprof_options;
+  pprof_options.sysroot = options.sysroot;
+  return pprof::WritePprof(*profile, adapter, map.mappings, pprof_options, out);
 }
 
 }  // namespace memprof::report

@@ -4,6 +4,7 @@
 #include <optional>
 #include <regex>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "cli/report/analysis/jeprof_names.h"
@@ -133,12 +134,42 @@ bool FrameMatcher::AnyMatches(const std::vector<uint32_t>& stack, const Location
 }
 
 // FNV-1a over location ids, for merging identical cut stacks.
-struct PathHash {
-  size_t operator()(const std::vector<uint32_t>& path) const {
-    uint64_t hash = 14695981039346656037ULL;
-    for (uint32_t id : path) hash = (hash ^ id) * 1099511628211ULL;
-    return static_cast<size_t>(hash);
+uint64_t PathHash(const std::vector<uint32_t>& path) {
+  uint64_t hash = 14695981039346656037ULL;
+  for (uint32_t id : path) hash = (hash ^ id) * 1099511628211ULL;
+  return hash;
+}
+
+// The merged stacks, indexed by their paths without a copy of them: the
+// index holds positions in `stacks`.
+class StackIndex {
+ public:
+  explicit StackIndex(std::vector<StackSample>& stacks)
+      : stacks_(stacks), index_(0, Hash{&stacks}, Equal{&stacks}) {}
+
+  // Adds `value` to the stack with this path, or appends one.
+  void Add(std::vector<uint32_t> path, double value) {
+    stacks_.push_back({std::move(path), value});
+    auto [it, inserted] = index_.insert(stacks_.size() - 1);
+    if (inserted) return;
+    stacks_[*it].value += value;
+    stacks_.pop_back();
   }
+
+ private:
+  struct Hash {
+    const std::vector<StackSample>* stacks;
+    size_t operator()(size_t i) const { return PathHash((*stacks)[i].locations); }
+  };
+  struct Equal {
+    const std::vector<StackSample>* stacks;
+    bool operator()(size_t a, size_t b) const {
+      return (*stacks)[a].locations == (*stacks)[b].locations;
+    }
+  };
+
+  std::vector<StackSample>& stacks_;
+  std::unordered_set<size_t, Hash, Equal> index_;
 };
 
 // jeprof's RemoveUninterestingFrames: an allocator entry point drops itself
@@ -162,18 +193,12 @@ std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, Loc
 std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
                                      LocationTable& table, double& total) {
   std::vector<StackSample> stacks;
-  std::unordered_map<std::vector<uint32_t>, size_t, PathHash> index;
+  StackIndex index(stacks);
   for (const Sample& sample : profile.samples) {
     double value = ValueOf(sample, metric);
     total += value;
     if (value == 0) continue;
-    std::vector<uint32_t> path = CutAllocatorFrames(sample.stack, table);
-    if (auto it = index.find(path); it != index.end()) {
-      stacks[it->second].value += value;
-      continue;
-    }
-    index.emplace(path, stacks.size());
-    stacks.push_back({std::move(path), value});
+    index.Add(CutAllocatorFrames(sample.stack, table), value);
   }
   return stacks;
 }

@@ -40,6 +40,10 @@ struct LocationFrame {
 class TreeBuilder {
  public:
   explicit TreeBuilder(const Aggregation& aggregation);
+  // Room for as many nodes as the stacks have locations (inline frames
+  // aside, an upper bound): growing by doubling copied and touched the
+  // node array several times over.
+  void Reserve();
   void AddStack(const StackSample& stack);
   FlameGraph Finish();
 
@@ -94,6 +98,12 @@ uint32_t TreeBuilder::Child(uint32_t parent, const LocationFrame& frame) {
   return it->second;
 }
 
+void TreeBuilder::Reserve() {
+  size_t locations = 1;
+  for (const StackSample& stack : aggregation_.stacks) locations += stack.locations.size();
+  graph_.nodes.reserve(locations);
+}
+
 // Stacks are leaf first; the tree grows from the root.
 void TreeBuilder::AddStack(const StackSample& stack) {
   if (!(stack.value > 0)) {
@@ -142,6 +152,7 @@ FrameKind ClassifyFrame(const Frame& frame) {
 
 FlameGraph BuildFlameGraph(const Aggregation& aggregation) {
   TreeBuilder builder(aggregation);
+  builder.Reserve();
   for (const StackSample& stack : aggregation.stacks) builder.AddStack(stack);
   return builder.Finish();
 }

@@ -15,14 +15,14 @@
 #include "cli/report/analysis/heap_v2_parser.h"
 
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <utility>
 
 #include "cli/report/analysis/line_reader.h"
+#include "cli/report/analysis/mapped_file.h"
 
 namespace memprof::analysis {
 namespace {
@@ -62,6 +62,32 @@ std::string Excerpt(std::string_view text) {
   return out + "'";
 }
 
+std::string Named(std::string_view kind, std::string_view what) {
+  std::string name(kind);
+  if (!name.empty()) name += ' ';
+  return name += what;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// "0x1a2b" or "1a2b": at most 16 digits, nothing else.
+std::optional<uint64_t> ParseHexAddress(std::string_view token) {
+  if (token.starts_with("0x") || token.starts_with("0X")) token.remove_prefix(2);
+  if (token.empty() || token.size() > kMaxHexDigits) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : token) {
+    const int digit = HexDigit(c);
+    if (digit < 0) return std::nullopt;
+    value = value << 4 | static_cast<uint64_t>(digit);
+  }
+  return value;
+}
+
 // A cursor over one line for the small field parsers below.
 class Scanner {
  public:
@@ -78,33 +104,31 @@ class Scanner {
   bool AtEnd() const { return text_.empty(); }
   std::string_view rest() const { return text_; }
 
-  // A decimal unsigned 64-bit number.
-  Result<uint64_t> Decimal(std::string_view what) {
+  // A decimal unsigned 64-bit number; `kind` and `what` name it in errors
+  // ("in-use" "object count"), joined only when there is an error.
+  Result<uint64_t> Decimal(std::string_view kind, std::string_view what) {
     uint64_t value = 0;
     auto [end, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), value);
     if (ec == std::errc::result_out_of_range) {
-      return Bad(std::string(what) + " does not fit in 64 bits");
+      return Bad(Named(kind, what) + " does not fit in 64 bits");
     }
     if (ec != std::errc() || end == text_.data()) {
-      return Bad("expected " + std::string(what) + ", got " + Excerpt(text_));
+      return Bad("expected " + Named(kind, what) + ", got " + Excerpt(text_));
     }
     text_.remove_prefix(static_cast<size_t>(end - text_.data()));
     return value;
   }
 
   // A code address: hex with an optional 0x (jemalloc prints 0 as "0").
+  // Hand-rolled rather than from_chars: a dump holds a million of them.
   Result<uint64_t> Address() {
-    std::string_view token = text_.substr(0, text_.find_first_of(" \t"));
-    text_.remove_prefix(token.size());
-    std::string_view digits = token;
-    if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
-    uint64_t value = 0;
-    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
-    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
-        digits.size() > kMaxHexDigits) {
-      return Bad("bad stack address " + Excerpt(token));
-    }
-    return value;
+    size_t length = 0;
+    while (length < text_.size() && !IsBlank(text_[length])) ++length;
+    std::string_view token = text_.substr(0, length);
+    text_.remove_prefix(length);
+    std::optional<uint64_t> value = ParseHexAddress(token);
+    if (!value) return Bad("bad stack address " + Excerpt(token));
+    return *value;
   }
 
  private:
@@ -122,11 +146,11 @@ Result<void> Expect(Scanner& scanner, char c, std::string_view where) {
 Result<RawCounts> ParsePair(Scanner& scanner, std::string_view kind) {
   RawCounts counts;
   scanner.SkipBlanks();
-  auto objects = scanner.Decimal(std::string(kind) + " object count");
+  auto objects = scanner.Decimal(kind, "object count");
   if (!objects) return Fail(objects.error());
   if (auto ok = Expect(scanner, ':', "after the object count"); !ok) return Fail(ok.error());
   scanner.SkipBlanks();
-  auto bytes = scanner.Decimal(std::string(kind) + " byte count");
+  auto bytes = scanner.Decimal(kind, "byte count");
   if (!bytes) return Fail(bytes.error());
   // Either would make jeprof divide by zero; jemalloc never writes them.
   if (*objects == 0 && *bytes != 0) {
@@ -164,7 +188,7 @@ Result<uint64_t> ParseThreadTag(Scanner& scanner) {
     return Bad("expected 't*:' or 't<thread>:', got " + Excerpt(scanner.rest()));
   uint64_t thread = kAllThreads;
   if (!scanner.Consume('*')) {
-    auto id = scanner.Decimal("a thread number after 't'");
+    auto id = scanner.Decimal("", "a thread number after 't'");
     if (!id) return Fail(id.error());
     thread = *id;
   }
@@ -202,16 +226,18 @@ Result<uint64_t> ParseHeader(std::string_view line) {
                Excerpt(line));
   }
   Scanner scanner(line.substr(kHeaderPrefix.size()));
-  auto period = scanner.Decimal("the sample period after 'heap_v2/'");
+  auto period = scanner.Decimal("", "the sample period after 'heap_v2/'");
   if (!period) return Fail(period.error());
   if (!scanner.AtEnd())
     return Bad("unexpected text after the sample period: " + Excerpt(scanner.rest()));
   return *period;
 }
 
-Result<std::vector<uint64_t>> ParseStack(std::string_view line, size_t max_frames) {
+// The addresses of a '@' line into `stack` (cleared first), which the caller
+// reuses from line to line so that a stack costs one exact-size copy.
+Result<void> ParseStack(std::string_view line, size_t max_frames, std::vector<uint64_t>& stack) {
   Scanner scanner(line.substr(1));  // after '@'
-  std::vector<uint64_t> stack;
+  stack.clear();
   scanner.SkipBlanks();
   while (!scanner.AtEnd()) {
     if (stack.size() == max_frames) {
@@ -223,16 +249,18 @@ Result<std::vector<uint64_t>> ParseStack(std::string_view line, size_t max_frame
     scanner.SkipBlanks();
   }
   if (stack.empty()) return Bad("stack line '@' has no addresses");
-  return stack;
+  return {};
 }
 
-// The state machine over lines. One instance parses one input.
+// The state machine over lines. One instance parses one input, fed by a
+// LineReader (a stream) or a BufferLineReader (a mapped file).
 class HeapV2Parser {
  public:
-  HeapV2Parser(std::istream& in, std::string_view source, const ParseLimits& limits)
-      : reader_(in, limits.max_line_bytes), source_(source), limits_(limits) {}
+  HeapV2Parser(std::string_view source, const ParseLimits& limits)
+      : source_(source), limits_(limits) {}
 
-  Result<HeapDump> Run();
+  template <typename Reader>
+  Result<HeapDump> Run(Reader& reader);
 
  private:
   enum class State { kHeader, kTotals, kThreads, kStackCounts, kStackThreads, kMaps };
@@ -241,50 +269,54 @@ class HeapV2Parser {
     return Fail(code, source_ + ":" + std::to_string(line) + ": " + what);
   }
   std::unexpected<Error> Here(const Error& error) const {
-    return At(reader_.line_number(), error.code, error.message);
+    return At(line_number_, error.code, error.message);
   }
 
-  Result<void> ReadLine(std::string_view line);
+  Result<void> ReadLine(std::string_view line, bool had_newline);
   Result<void> BodyLine(std::string_view line);
   Result<void> CountsLine(std::string_view line);
   Result<void> StackLine(std::string_view line);
   Result<void> MapsLine(std::string_view line);
   Result<void> Finish() const;
 
-  LineReader reader_;
   std::string source_;
   ParseLimits limits_;
   State state_ = State::kHeader;
-  size_t stack_line_ = 0;  // where the current record's '@' line is
+  size_t line_number_ = 0;  // of the line being parsed
+  size_t stack_line_ = 0;   // where the current record's '@' line is
+  std::vector<uint64_t> stack_;  // the '@' line being parsed; reused
   HeapDump dump_;
 };
 
-Result<HeapDump> HeapV2Parser::Run() {
+template <typename Reader>
+Result<HeapDump> HeapV2Parser::Run(Reader& reader) {
   for (;;) {
-    switch (reader_.Next()) {
+    const LineReader::Status status = reader.Next();
+    line_number_ = reader.line_number();
+    switch (status) {
       case LineReader::Status::kLine:
-        if (auto ok = ReadLine(reader_.line()); !ok) return Fail(ok.error());
+        if (auto ok = ReadLine(reader.line(), reader.had_newline()); !ok) return Fail(ok.error());
         continue;
       case LineReader::Status::kEnd:
         if (auto ok = Finish(); !ok) return Fail(ok.error());
         return std::move(dump_);
       case LineReader::Status::kTooLong:
-        return At(reader_.line_number(), ErrorCode::kInvalidArgument,
+        return At(line_number_, ErrorCode::kInvalidArgument,
                   "line is longer than " + std::to_string(limits_.max_line_bytes) + " bytes");
       case LineReader::Status::kReadError:
-        return At(reader_.line_number(), ErrorCode::kDataLoss, "read error");
+        return At(line_number_, ErrorCode::kDataLoss, "read error");
     }
   }
 }
 
-Result<void> HeapV2Parser::ReadLine(std::string_view line) {
+Result<void> HeapV2Parser::ReadLine(std::string_view line, bool had_newline) {
   if (line.ends_with('\r')) line.remove_suffix(1);
   if (line.find('\0') != std::string_view::npos) {
     return Here(Error(ErrorCode::kInvalidArgument, "NUL byte in line (binary data?)"));
   }
   if (state_ == State::kMaps) return MapsLine(line);
   line = Trim(line);
-  if (!reader_.had_newline() && line != kMapsMarker) {
+  if (!had_newline && line != kMapsMarker) {
     return Here(
         Error(ErrorCode::kDataLoss, "input ends in the middle of this line (truncated dump)"));
   }
@@ -359,10 +391,9 @@ Result<void> HeapV2Parser::StackLine(std::string_view line) {
     return Here(Error(ErrorCode::kInvalidArgument,
                       "more than " + std::to_string(limits_.max_records) + " stacks"));
   }
-  auto stack = ParseStack(line, limits_.max_frames);
-  if (!stack) return Here(stack.error());
-  dump_.records.push_back({std::move(*stack), {}});
-  stack_line_ = reader_.line_number();
+  if (auto ok = ParseStack(line, limits_.max_frames, stack_); !ok) return Here(ok.error());
+  dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), {}});
+  stack_line_ = line_number_;
   state_ = State::kStackCounts;
   return {};
 }
@@ -380,7 +411,7 @@ Result<void> HeapV2Parser::MapsLine(std::string_view line) {
 // What the input must not end in: jemalloc always finishes a dump with the
 // maps section, so anything else means it was cut short.
 Result<void> HeapV2Parser::Finish() const {
-  size_t last = reader_.line_number() - 1;
+  size_t last = line_number_ - 1;
   switch (state_) {
     case State::kHeader:
       return At(1, ErrorCode::kInvalidArgument,
@@ -404,17 +435,20 @@ Result<void> HeapV2Parser::Finish() const {
 
 Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
                              const ParseLimits& limits) {
-  HeapV2Parser parser(in, source_name, limits);
-  return parser.Run();
+  LineReader reader(in, limits.max_line_bytes);
+  return HeapV2Parser(source_name, limits).Run(reader);
+}
+
+Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
+                                 const ParseLimits& limits) {
+  BufferLineReader reader(text, limits.max_line_bytes);
+  return HeapV2Parser(source_name, limits).Run(reader);
 }
 
 Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Fail(ErrorCode::kNotFound,
-                path + ": cannot open the heap profile: " + std::strerror(errno));
-  }
-  return ParseHeapV2(in, path, limits);
+  Result<MappedFile> file = MappedFile::Open(path);
+  if (!file) return Fail(file.error());
+  return ParseHeapV2Text(file->text(), path, limits);
 }
 
 }  // namespace memprof::analysis

@@ -69,7 +69,14 @@ struct ParseLimits {
 [[nodiscard]] Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
                                            const ParseLimits& limits = {});
 
-// Opens `path` and parses it with ParseHeapV2; the path names the errors.
+// The same over a dump already in memory, parsed in place (the lines are
+// not copied); same errors as ParseHeapV2.
+[[nodiscard]] Result<HeapDump> ParseHeapV2Text(std::string_view text,
+                                               std::string_view source_name,
+                                               const ParseLimits& limits = {});
+
+// Maps `path` into memory and parses it with ParseHeapV2Text; the path names
+// the errors.
 [[nodiscard]] Result<HeapDump> ParseHeapV2File(const std::string& path,
                                                const ParseLimits& limits = {});
 

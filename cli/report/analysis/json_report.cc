@@ -1,6 +1,8 @@
 #include "cli/report/analysis/json_report.h"
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace memprof::analysis {
@@ -39,34 +41,81 @@ Json FunctionsJson(const Aggregation& aggregation, const ReportOptions& options)
   return functions;
 }
 
-void AppendFrames(const Location& location, Json& frames) {
-  for (size_t i = 0; i < location.frames.size(); ++i) {
-    const Frame& frame = location.frames[i];
-    frames.push_back(
-        {{"address", HexAddress(location.address)},
-         {"function", frame.function.empty() ? HexAddress(location.address) : frame.function},
-         {"file", frame.file},
-         {"line", frame.line},
-         {"module", frame.module},
-         {"module_offset", frame.module_offset},
-         {"inlined", i + 1 < location.frames.size()}});
+constexpr size_t kFlushBytes = 1 << 20;
+// Where a frame object sits in the document: report > "stacks" > stack >
+// "frames" > frame, two spaces per level.
+constexpr size_t kFrameIndent = 8;
+
+// What nlohmann's dump(2) writes for `value` nested `extra` spaces deeper
+// than the top level. Names come from binaries and may hold invalid UTF-8:
+// replaced, not thrown.
+std::string Dumped(const Json& value, size_t extra) {
+  std::string text = value.dump(2, ' ', false, Json::error_handler_t::replace);
+  std::string indented(extra, ' ');
+  indented.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    indented += c;
+    if (c == '\n') indented.append(extra, ' ');
   }
+  return indented;
 }
 
-Json StacksJson(const Aggregation& aggregation) {
-  Json stacks = Json::array();
-  for (const StackSample& stack : aggregation.stacks) {
-    Json frames = Json::array();
-    for (uint32_t location : stack.locations) {
-      AppendFrames(aggregation.locations[location], frames);
-    }
-    stacks.push_back({{"value", stack.value}, {"frames", std::move(frames)}});
+// The frame objects of one location, as they appear inside any stack's
+// "frames" array (joined by ",\n"). A location recurs in thousands of
+// stacks, so its text is built once.
+std::string LocationFramesText(const Location& location) {
+  std::string text;
+  for (size_t i = 0; i < location.frames.size(); ++i) {
+    const Frame& frame = location.frames[i];
+    Json object = {
+        {"address", HexAddress(location.address)},
+        {"function", frame.function.empty() ? HexAddress(location.address) : frame.function},
+        {"file", frame.file},
+        {"line", frame.line},
+        {"module", frame.module},
+        {"module_offset", frame.module_offset},
+        {"inlined", i + 1 < location.frames.size()}};
+    if (i > 0) text += ",\n";
+    text += Dumped(object, kFrameIndent);
   }
-  return stacks;
+  return text;
+}
+
+// Writes the "stacks" array exactly as dump(2) would, from each location's
+// prepared text, flushing to `out` every megabyte.
+void WriteStacks(const Aggregation& aggregation, std::ostream& out) {
+  std::vector<std::string> locations;
+  locations.reserve(aggregation.locations.size());
+  for (const Location& location : aggregation.locations) {
+    locations.push_back(LocationFramesText(location));
+  }
+  std::string text = "[";
+  for (size_t s = 0; s < aggregation.stacks.size(); ++s) {
+    const StackSample& stack = aggregation.stacks[s];
+    text += s == 0 ? "\n    {\n      \"value\": " : ",\n    {\n      \"value\": ";
+    text += Json(stack.value).dump();
+    text += ",\n      \"frames\": [";
+    for (size_t i = 0; i < stack.locations.size(); ++i) {
+      text += i == 0 ? "\n" : ",\n";
+      text += locations[stack.locations[i]];
+    }
+    text += stack.locations.empty() ? "]\n    }" : "\n      ]\n    }";
+    if (text.size() >= kFlushBytes) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      text.clear();
+    }
+  }
+  text += aggregation.stacks.empty() ? "]" : "\n  ]";
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 }  // namespace
 
+// The stacks are most of the document (hundreds of megabytes for a big
+// profile) and repeat the same locations over and over, so they are written
+// from per-location text rather than built as one JSON tree; the rest is
+// small and dumped by the library, with "stacks" spliced in where its empty
+// placeholder would be.
 Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
   Json report;
   report["metric"] = MetricName(aggregation.metric);
@@ -74,9 +123,13 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   report["total"] = aggregation.total;
   report["shown_total"] = aggregation.shown_total;
   report["functions"] = FunctionsJson(aggregation, options_);
-  report["stacks"] = StacksJson(aggregation);
-  // Names come from binaries and may hold invalid UTF-8: replace, don't throw.
-  out << report.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+  report["stacks"] = Json::array();
+  std::string head = report.dump(2, ' ', false, Json::error_handler_t::replace);
+  constexpr std::string_view kPlaceholder = "[]\n}";
+  head.resize(head.size() - kPlaceholder.size());  // dump() ends with the placeholder
+  out.write(head.data(), static_cast<std::streamsize>(head.size()));
+  WriteStacks(aggregation, out);
+  out << "\n}\n";
   return CheckWritten(out);
 }
 

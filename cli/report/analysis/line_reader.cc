@@ -49,4 +49,21 @@ LineReader::Status LineReader::Next() {
   }
 }
 
+BufferLineReader::Status BufferLineReader::Next() {
+  ++line_number_;
+  if (rest_.empty()) {
+    had_newline_ = false;
+    return Status::kEnd;
+  }
+  const void* found = std::memchr(rest_.data(), '\n', rest_.size());
+  size_t length = found != nullptr
+                      ? static_cast<size_t>(static_cast<const char*>(found) - rest_.data())
+                      : rest_.size();
+  if (length > max_line_bytes_) return Status::kTooLong;
+  line_ = rest_.substr(0, length);
+  had_newline_ = found != nullptr;
+  rest_.remove_prefix(found != nullptr ? length + 1 : length);
+  return Status::kLine;
+}
+
 }  // namespace memprof::analysis

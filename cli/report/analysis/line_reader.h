@@ -44,6 +44,29 @@ class LineReader {
   bool had_newline_ = true;
 };
 
+// The same line splitting over text already in memory (a mapped dump):
+// lines are views into it, nothing is copied. Same statuses and line
+// numbers as LineReader, so both drive the parser alike.
+class BufferLineReader {
+ public:
+  using Status = LineReader::Status;
+
+  BufferLineReader(std::string_view text, size_t max_line_bytes)
+      : rest_(text), max_line_bytes_(max_line_bytes) {}
+
+  Status Next();
+  std::string_view line() const { return line_; }
+  size_t line_number() const { return line_number_; }
+  bool had_newline() const { return had_newline_; }
+
+ private:
+  std::string_view rest_;
+  size_t max_line_bytes_;
+  std::string_view line_;
+  size_t line_number_ = 0;
+  bool had_newline_ = true;
+};
+
 }  // namespace memprof::analysis
 
 #endif  // MEMPROF_CLI_REPORT_ANALYSIS_LINE_READER_H_

@@ -146,6 +146,15 @@ TEST_P(MalformedDumpTest, FailsWithTheLineAndWhatIsWrong) {
   EXPECT_EQ(dump.error().code, c.code) << dump.error().message;
 }
 
+// A mapped file is parsed in place by another line splitter: same errors.
+TEST_P(MalformedDumpTest, FailsAlikeWhenParsedInPlace) {
+  const MalformedCase& c = GetParam();
+  auto dump = ParseHeapV2Text(c.input, "t.heap", c.limits);
+  ASSERT_FALSE(dump.has_value()) << "accepted: " << c.name;
+  EXPECT_EQ(dump.error().message, c.message);
+  EXPECT_EQ(dump.error().code, c.code) << dump.error().message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Parser, MalformedDumpTest, ::testing::ValuesIn(kCases),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 

@@ -145,6 +145,16 @@ TEST(JsonReportTest, TotalsFunctionsAndStacks) {
   EXPECT_EQ(json["stacks"][3]["frames"][0]["function"], "0x8ff");
 }
 
+// The stacks are written by hand, not by the library: the whole document
+// must still be exactly what the library's dump(2) writes, byte for byte,
+// including a stack the allocator cut emptied and a report without stacks.
+TEST(JsonReportTest, LaidOutExactlyAsTheLibraryDumpsIt) {
+  for (const Aggregation& aggregation : {Aggregate(), Aggregation{}}) {
+    std::string text = Render(JsonReportRenderer({}), aggregation);
+    EXPECT_EQ(nlohmann::ordered_json::parse(text).dump(2) + "\n", text);
+  }
+}
+
 TEST(JsonReportTest, InvalidUtf8InNamesDoesNotThrow) {
   HeapProfile profile;
   profile.samples.push_back({{0xa10}, {1, 64}, {}});

@@ -1,0 +1,52 @@
+#ifndef MEMPROF_CLI_REPORT_PPROF_PARALLEL_SYMBOLIZER_H_
+#define MEMPROF_CLI_REPORT_PPROF_PARALLEL_SYMBOLIZER_H_
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "cli/report/analysis/profile.h"
+#include "cli/report/analysis/symbolization.h"
+#include "cli/report/pprof/dwfl_address_symbolizer.h"
+#include "cli/report/symbolize/memory_map.h"
+#include "cli/report/symbolize/symbolizer.h"
+#include "cli/report/symbolize/symbolizer_options.h"
+
+namespace memprof::pprof {
+
+// Symbolizes every address a profile will ask for before the reports run,
+// on several threads, then answers Resolve from what it found.
+//
+// libdwfl sessions are not thread-safe, so each worker owns a Symbolizer of
+// its own, and the work is split by mapped file: a file's addresses all go
+// to one worker, which alone opens it and reads its symbols and DWARF (the
+// costly part: symbol tables of libLLVM-sized libraries, compressed separate
+// debug files). Files are handed out largest first to whichever worker is
+// free. The answers are those of one DwflAddressSymbolizer over the same
+// maps. The calling thread works with `symbolizer`, which then also answers
+// addresses that were not prefetched.
+class ParallelSymbolizer final : public analysis::AddressSymbolizer {
+ public:
+  // `addresses` are lookup addresses (analysis::LookupAddress), duplicates
+  // allowed. `threads` 0 or 1 resolves on the calling thread.
+  // `symbolizer` must be made from the same mappings and options.
+  ParallelSymbolizer(symbolize::Symbolizer symbolizer,
+                     const std::vector<symbolize::MemoryMapping>& mappings,
+                     const symbolize::SymbolizerOptions& options,
+                     std::span<const uint64_t> addresses, unsigned threads);
+
+  std::span<const analysis::Frame> Resolve(uint64_t address) override;
+
+ private:
+  symbolize::Symbolizer symbolizer_;
+  DwflAddressSymbolizer adapter_;  // over symbolizer_
+  std::unordered_map<uint64_t, std::vector<analysis::Frame>> frames_;
+};
+
+// Every distinct lookup address of `profile`'s stacks, in no particular order.
+std::vector<uint64_t> DistinctLookupAddresses(const analysis::HeapProfile& profile);
+
+}  // namespace memprof::pprof
+
+#endif  // MEMPROF_CLI_REPORT_PPROF_PARALLEL_SYMBOLIZER_H_

@@ -1,0 +1,79 @@
+#include "cli/report/pprof/parallel_symbolizer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/report/pprof/dwfl_address_symbolizer.h"
+
+namespace memprof::pprof {
+namespace {
+
+__attribute__((noinline)) int ParallelProbe(int x) { return x * 5 + 2; }
+
+std::vector<symbolize::MemoryMapping> SelfMappings() {
+  std::ifstream in("/proc/self/maps");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return symbolize::ParseMemoryMap(lines).mappings;
+}
+
+// Addresses in this binary, in libc, in libstdc++ and in no file at all.
+std::vector<uint64_t> Addresses() {
+  return {reinterpret_cast<uint64_t>(&ParallelProbe), reinterpret_cast<uint64_t>(&std::abort),
+          reinterpret_cast<uint64_t>(&std::abort) + 16,
+          reinterpret_cast<uint64_t>(&std::terminate), 0x1234};
+}
+
+void ExpectSameFrames(std::span<const analysis::Frame> a, std::span<const analysis::Frame> b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].function, b[i].function);
+    EXPECT_EQ(a[i].file, b[i].file);
+    EXPECT_EQ(a[i].line, b[i].line);
+    EXPECT_EQ(a[i].module, b[i].module);
+    EXPECT_EQ(a[i].module_offset, b[i].module_offset);
+  }
+}
+
+// Whatever the number of threads, and for addresses it was not given too,
+// it answers exactly what one DwflAddressSymbolizer answers.
+TEST(ParallelSymbolizerTest, AnswersAsOneSerialSymbolizer) {
+  const std::vector<symbolize::MemoryMapping> mappings = SelfMappings();
+  Result<symbolize::Symbolizer> serial = symbolize::Symbolizer::Create(mappings);
+  ASSERT_TRUE(serial.has_value()) << serial.error().message;
+  DwflAddressSymbolizer expected(*serial);
+  const std::vector<uint64_t> addresses = Addresses();
+  for (unsigned threads : {0u, 1u, 2u, 4u}) {
+    Result<symbolize::Symbolizer> own = symbolize::Symbolizer::Create(mappings);
+    ASSERT_TRUE(own.has_value()) << own.error().message;
+    ParallelSymbolizer parallel(std::move(*own), mappings, {},
+                                std::span(addresses).first(3), threads);
+    for (uint64_t address : addresses) {
+      SCOPED_TRACE(testing::Message() << threads << " threads, 0x" << std::hex << address);
+      std::vector<analysis::Frame> want;
+      for (const analysis::Frame& frame : expected.Resolve(address)) want.push_back(frame);
+      ExpectSameFrames(parallel.Resolve(address), want);
+    }
+  }
+  EXPECT_NE(expected.Resolve(addresses[0]).back().function.find("ParallelProbe"),
+            std::string::npos);
+}
+
+TEST(ParallelSymbolizerTest, DistinctLookupAddressesOfAProfile) {
+  analysis::HeapProfile profile;
+  profile.samples.push_back({{0x10, 0x21, 0x31}, {}, {}});
+  profile.samples.push_back({{0x20, 0x21, 0x41}, {}, {}});
+  std::vector<uint64_t> addresses = DistinctLookupAddresses(profile);
+  std::sort(addresses.begin(), addresses.end());
+  // The leaf as is, callers minus one (analysis::LookupAddress).
+  EXPECT_EQ(addresses, (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40}));
+}
+
+}  // namespace
+}  // namespace memprof::pprof
