@@ -8,12 +8,21 @@
 #include <string>
 
 namespace memprof::cli {
+namespace {
+
+// The largest chunk an agent sends (docs/protocol.md, "Dump"): fewer
+// messages for both sides to frame, copy and hash one by one.
+constexpr uint32_t kDumpChunkBytes = 1024 * 1024;
+
+}  // namespace
 
 Result<DumpSummary> StreamDump(const Target& target, ProfileClient& client,
                                const DumpReceiver::Writer& write, const std::stop_token& stop) {
   DumpReceiver receiver(write);
+  memprof::v1::DumpRequest request;
+  request.set_chunk_size_bytes(kDumpChunkBytes);
   auto streamed = client.Dump(
-      target, memprof::v1::DumpRequest(),
+      target, request,
       [&receiver](const memprof::v1::DumpChunk& chunk) { return receiver.OnChunk(chunk); });
   if (!streamed) return Fail(streamed.error());
   auto summary = receiver.Finish();
