@@ -2,8 +2,9 @@
 // MEMPROF_STATIC_DEPS (the default) gRPC, protobuf, abseil, OpenSSL, spdlog
 // and fmt are linked in, and libmicrohttpd is loaded only by the exporter, so
 // that every command starts as fast as redis-cli does (docs/performance.md,
-// section 3; the timings themselves are benchmarks, not assertions).
+// first section; the timings themselves are benchmarks, not assertions).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <regex>
 #include <sstream>
@@ -47,6 +48,39 @@ TEST(StartupTest, MemprofctlNeedsNoHeavyLibraryAtStartUp) {
   }
   // What stays shared: the C and C++ runtimes and elfutils (symbolization).
   EXPECT_LE(needed.size(), 8u) << "memprofctl needs " << needed.size() << " libraries";
+}
+
+// libmicrohttpd is loaded only when the exporter starts, so a host without it
+// runs every other command, and the exporter says what to install. The
+// library is hidden in a private mount namespace (root only), never on the
+// host itself.
+TEST(StartupTest, TheExporterWithoutLibmicrohttpdSaysWhichPackageToInstall) {
+  if (::geteuid() != 0) GTEST_SKIP() << "hiding a system library needs a mount namespace (root)";
+  if (!RunShellCommand("unshare --mount true 2>&1").ok()) {
+    GTEST_SKIP() << "this machine does not allow a new mount namespace";
+  }
+  const std::string soname = MEMPROF_IT_MICROHTTPD_SONAME;
+  const auto library = RunShellCommand("readlink -f \"$(/sbin/ldconfig -p | awk '$1 == \"" + soname +
+                                       "\" {print $NF; exit}')\"");
+  ASSERT_TRUE(library.ok() && !library.text.empty()) << soname << " not found by ldconfig";
+  std::string path = library.text;
+  while (!path.empty() && path.back() == '\n') path.pop_back();
+  const std::string hide = "mount --bind /dev/null " + Quote(path);
+  const auto run = [&](const std::string& command) {
+    return RunShellCommand("unshare --mount sh -c " +
+                           Quote(hide + " && exec " + Quote(kMemprofctl) + " " + command) +
+                           " 2>&1");
+  };
+  const auto exporter = run("exporter --listen 127.0.0.1:0");
+  EXPECT_EQ(exporter.exit_code, 1) << exporter.text;
+  EXPECT_NE(exporter.text.find("memprofctl: error: the exporter needs " + soname +
+                               " (Debian package libmicrohttpd"),
+            std::string::npos)
+      << exporter.text;
+  const auto version = run("--version");
+  EXPECT_TRUE(version.ok()) << "other commands do not need it: " << version.text;
+  EXPECT_TRUE(access(path.c_str(), R_OK) == 0 && RunShellCommand("test -s " + Quote(path)).ok())
+      << "the library must still be there outside the namespace";
 }
 
 }  // namespace
