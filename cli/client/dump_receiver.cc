@@ -57,8 +57,9 @@ Result<void> DumpReceiver::OnTrailer(const memprof::v1::DumpTrailer& trailer) {
 Result<DumpSummary> DumpReceiver::Finish() {
   if (!have_metadata_) return Loss("the stream was empty");
   if (!have_trailer_) {
-    return Loss("the stream ended early (" + std::to_string(received_) + " bytes" +
-                (SizeAnnounced() ? " of " + std::to_string(metadata_.size_bytes()) : "") + ")");
+    const std::string of =
+        SizeAnnounced() ? " of " + std::to_string(metadata_.size_bytes()) : std::string();
+    return Loss("the stream ended early (" + std::to_string(received_) + of + " bytes)");
   }
   if (trailer_.size_bytes() != received_ ||
       (SizeAnnounced() && metadata_.size_bytes() != received_)) {
