@@ -57,6 +57,23 @@ Result<void> CheckMagic(const Fd& fd) {
   return {};
 }
 
+// Has jemalloc write a heap profile into `fd`; its size, once it is checked
+// to be a profile.
+Result<uint64_t> WriteProfile(const JemallocControl& jemalloc, const Fd& fd) {
+  if (auto r = jemalloc.DumpTo(PathOf(fd)); !r) return Fail(r.error());
+  if (auto r = CheckMagic(fd); !r) return Fail(r.error());
+  return SizeOf(fd.get());
+}
+
+void LogProfile(uint64_t sequence, uint64_t size, std::chrono::steady_clock::time_point start,
+                const char* how) {
+  Logger().info("heap profile #{}: {} bytes in {} ms{}", sequence, size,
+                std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count(),
+                how);
+}
+
 // Has jemalloc write the dump into `fd` (the writer's own descriptor of the
 // streamed file) and tells `progress` how it ended.
 void WriteDump(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
@@ -64,18 +81,8 @@ void WriteDump(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
   const auto start = std::chrono::steady_clock::now();
   Result<uint64_t> outcome = 0;
   try {  // the streamer waits for Finish: it must come, whatever happens
-    outcome = [&]() -> Result<uint64_t> {
-      if (auto r = jemalloc->DumpTo(PathOf(fd)); !r) return Fail(r.error());
-      if (auto r = CheckMagic(fd); !r) return Fail(r.error());
-      return SizeOf(fd.get());
-    }();
-    if (outcome) {
-      Logger().info("heap profile #{}: {} bytes in {} ms (streamed while written)", sequence,
-                    *outcome,
-                    std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
-    }
+    outcome = WriteProfile(*jemalloc, fd);
+    if (outcome) LogProfile(sequence, *outcome, start, " (streamed while written)");
   } catch (const std::exception& e) {
     outcome = Fail(ErrorCode::kInternal, std::string("writing the heap profile: ") + e.what());
   }
@@ -198,7 +205,7 @@ Result<std::optional<DumpSlot>> DumpStreamer::Reserve(DumpQueue::Waiter& waiter)
   return queue_->Acquire(waiter);
 }
 
-Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump() {
+Result<DumpSlot> DumpStreamer::FreeSlot() {
   if (auto jemalloc = RequireHeapProfiling(allocator_); !jemalloc) return Fail(jemalloc.error());
   std::optional<DumpSlot> slot = queue_->TryAcquire();
   if (!slot) {
@@ -206,6 +213,12 @@ Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump() {
                 "the agent is already streaming " + std::to_string(limits_.max_active) +
                     " heap profiles");
   }
+  return std::move(*slot);
+}
+
+Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump() {
+  auto slot = FreeSlot();
+  if (!slot) return Fail(slot.error());
   return Dump(std::move(*slot));
 }
 
@@ -215,26 +228,16 @@ Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump(DumpSlot slot) {
   auto fd = CreateAnonymousFile();
   if (!fd) return Fail(fd.error());
   const auto start = std::chrono::steady_clock::now();
-  if (auto r = (*jemalloc)->DumpTo(PathOf(*fd)); !r) return Fail(r.error());
-  auto size = SizeOf(fd->get());
+  auto size = WriteProfile(**jemalloc, *fd);
   if (!size) return Fail(size.error());
-  if (auto r = CheckMagic(*fd); !r) return Fail(r.error());
   const uint64_t sequence = served_.fetch_add(1) + 1;
-  Logger().info("heap profile #{}: {} bytes in {} ms", sequence, *size,
-                std::chrono::duration_cast<std::chrono::milliseconds>(
-                    std::chrono::steady_clock::now() - start)
-                    .count());
+  LogProfile(sequence, *size, start, "");
   return std::make_unique<HeapDump>(std::move(*fd), *size, sequence, std::move(slot));
 }
 
 Result<StreamedDump> DumpStreamer::Begin() {
-  if (auto jemalloc = RequireHeapProfiling(allocator_); !jemalloc) return Fail(jemalloc.error());
-  std::optional<DumpSlot> slot = queue_->TryAcquire();
-  if (!slot) {
-    return Fail(ErrorCode::kResourceExhausted,
-                "the agent is already streaming " + std::to_string(limits_.max_active) +
-                    " heap profiles");
-  }
+  auto slot = FreeSlot();
+  if (!slot) return Fail(slot.error());
   return Begin(std::move(*slot));
 }
 

@@ -142,6 +142,10 @@ class DumpStreamer {
   const DumpQueue& queue() const { return *queue_; }
 
  private:
+  // A slot if one is free now; kFailedPrecondition without heap profiling,
+  // kResourceExhausted when every slot is taken or others wait.
+  [[nodiscard]] Result<DumpSlot> FreeSlot();
+
   const Allocator& allocator_;
   const DumpLimits limits_;
   std::shared_ptr<DumpQueue> queue_;

@@ -45,40 +45,37 @@ endfunction()
 set(_static "$<BOOL:$<TARGET_PROPERTY:MEMPROF_STATIC_DEPS>>")
 set(_shared "$<NOT:${_static}>")
 
+# memprof_deps(NAME SHARED <imported targets>... ARCHIVES <library names>...)
+# An interface target that links the static archives of ARCHIVES into the
+# targets with MEMPROF_STATIC_DEPS set and the SHARED targets into the others.
+function(memprof_deps name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SHARED;ARCHIVES")
+  add_library(${name} INTERFACE)
+  if(NOT MEMPROF_STATIC_DEPS)
+    target_link_libraries(${name} INTERFACE ${ARG_SHARED})
+    return()
+  endif()
+  _memprof_static_archives(archives ${ARG_ARCHIVES})
+  list(LENGTH archives count)
+  if(count GREATER 1)
+    # abseil's archives refer to each other in circles: the group is rescanned.
+    list(JOIN archives "," group)
+    set(archives "$<LINK_GROUP:RESCAN,${group}>")
+  endif()
+  set(links "$<${_static}:${archives}>" "$<${_static}:${CMAKE_DL_LIBS}>"
+            "$<${_static}:Threads::Threads>")
+  foreach(target IN LISTS ARG_SHARED)
+    list(APPEND links "$<${_shared}:${target}>")
+  endforeach()
+  target_link_libraries(${name} INTERFACE ${links})
+endfunction()
+
 # gRPC and protobuf (with abseil, upb, re2, c-ares, OpenSSL and zlib below them).
-add_library(memprof_rpc_deps INTERFACE)
-if(MEMPROF_STATIC_DEPS)
-  _memprof_static_archives(_rpc_archives ${MEMPROF_RPC_PC_STATIC_LIBRARIES})
-  list(JOIN _rpc_archives "," _rpc_group)
-  # abseil's archives refer to each other in circles: the group is rescanned.
-  target_link_libraries(memprof_rpc_deps INTERFACE
-    "$<${_static}:$<LINK_GROUP:RESCAN,${_rpc_group}>>"
-    "$<${_static}:${CMAKE_DL_LIBS}>" "$<${_static}:Threads::Threads>"
-    "$<${_shared}:gRPC::grpc++>" "$<${_shared}:protobuf::libprotobuf>")
-else()
-  target_link_libraries(memprof_rpc_deps INTERFACE gRPC::grpc++ protobuf::libprotobuf)
-endif()
-
+memprof_deps(memprof_rpc_deps SHARED gRPC::grpc++ protobuf::libprotobuf
+             ARCHIVES ${MEMPROF_RPC_PC_STATIC_LIBRARIES})
 # protobuf alone (the pprof writer's generated code).
-add_library(memprof_protobuf_deps INTERFACE)
-if(MEMPROF_STATIC_DEPS)
-  _memprof_static_archives(_protobuf_archives protobuf)
-  target_link_libraries(memprof_protobuf_deps INTERFACE
-    "$<${_static}:${_protobuf_archives}>" "$<${_static}:Threads::Threads>"
-    "$<${_shared}:protobuf::libprotobuf>")
-else()
-  target_link_libraries(memprof_protobuf_deps INTERFACE protobuf::libprotobuf)
-endif()
-
+memprof_deps(memprof_protobuf_deps SHARED protobuf::libprotobuf ARCHIVES protobuf)
 # OpenSSL's libcrypto (common/'s SHA-256): the archive when the RPC stack is
 # static too, so that one process never holds two copies.
-add_library(memprof_crypto_deps INTERFACE)
-if(MEMPROF_STATIC_DEPS)
-  _memprof_static_archives(_crypto_archives crypto)
-  target_link_libraries(memprof_crypto_deps INTERFACE
-    "$<${_static}:${_crypto_archives}>" "$<${_static}:${CMAKE_DL_LIBS}>"
-    "$<${_shared}:OpenSSL::Crypto>")
-else()
-  target_link_libraries(memprof_crypto_deps INTERFACE OpenSSL::Crypto)
-endif()
+memprof_deps(memprof_crypto_deps SHARED OpenSSL::Crypto ARCHIVES crypto)
 target_include_directories(memprof_crypto_deps SYSTEM INTERFACE ${OPENSSL_INCLUDE_DIR})

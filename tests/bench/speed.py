@@ -229,7 +229,8 @@ class SelfDump:
         self.requests = open(fifo, "w")
 
     def __call__(self):
-        os.unlink(self.path) if os.path.exists(self.path) else None
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
         self.requests.write(self.path + "\n")
         self.requests.flush()
         while True:
