@@ -25,6 +25,9 @@ constexpr int kMaxConcurrentDumps = 2;
 // Dump requests that may wait for a slot (docs/protocol.md): a waiter costs
 // only its call, never a dump.
 constexpr int kMaxWaitingDumps = 64;
+// How long a fork() waits for gRPC's threads to let go of a call that was
+// in flight (a child forked before that gets no agent).
+constexpr std::chrono::milliseconds kForkTeardownWait(2000);
 
 }  // namespace
 
@@ -97,7 +100,8 @@ void AgentServer::StopGrpc() {
   // gRPC's last user gone and waits for gRPC's threads to end.
   remote_.reset();
   server_->Shutdown(std::chrono::milliseconds(0));
-  FinishGrpcShutdown();
+  // A cancelled call is torn down on gRPC's threads after Shutdown().
+  FinishGrpcShutdown(kForkTeardownWait);
 }
 
 bool AgentServer::Live() const {

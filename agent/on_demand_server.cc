@@ -5,6 +5,8 @@
 #include <grpcpp/server_posix.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "agent/agent_logger.h"
 #include "agent/grpc_fork_repair.h"
@@ -14,12 +16,22 @@ namespace memprof::agent {
 // own threads, and then gRPC shuts down asynchronously, in the background.
 // Take a reference and drop it with grpc_shutdown_blocking() so that, once the
 // server is gone, gRPC is really gone too: its threads are joined, and a
-// worker forked from now on may start an agent of its own (see Agent). If the
-// host uses gRPC itself this only moves its reference count up and down.
-void FinishGrpcShutdown() {
-  if (grpc_is_initialized() != 0) {
+// worker forked from now on may start an agent of its own (see Agent).
+//
+// A server shut down with a call in flight still holds references for a
+// moment: the cancelled call and its connection are torn down on gRPC's
+// threads after Shutdown() returns. Until they are, gRPC is not gone, and a
+// child forked then would get no agent; so before fork() wait for them, up to
+// `wait` (the host's fork() waits with us). If the host uses gRPC itself the
+// count never reaches zero; the wait then ends at its bound, and only moves
+// the count up and down.
+void FinishGrpcShutdown(std::chrono::milliseconds wait) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (grpc_is_initialized() != 0) {
     grpc_init();
     grpc_shutdown_blocking();
+    if (grpc_is_initialized() == 0 || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   if (grpc_is_initialized() == 0) NoteEpollDescriptorsGrpcKeeps();
 }

@@ -79,8 +79,9 @@ class OnDemandServer {
 void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_name);
 
 // Once a server is gone, makes sure gRPC's global state is gone too, unless
-// something else (another server, the host) still holds it. See the .cc.
-void FinishGrpcShutdown();
+// something else (another server, the host) still holds it, waiting up to
+// `wait` for gRPC's own threads to drop their last references. See the .cc.
+void FinishGrpcShutdown(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 // Before any gRPC server starts in this process: in a forked child, replaces
 // what gRPC kept open in the parent (grpc_fork_repair.h); fails when the
 // host has closed it, and gRPC must then not start.
