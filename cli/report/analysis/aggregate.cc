@@ -46,7 +46,7 @@ std::vector<std::string> FunctionNames(uint64_t address, const std::vector<Frame
   for (size_t i = 0; i < frames.size(); ++i) {
     const std::string& function = frames[i].function;
     if (function.empty() || function == "??") {
-      names.push_back(HexAddress(address));
+      names.push_back(UnnamedFrameName(frames[i], address));
     } else {
       names.push_back(ShortFunctionName(function) + (i + 1 < frames.size() ? " (inline)" : ""));
     }
@@ -118,6 +118,7 @@ bool FrameMatcher::Search(const std::string& text) const {
 bool FrameMatcher::Matches(const Location& location) const {
   if (Search(JeprofAddress(location.address)) || Search(HexAddress(location.address))) return true;
   for (const Frame& frame : location.frames) {
+    if (frame.function.empty() && Search(UnnamedFrameName(frame, location.address))) return true;
     if (!frame.function.empty() && Search(ShortFunctionName(frame.function))) return true;
     if (!frame.file.empty() && Search(frame.file + ":" + std::to_string(frame.line))) return true;
   }

@@ -27,7 +27,7 @@ struct Location {
   uint64_t address = 0;       // lookup address (see LookupAddress)
   std::vector<Frame> frames;  // innermost inlined frame first, never empty
   // The names the function tables use, innermost first: the short function
-  // name, " (inline)" appended for inlined frames, 0x<address> if unknown.
+  // name, " (inline)" appended for inlined frames, UnnamedFrameName if unknown.
   std::vector<std::string> names;
 };
 

@@ -9,7 +9,7 @@ namespace memprof::analysis {
 // --collapsed"): one line per stack, "root;caller;...;leaf <value>", the
 // value an integer (bytes or objects, truncated as jeprof's %d does).
 // Names are the full function names; inlined frames get jeprof's
-// "[inline]" suffix; unknown frames are 0x<address>. Stacks the allocator
+// "[inline]" suffix; unknown frames are module+0xOFFSET. Stacks the allocator
 // cut emptied are left out.
 class CollapsedReportRenderer final : public ReportRenderer {
  public:

@@ -7,7 +7,8 @@ std::vector<std::string> RootFirstFrameNames(const Location& location) {
   names.reserve(location.frames.size());
   for (size_t i = location.frames.size(); i-- > 0;) {
     const std::string& function = location.frames[i].function;
-    std::string name = function.empty() ? HexAddress(location.address) : function;
+    std::string name =
+        function.empty() ? UnnamedFrameName(location.frames[i], location.address) : function;
     if (i + 1 < location.frames.size()) name += "[inline]";
     names.push_back(std::move(name));
   }

@@ -11,6 +11,13 @@ std::string HexAddress(uint64_t address) {
   return std::string(buffer, static_cast<size_t>(length));
 }
 
+std::string UnnamedFrameName(const Frame& frame, uint64_t address) {
+  if (frame.module.empty()) return HexAddress(address);
+  char buffer[32];
+  int length = std::snprintf(buffer, sizeof(buffer), "+0x%" PRIx64, frame.module_offset);
+  return frame.module + std::string(buffer, static_cast<size_t>(length));
+}
+
 std::span<const Frame> HexSymbolizer::Resolve(uint64_t address) {
   frame_.function = HexAddress(address);
   return {&frame_, 1};

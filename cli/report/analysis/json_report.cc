@@ -69,7 +69,8 @@ std::string LocationFramesText(const Location& location) {
     const Frame& frame = location.frames[i];
     Json object = {
         {"address", HexAddress(location.address)},
-        {"function", frame.function.empty() ? HexAddress(location.address) : frame.function},
+        {"function",
+         frame.function.empty() ? UnnamedFrameName(frame, location.address) : frame.function},
         {"file", frame.file},
         {"line", frame.line},
         {"module", frame.module},
