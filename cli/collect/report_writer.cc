@@ -10,26 +10,39 @@ namespace {
 
 bool IsBinary(report::Format format) { return format == report::Format::kPprof; }
 
-}  // namespace
-
-Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
-                         const Console& console, bool stdout_is_terminal) {
+Result<void> WriteReportOnly(const report::ReportRequest& request, const std::string& out_path,
+                             const Console& console, bool stdout_is_terminal,
+                             analysis::SymbolizationSummary& symbolization) {
   if (out_path == "-") {
     if (IsBinary(request.format) && stdout_is_terminal) {
       return Fail(ErrorCode::kInvalidArgument,
                   "pprof output is binary (gzipped protobuf); write it to a file with -o FILE");
     }
-    return report::RunReportPipeline(request, console.out);
+    return report::RunReportPipeline(request, console.out, &symbolization);
   }
   auto writer = AtomicFileWriter::Create(out_path);
   if (!writer) return Fail(writer.error());
   FileStreamBuf file(*writer);
   std::ostream stream(&file);
-  const Result<void> rendered = report::RunReportPipeline(request, stream);
+  const Result<void> rendered = report::RunReportPipeline(request, stream, &symbolization);
   // A write error explains a failed render better than the render does.
   if (auto flushed = file.Finish(); !flushed) return flushed;
   if (!rendered) return rendered;
   return writer->Commit();
+}
+
+}  // namespace
+
+Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
+                         const Console& console, bool stdout_is_terminal) {
+  analysis::SymbolizationSummary symbolization;
+  if (auto r = WriteReportOnly(request, out_path, console, stdout_is_terminal, symbolization); !r) {
+    return r;
+  }
+  // After the report, so that on a terminal it is what the user sees last.
+  console.out.flush();
+  console.err << analysis::FormatSymbolizationSummary(symbolization);
+  return {};
 }
 
 }  // namespace memprof::cli

@@ -13,7 +13,8 @@ namespace memprof::cli {
 // else a file created atomically (a temp file beside it, renamed on success,
 // removed on failure). The path is checked before the analysis, so a bad one
 // fails fast. `stdout_is_terminal`: binary output (pprof) is refused on a
-// terminal.
+// terminal. When some frames have no names, a short summary of which files
+// lack symbols and how to get them follows on console.err.
 [[nodiscard]] Result<void> WriteReport(const report::ReportRequest& request,
                                        const std::string& out_path, const Console& console,
                                        bool stdout_is_terminal);

@@ -41,6 +41,9 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
   cmd.add_flag("--show-bytes", options.show_bytes, "Bytes instead of MB in the text table");
   cmd.add_flag("--cum", options.cum, "Sort the text table by cumulative value");
   cmd.add_flag("--lines", options.lines, "Name frames with file:line and inlined functions");
+  cmd.add_flag("--nearest-symbol", options.nearest_symbol,
+               "Name a frame no symbol covers after the closest symbol below it, marked as a "
+               "guess (name+0x2a?), as jeprof does; default: module+0xOFFSET");
   cmd.add_option("--pid", options.pid,
                  "The live process the dump came from: read its binaries through /proc/<pid> "
                  "(containers, deleted or replaced binaries)")
@@ -96,6 +99,7 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
   request.show_bytes = options.show_bytes;
   request.sort_by_cum = options.cum;
   request.lines = options.lines;
+  request.nearest_symbol = options.nearest_symbol;
   if (options.pid > 0) request.pid = options.pid;
   request.sysroot = options.sysroot;
   return request;

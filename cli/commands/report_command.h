@@ -30,6 +30,7 @@ struct ReportOptions {
   bool show_bytes = false;
   bool cum = false;
   bool lines = false;
+  bool nearest_symbol = false;
   pid_t pid = 0;  // the live process the dump came from (binaries via /proc)
   std::string sysroot;
 };

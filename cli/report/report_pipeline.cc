@@ -1,6 +1,7 @@
 #include "cli/report/report_pipeline.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
 #include "cli/report/symbolize/memory_map.h"
+#include "cli/report/symbolization_report.h"
 #include "cli/report/symbolize/symbolizer.h"
 
 namespace memprof::report {
@@ -51,6 +53,7 @@ Result<analysis::HeapProfile> LoadRequestedProfile(const ReportRequest& request)
 symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) {
   symbolize::SymbolizerOptions options;
   options.lines = request.lines;
+  options.nearest_symbol = request.nearest_symbol;
   options.pid = request.pid;
   options.sysroot = request.sysroot;
   if (request.pid && options.sysroot.empty()) {
@@ -68,11 +71,13 @@ analysis::SvgOptions SvgOptionsFor(const ReportRequest& request) {
   return options;
 }
 
-std::unique_ptr<analysis::ReportRenderer> MakeRenderer(const ReportRequest& request) {
+std::unique_ptr<analysis::ReportRenderer> MakeRenderer(
+    const ReportRequest& request, const analysis::SymbolizationSummary& symbolization) {
   analysis::ReportOptions options;
   options.show_bytes = request.show_bytes;
   options.sort_by_cum = request.sort_by_cum;
   options.top = request.top;
+  options.symbolization = &symbolization;
   switch (request.format) {
     case Format::kCollapsed: return std::make_unique<analysis::CollapsedReportRenderer>();
     case Format::kJson: return std::make_unique<analysis::JsonReportRenderer>(options);
@@ -83,12 +88,25 @@ std::unique_ptr<analysis::ReportRenderer> MakeRenderer(const ReportRequest& requ
   return std::make_unique<analysis::TextReportRenderer>(options);
 }
 
+SummaryContext SummaryContextFor(const ReportRequest& request) {
+  SummaryContext context;
+  const char* urls = std::getenv("DEBUGINFOD_URLS");
+  context.debuginfod = urls != nullptr && urls[0] != '\0';
+  context.sysroot = request.sysroot;
+  return context;
+}
+
 Result<void> RenderAggregated(const ReportRequest& request, const analysis::HeapProfile& profile,
-                              analysis::AddressSymbolizer& symbolizer, std::ostream& out) {
+                              pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
+                              analysis::SymbolizationSummary* symbolization) {
   analysis::AggregateOptions options{request.metric, request.focus, request.ignore};
   auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
-  return MakeRenderer(request)->Render(*aggregation, out);
+  const analysis::SymbolizationSummary summary =
+      SummarizeSymbolization(*aggregation, [&] { return symbolizer.Modules(); },
+                             SummaryContextFor(request));
+  if (symbolization != nullptr) *symbolization = summary;
+  return MakeRenderer(request, summary)->Render(*aggregation, out);
 }
 
 }  // namespace
@@ -118,7 +136,8 @@ std::string_view FormatExtension(Format format) {
   return "txt";
 }
 
-Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out) {
+Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
+                               analysis::SymbolizationSummary* symbolization) {
   auto profile = LoadRequestedProfile(request);
   if (!profile) return Fail(profile.error());
   auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
@@ -129,7 +148,7 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out) 
   pprof::ParallelSymbolizer adapter(std::move(*symbolizer), map.mappings, options, addresses,
                                     ThreadCount());
   if (request.format != Format::kPprof) {
-    return RenderAggregated(request, *profile, adapter, out);
+    return RenderAggregated(request, *profile, adapter, out, symbolization);
   }
   pprof::PprofOptions pprof_options;
   pprof_options.sysroot = options.sysroot;

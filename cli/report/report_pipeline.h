@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/report/analysis/profile.h"
+#include "cli/report/analysis/symbolization_summary.h"
 #include "common/result.h"
 
 namespace memprof::report {
@@ -36,6 +37,9 @@ struct ReportRequest {
   bool show_bytes = false;
   bool sort_by_cum = false;
   bool lines = false;  // file:line (and inline frames) in the names
+  // Name addresses no symbol covers after the closest symbol below, as a
+  // guess ("name+0x2a?"), like jeprof; default: module+0xOFFSET.
+  bool nearest_symbol = false;
   // The live process the dump came from: its binaries are read through
   // /proc/<pid>/map_files and /proc/<pid>/root (containers, replaced files).
   std::optional<pid_t> pid;
@@ -44,9 +48,14 @@ struct ReportRequest {
 };
 
 // dump -> unsample (-> minus base) -> symbolize -> the requested format.
+// When `symbolization` is given it receives what could not be named and how
+// to fix it (for stderr: analysis::FormatSymbolizationSummary); --format json
+// carries the same in its "symbolization" object.
 // Errors: kInvalidArgument for a malformed dump ("file:line: what") or a bad
 // regex, kNotFound for a missing file, kInternal when writing fails.
-[[nodiscard]] Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out);
+[[nodiscard]] Result<void> RunReportPipeline(
+    const ReportRequest& request, std::ostream& out,
+    analysis::SymbolizationSummary* symbolization = nullptr);
 
 }  // namespace memprof::report
 

@@ -1,6 +1,7 @@
 #include "cli/report/analysis/json_report.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,36 @@ Json FunctionsJson(const Aggregation& aggregation, const ReportOptions& options)
                          {"cum_percent", Percent(row.cum, aggregation.shown_total)}});
   }
   return functions;
+}
+
+Json ModuleJson(const ModuleCoverage& module) {
+  return {{"path", module.path},
+          {"build_id", module.build_id},
+          {"share", module.share},
+          {"unnamed_frames", module.unnamed_frames},
+          {"symbols", !module.problem.empty() ? "none"
+                      : module.full_symtab    ? "full"
+                                              : "exported"},
+          {"debug_info", module.debug_info},
+          {"package", module.package},
+          {"debug_package", module.debug_package},
+          {"problem", module.problem}};
+}
+
+// The facts FormatSymbolizationSummary prints, for scripts.
+Json SymbolizationJson(const SymbolizationSummary& summary) {
+  Json modules = Json::array();
+  std::set<std::string> packages;
+  for (const ModuleCoverage& module : summary.modules) {
+    modules.push_back(ModuleJson(module));
+    if (!module.debug_package.empty()) packages.insert(module.debug_package);
+  }
+  return {{"complete", summary.complete()},
+          {"named_share", summary.named_share},
+          {"debuginfod", summary.debuginfod},
+          {"sysroot", summary.sysroot},
+          {"debug_packages", packages},
+          {"modules", modules}};
 }
 
 constexpr size_t kFlushBytes = 1 << 20;
@@ -124,6 +155,9 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   report["total"] = aggregation.total;
   report["shown_total"] = aggregation.shown_total;
   report["functions"] = FunctionsJson(aggregation, options_);
+  if (options_.symbolization != nullptr) {
+    report["symbolization"] = SymbolizationJson(*options_.symbolization);
+  }
   report["stacks"] = Json::array();
   std::string head = report.dump(2, ' ', false, Json::error_handler_t::replace);
   constexpr std::string_view kPlaceholder = "[]\n}";

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/symbolization_summary.h"
 #include "common/result.h"
 
 namespace memprof::analysis {
@@ -15,6 +16,8 @@ struct ReportOptions {
   bool show_bytes = false;    // jeprof --show_bytes: bytes instead of MB
   bool sort_by_cum = false;   // jeprof --cum
   std::optional<size_t> top;  // at most this many function rows
+  // What symbolization found, for the renderers that carry it (json).
+  const SymbolizationSummary* symbolization = nullptr;
 };
 
 // Writes one aggregated profile in one format. The pprof and flame-graph

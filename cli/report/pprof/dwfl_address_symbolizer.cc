@@ -30,6 +30,7 @@ std::span<const analysis::Frame> DwflAddressSymbolizer::Resolve(uint64_t address
     copy.line = frame.line;
     copy.module = frame.module;
     copy.module_offset = frame.module_offset;
+    copy.guessed = frame.guessed;
   }
   if (frames_.empty()) frames_.emplace_back();  // the interface promises one frame
   return frames_;

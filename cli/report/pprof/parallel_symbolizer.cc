@@ -59,13 +59,16 @@ void ResolveFiles(analysis::AddressSymbolizer& symbolizer, std::vector<FileWork>
 }
 
 // A worker thread's own Symbolizer (libdwfl sessions are not thread-safe).
+// What it found about the files it opened is appended to `modules`.
 void ResolveFilesWithOwnSymbolizer(const std::vector<symbolize::MemoryMapping>& mappings,
                                    const symbolize::SymbolizerOptions& options,
-                                   std::vector<FileWork>& work, std::atomic<size_t>& next) {
+                                   std::vector<FileWork>& work, std::atomic<size_t>& next,
+                                   std::vector<symbolize::ModuleReport>& modules) {
   Result<symbolize::Symbolizer> symbolizer = symbolize::Symbolizer::Create(mappings, options);
   if (!symbolizer) return;  // the other workers take its share
   DwflAddressSymbolizer adapter(*symbolizer);
   ResolveFiles(adapter, work, next);
+  modules = symbolizer->Modules();
 }
 
 }  // namespace
@@ -77,14 +80,20 @@ ParallelSymbolizer::ParallelSymbolizer(symbolize::Symbolizer symbolizer,
     : symbolizer_(std::move(symbolizer)), adapter_(symbolizer_) {
   std::vector<FileWork> work = SplitByFile(mappings, addresses);
   std::atomic<size_t> next = 0;
+  const size_t worker_count = std::max<size_t>(std::min<size_t>(threads, work.size()), 1) - 1;
+  std::vector<std::vector<symbolize::ModuleReport>> worker_modules(worker_count);
   {
     std::vector<std::jthread> workers;
-    for (unsigned i = 1; i < std::min<size_t>(threads, work.size()); ++i) {
-      workers.emplace_back(
-          [&] { ResolveFilesWithOwnSymbolizer(mappings, options, work, next); });
+    for (size_t i = 0; i < worker_count; ++i) {
+      workers.emplace_back([&, i] {
+        ResolveFilesWithOwnSymbolizer(mappings, options, work, next, worker_modules[i]);
+      });
     }
     ResolveFiles(adapter_, work, next);
   }  // joins the workers
+  for (auto& modules : worker_modules) {
+    for (auto& module : modules) worker_modules_.push_back(std::move(module));
+  }
   frames_.reserve(addresses.size());
   for (FileWork& file : work) {
     for (size_t i = 0; i < file.frames.size(); ++i) {
@@ -96,6 +105,12 @@ ParallelSymbolizer::ParallelSymbolizer(symbolize::Symbolizer symbolizer,
 std::span<const analysis::Frame> ParallelSymbolizer::Resolve(uint64_t address) {
   if (auto it = frames_.find(address); it != frames_.end()) return it->second;
   return adapter_.Resolve(address);
+}
+
+std::vector<symbolize::ModuleReport> ParallelSymbolizer::Modules() const {
+  std::vector<symbolize::ModuleReport> all = worker_modules_;
+  for (symbolize::ModuleReport& module : symbolizer_.Modules()) all.push_back(std::move(module));
+  return symbolize::MergeModuleReports(std::move(all));
 }
 
 std::vector<uint64_t> DistinctLookupAddresses(const analysis::HeapProfile& profile) {

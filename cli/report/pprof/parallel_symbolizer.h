@@ -37,11 +37,14 @@ class ParallelSymbolizer final : public analysis::AddressSymbolizer {
                      std::span<const uint64_t> addresses, unsigned threads);
 
   std::span<const analysis::Frame> Resolve(uint64_t address) override;
+  // What every thread found about the files it opened, one entry per path.
+  std::vector<symbolize::ModuleReport> Modules() const;
 
  private:
   symbolize::Symbolizer symbolizer_;
   DwflAddressSymbolizer adapter_;  // over symbolizer_
   std::unordered_map<uint64_t, std::vector<analysis::Frame>> frames_;
+  std::vector<symbolize::ModuleReport> worker_modules_;
 };
 
 // Every distinct lookup address of `profile`'s stacks, in no particular order.

@@ -15,6 +15,7 @@ struct Frame {
   int line = 0;          // 0 when unknown
   std::string module;    // basename of the mapping path; "" when no mapping covers the address
   uint64_t module_offset = 0;  // file offset of the address: address - map.start + map.offset
+  bool guessed = false;        // `function` is a nearest-symbol guess ("name+0x2a?")
 
   friend bool operator==(const Frame&, const Frame&) = default;
 };

@@ -112,6 +112,16 @@ std::optional<std::string_view> SymbolIndex::Find(uint64_t address) const {
   return found->name;
 }
 
+std::optional<SymbolIndex::Nearest> SymbolIndex::FindNearest(uint64_t address) const {
+  const IndexedSymbol* best = nullptr;
+  for (const std::vector<IndexedSymbol>* symbols : {&sized_, &sizeless_}) {
+    const ptrdiff_t i = LastAtOrBelow(*symbols, address);
+    if (i >= 0 && (best == nullptr || (*symbols)[i].start > best->start)) best = &(*symbols)[i];
+  }
+  if (best == nullptr) return std::nullopt;
+  return Nearest{best->name, best->start};
+}
+
 const IndexedSymbol* SymbolIndex::FindSized(uint64_t address) const {
   // Walking down from the closest start, max_end_ says when no symbol
   // further down can still reach the address.

@@ -45,6 +45,15 @@ class SymbolIndex {
 
   // The symbol's name (mangled, as in the table), or nullopt.
   std::optional<std::string_view> Find(uint64_t address) const;
+  // The symbol that starts closest at or below `address`, whether or not it
+  // covers it: jeprof's way of naming every address of a stripped library,
+  // a guess when Find() has nothing (a static function after an exported
+  // one takes the exported one's name).
+  struct Nearest {
+    std::string_view name;
+    uint64_t start = 0;
+  };
+  std::optional<Nearest> FindNearest(uint64_t address) const;
   size_t size() const { return sized_.size() + sizeless_.size(); }
 
  private:

@@ -21,6 +21,7 @@ using FrameCache = std::unordered_map<uint64_t, std::vector<Frame>>;
 struct ModuleSlot {
   bool tried = false;
   Dwfl_Module* module = nullptr;  // null if the file could not be used
+  std::string problem;            // why, then
 };
 
 std::vector<std::string> DebugRoots(const SymbolizerOptions& options) {
@@ -58,6 +59,8 @@ struct Symbolizer::Impl {
   std::vector<Frame> Symbolize(uint64_t address, uint64_t lookup);
   std::vector<Frame> ModuleFrames(Dwfl_Module* module, const Frame& base, uint64_t lookup);
   std::string SymbolName(Dwfl_Module* module, uint64_t address);
+  void GuessName(Dwfl_Module* module, uint64_t lookup, Frame& frame);
+  const SymbolIndex& IndexOf(Dwfl_Module* module);
   Dwfl_Module* ModuleFor(const MemoryMapping& mapping);
   Result<Dwfl_Module*> Load(const ModuleInstance& instance);
 };
@@ -98,23 +101,35 @@ std::vector<Frame> Symbolizer::Impl::ModuleFrames(Dwfl_Module* module, const Fra
     frame.file = std::move(source.file);
     frame.line = source.line;
   }
-  if (frames.empty()) {
-    frames.push_back(base);
-    frames.back().function = SymbolName(module, lookup);
-  } else if (frames.back().function.empty()) {
-    frames.back().function = SymbolName(module, lookup);
-  }
+  if (frames.empty()) frames.push_back(base);
+  Frame& outer = frames.back();
+  if (outer.function.empty()) outer.function = SymbolName(module, lookup);
+  if (outer.function.empty() && options.nearest_symbol) GuessName(module, lookup, outer);
   return frames;
 }
 
-// The ELF symbol table's name for `address` (stripped binaries keep .dynsym).
-std::string Symbolizer::Impl::SymbolName(Dwfl_Module* module, uint64_t address) {
+const SymbolIndex& Symbolizer::Impl::IndexOf(Dwfl_Module* module) {
   auto it = symbol_indexes.find(module);
   if (it == symbol_indexes.end()) {
     it = symbol_indexes.emplace(module, SymbolIndex::Build(module)).first;
   }
-  const std::optional<std::string_view> name = it->second.Find(address);
+  return it->second;
+}
+
+// The ELF symbol table's name for `address` (stripped binaries keep .dynsym).
+std::string Symbolizer::Impl::SymbolName(Dwfl_Module* module, uint64_t address) {
+  const std::optional<std::string_view> name = IndexOf(module).Find(address);
   return name ? Demangle(std::string(*name).c_str()) : std::string();
+}
+
+// --nearest-symbol: "name+0xdelta?", the '?' saying it may be another
+// (static) function that follows `name`.
+void Symbolizer::Impl::GuessName(Dwfl_Module* module, uint64_t lookup, Frame& frame) {
+  const std::optional<SymbolIndex::Nearest> nearest = IndexOf(module).FindNearest(lookup);
+  if (!nearest) return;
+  frame.function = Demangle(std::string(nearest->name).c_str()) + "+0x" +
+                   LowerHex(lookup - nearest->start) + "?";
+  frame.guessed = true;
 }
 
 Dwfl_Module* Symbolizer::Impl::ModuleFor(const MemoryMapping& mapping) {
@@ -127,6 +142,7 @@ Dwfl_Module* Symbolizer::Impl::ModuleFor(const MemoryMapping& mapping) {
     if (loaded) {
       slot.module = *loaded;
     } else {
+      slot.problem = loaded.error().message;
       problems.push_back(loaded.error().message);
     }
   }
@@ -183,5 +199,23 @@ std::span<const Frame> Symbolizer::ResolvePc(uint64_t pc) {
 size_t Symbolizer::skipped_map_lines() const { return impl_->skipped_map_lines; }
 
 std::vector<std::string> Symbolizer::Problems() const { return impl_->problems; }
+
+std::vector<ModuleReport> Symbolizer::Modules() const {
+  std::vector<ModuleReport> reports;
+  const std::vector<ModuleInstance>& instances = impl_->table.instances();
+  for (size_t i = 0; i < impl_->slots.size(); ++i) {
+    const ModuleSlot& slot = impl_->slots[i];
+    if (!slot.tried) continue;
+    const std::string& path = impl_->table.mappings()[instances[i].bias_mapping].path;
+    if (slot.module != nullptr) {
+      reports.push_back(DescribeModule(slot.module, path));
+    } else {
+      ModuleReport& report = reports.emplace_back();
+      report.path = path;
+      report.problem = slot.problem;
+    }
+  }
+  return reports;
+}
 
 }  // namespace memprof::symbolize

@@ -10,6 +10,7 @@
 
 #include "cli/report/symbolize/frame.h"
 #include "cli/report/symbolize/memory_map.h"
+#include "cli/report/symbolize/module_report.h"
 #include "cli/report/symbolize/symbolizer_options.h"
 #include "common/result.h"
 
@@ -58,6 +59,8 @@ class Symbolizer {
   // not ELF"), for the caller to warn about once; its addresses resolve to
   // module+0xoffset.
   std::vector<std::string> Problems() const;
+  // What was found for each file an address has needed so far.
+  std::vector<ModuleReport> Modules() const;
 
  private:
   struct Impl;

@@ -19,6 +19,9 @@ struct SymbolizerOptions {
   std::optional<pid_t> pid;
   // Also look up file:line (costs a line-table search per address).
   bool lines = false;
+  // Name an address no symbol covers after the closest symbol below it, as
+  // jeprof does, marked as a guess: "name+0x2a?" (Frame::guessed).
+  bool nearest_symbol = false;
   // Roots for separate debug files: <dir>/.build-id/xx/yyyy.debug and
   // <dir>/<path of the binary's directory>/<debuglink name>. With a sysroot,
   // the same directories inside the sysroot are searched after these.

@@ -1,0 +1,78 @@
+#include "cli/report/symbolization_report.h"
+
+#include <algorithm>
+#include <map>
+
+#include "cli/report/debian_packages.h"
+
+namespace memprof::report {
+namespace {
+
+std::string Basename(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A file's facts by the name frames carry (its basename).
+const symbolize::ModuleReport* FindModule(const std::vector<symbolize::ModuleReport>& modules,
+                                          const std::string& name) {
+  for (const symbolize::ModuleReport& module : modules) {
+    if (Basename(module.path) == name) return &module;
+  }
+  return nullptr;
+}
+
+analysis::ModuleCoverage CoverageOf(const std::string& name, const analysis::UnnamedFrames& frames,
+                                    const symbolize::ModuleReport* module) {
+  analysis::ModuleCoverage coverage;
+  coverage.path = module != nullptr ? module->path : name;
+  coverage.share = frames.share;
+  coverage.unnamed_frames = frames.addresses;
+  if (module != nullptr) {
+    coverage.build_id = module->build_id;
+    coverage.problem = module->problem;
+    coverage.full_symtab = module->full_symtab;
+    coverage.debug_info = module->debug_info;
+  }
+  return coverage;
+}
+
+void AddPackages(std::vector<analysis::ModuleCoverage>& modules, const std::string& dpkg_dir) {
+  std::vector<std::string> paths;
+  for (const analysis::ModuleCoverage& module : modules) {
+    if (module.path.starts_with("/")) paths.push_back(module.path);
+  }
+  if (paths.empty()) return;
+  const std::map<std::string, std::string> owners = PackagesOwning(paths, dpkg_dir);
+  for (analysis::ModuleCoverage& module : modules) {
+    auto it = owners.find(module.path);
+    if (it == owners.end()) continue;
+    module.package = it->second;
+    module.debug_package = DebugPackageOf(it->second);
+  }
+}
+
+}  // namespace
+
+analysis::SymbolizationSummary SummarizeSymbolization(
+    const analysis::Aggregation& aggregation,
+    const std::function<std::vector<symbolize::ModuleReport>()>& modules,
+    const SummaryContext& context) {
+  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
+  analysis::SymbolizationSummary summary;
+  summary.named_share = shares.named_share;
+  summary.debuginfod = context.debuginfod;
+  summary.sysroot = !context.sysroot.empty();
+  if (shares.by_module.empty()) return summary;
+  const std::vector<symbolize::ModuleReport> reports = modules();
+  for (const auto& [name, frames] : shares.by_module) {
+    summary.modules.push_back(CoverageOf(name, frames, FindModule(reports, name)));
+  }
+  std::stable_sort(summary.modules.begin(), summary.modules.end(),
+                   [](const auto& a, const auto& b) { return a.share > b.share; });
+  // dpkg on this host says nothing about another root's files.
+  if (context.sysroot.empty()) AddPackages(summary.modules, context.dpkg_info_dir);
+  return summary;
+}
+
+}  // namespace memprof::report

@@ -1,0 +1,31 @@
+#ifndef MEMPROF_CLI_REPORT_SYMBOLIZATION_REPORT_H_
+#define MEMPROF_CLI_REPORT_SYMBOLIZATION_REPORT_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/symbolization_summary.h"
+#include "cli/report/symbolize/module_report.h"
+
+namespace memprof::report {
+
+struct SummaryContext {
+  bool debuginfod = false;  // DEBUGINFOD_URLS is set
+  std::string sysroot;      // the dump's files were read under this root ("" = this host)
+  std::string dpkg_info_dir = "/var/lib/dpkg/info";
+};
+
+// The summary of what `aggregation` could not name, with what the
+// symbolizer found for each file (`modules`, asked only when some frame has
+// no name) and, for files of this host, the Debian package whose -dbgsym
+// has their symbols.
+analysis::SymbolizationSummary SummarizeSymbolization(
+    const analysis::Aggregation& aggregation,
+    const std::function<std::vector<symbolize::ModuleReport>()>& modules,
+    const SummaryContext& context);
+
+}  // namespace memprof::report
+
+#endif  // MEMPROF_CLI_REPORT_SYMBOLIZATION_REPORT_H_
