@@ -147,5 +147,20 @@ TEST(SymbolIndexTest, AgreesWithDwflModuleAddrinfoOnThisProcess) {
   EXPECT_GT(checked, 10000u);
 }
 
+// --nearest-symbol: jeprof's guess for an address past every symbol's end
+// (a static function after an exported one in a stripped library).
+TEST(SymbolIndexTest, NearestIsTheClosestStartBelowCoveringOrNot) {
+  const SymbolIndex index = SymbolIndex::FromSymbols(
+      {Sym("exported", 0x1000, 0x20), Sym("later", 0x2000, 0x10), Label("label", 0x1800, 0x1000, 0x3000)});
+  EXPECT_FALSE(index.Find(0x1100).has_value());
+  ASSERT_TRUE(index.FindNearest(0x1100).has_value());
+  EXPECT_EQ(index.FindNearest(0x1100)->name, "exported");
+  EXPECT_EQ(index.FindNearest(0x1100)->start, 0x1000u);
+  // A sizeless label closer below wins over a sized symbol further down.
+  EXPECT_EQ(index.FindNearest(0x1900)->name, "label");
+  EXPECT_EQ(index.FindNearest(0x2008)->name, "later");
+  EXPECT_FALSE(index.FindNearest(0xfff).has_value());
+}
+
 }  // namespace
 }  // namespace memprof::symbolize

@@ -37,6 +37,15 @@ bool Objcopy(const std::vector<std::string>& args) {
   return RunCommand(argv).exit_code == 0;
 }
 
+// What the symbolizer says of the file at `path` (a failure if nothing).
+ModuleReport ModuleOf(const Symbolizer& symbolizer, const std::string& path) {
+  for (const ModuleReport& module : symbolizer.Modules()) {
+    if (module.path == path) return module;
+  }
+  ADD_FAILURE() << "no module report for " << path;
+  return {};
+}
+
 std::vector<std::string> ReadLines(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::string> lines;
@@ -81,11 +90,20 @@ class SeparateDebugTest : public ::testing::Test {
     ASSERT_TRUE(Objcopy({"--only-keep-debug", MEMPROF_SYMBOLIZE_FIXTURE, debug_file_}));
     ASSERT_TRUE(Objcopy({"--strip-all", MEMPROF_SYMBOLIZE_FIXTURE, binary_}));
   }
-  void ExpectFullySymbolized(const std::vector<std::string>& debug_dirs) {
+  // Where the debug file was found is what Modules() reports, with the
+  // binary's build ID.
+  void ExpectFullySymbolized(const std::vector<std::string>& debug_dirs,
+                             const std::string& debug_file) {
     FixtureProcess fixture(binary_);
     ASSERT_TRUE(fixture.ready()) << fixture.error();
     Symbolizer symbolizer = Make(fixture.maps(), WithLines(debug_dirs));
     std::span<const Frame> frames = symbolizer.Resolve(fixture.Address("inline_ra"));
+    const ModuleReport module = ModuleOf(symbolizer, binary_);
+    EXPECT_EQ(module.build_id, BuildId(binary_).value());
+    EXPECT_TRUE(module.debug_info);
+    EXPECT_TRUE(module.full_symtab);
+    EXPECT_EQ(fs::weakly_canonical(module.debug_file), fs::weakly_canonical(debug_file));
+    EXPECT_EQ(module.problem, "");
     ASSERT_EQ(frames.size(), 2u) << frames[0].function;
     EXPECT_EQ(frames[0].function, "fixture::InlinedMiddle(int)");
     EXPECT_EQ(frames[0].line, MarkerLine(kMainSource, "inlined_call"));
@@ -108,6 +126,38 @@ TEST_F(SeparateDebugTest, WithoutDebugFileOnlyOffsets) {
   Symbolizer symbolizer = Make(fixture.maps(), WithLines({debug_root_}));
   EXPECT_EQ(symbolizer.Resolve(fixture.Address("inline_ra"))[0].function.rfind("fixture+0x", 0),
             0u);
+  // What the summary tells the user: the build ID to look for, and that
+  // neither a symbol table nor DWARF was found.
+  const ModuleReport module = ModuleOf(symbolizer, binary_);
+  EXPECT_EQ(module.build_id, BuildId(binary_).value());
+  EXPECT_FALSE(module.debug_info);
+  EXPECT_FALSE(module.full_symtab);
+  EXPECT_EQ(module.debug_file, "");
+}
+
+// --nearest-symbol names an address no symbol covers after the closest
+// symbol below it, marked as a guess: here the function holding the address
+// is taken out of the symbol table (as a stripped library has no entry for
+// its static functions). Without the option the frame is module+0xOFFSET.
+TEST(SymbolizerFilesTest, NearestSymbolIsAMarkedGuess) {
+  TempDir dir;
+  const std::string binary = dir.File("fixture");
+  ASSERT_TRUE(Objcopy({"--strip-debug", "--strip-symbol=_ZN7fixture15OuterWithInlineEi",
+                       MEMPROF_SYMBOLIZE_FIXTURE, binary}));
+  FixtureProcess fixture(binary);
+  ASSERT_TRUE(fixture.ready()) << fixture.error();
+  SymbolizerOptions options = WithLines();
+  Symbolizer plain = Make(fixture.maps(), options);
+  const Frame unnamed = plain.Resolve(fixture.Address("inline_ra"))[0];
+  EXPECT_FALSE(unnamed.guessed);
+  EXPECT_EQ(unnamed.function, "fixture+0x" + LowerHex(unnamed.module_offset));
+  options.nearest_symbol = true;
+  Symbolizer guessing = Make(fixture.maps(), options);
+  const Frame guessed = guessing.Resolve(fixture.Address("inline_ra"))[0];
+  ASSERT_TRUE(guessed.guessed) << guessed.function;
+  EXPECT_NE(guessed.function.find("+0x"), std::string::npos) << guessed.function;
+  EXPECT_EQ(guessed.function.back(), '?') << guessed.function;
+  EXPECT_EQ(guessed.function.find("OuterWithInline"), std::string::npos) << guessed.function;
 }
 
 TEST_F(SeparateDebugTest, FoundByBuildId) {
@@ -117,12 +167,12 @@ TEST_F(SeparateDebugTest, FoundByBuildId) {
       fs::path(debug_root_) / ".build-id" / id->substr(0, 2) / (id->substr(2) + ".debug");
   fs::create_directories(linked.parent_path());
   fs::rename(debug_file_, linked);
-  ExpectFullySymbolized({"/nonexistent/memprof-debug", debug_root_});
+  ExpectFullySymbolized({"/nonexistent/memprof-debug", debug_root_}, linked);
 }
 
 TEST_F(SeparateDebugTest, FoundNextToTheBinary) {
   fs::rename(debug_file_, binary_ + ".debug");
-  ExpectFullySymbolized({});
+  ExpectFullySymbolized({}, binary_ + ".debug");
 }
 
 TEST_F(SeparateDebugTest, FoundByDebuglink) {
@@ -132,7 +182,7 @@ TEST_F(SeparateDebugTest, FoundByDebuglink) {
   const fs::path placed = fs::path(debug_root_ + dir_.path()) / "fixture.debug";
   fs::create_directories(placed.parent_path());
   fs::rename(debug_file_, placed);
-  ExpectFullySymbolized({debug_root_});
+  ExpectFullySymbolized({debug_root_}, placed);
 }
 
 TEST(SymbolizerFilesTest, DeletedBinaryThroughMapFiles) {
