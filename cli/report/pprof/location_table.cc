@@ -40,9 +40,13 @@ namespace {
 // A frame no symbol names inside a (stripped) allocator library is named
 // "[libjemalloc.so.2]", which kAllocatorDropFrames matches: pprof then cuts
 // the allocator's own frames as it cuts named ones.
+// A --nearest-symbol guess is left out like any unnamed frame: a name
+// would tell pprof the location is symbolized (has_functions), and it would
+// never look for the real one (PPROF_BINARY_PATH, a symbol server).
 analysis::Frame NameAllocatorFrame(const analysis::Frame& frame) {
-  if (!frame.function.empty() || !analysis::IsAllocatorModule(frame.module)) return frame;
   analysis::Frame named = frame;
+  if (named.guessed) named.function.clear();
+  if (!named.function.empty() || !analysis::IsAllocatorModule(named.module)) return named;
   named.function = "[" + frame.module + "]";
   return named;
 }
