@@ -44,7 +44,7 @@ readonly PACKAGES=(
   # pprof output; headless chromium renders the svg flame graph; xmllint
   # checks it; redis-server is a third-party jemalloc target; promtool
   # (package prometheus) checks the exporter's exposition format.
-  golang-go chromium libxml2-utils prometheus
+  golang-go chromium libxml2-utils prometheus debuginfod
   # The remote-agent tests make certificates with openssl and two network
   # namespaces joined by a veth pair with ip (iproute2).
   openssl iproute2

@@ -112,8 +112,18 @@ RequiredTool Unshare() {
   return VersionProbed("unshare", {"unshare", "/usr/bin/unshare"}, "util-linux", {"--version"});
 }
 
+RequiredTool Debuginfod() {
+  return VersionProbed("debuginfod", {"debuginfod", "/usr/bin/debuginfod"}, "debuginfod",
+                       {"--version"});
+}
+
+RequiredTool Objcopy() {
+  return VersionProbed("objcopy", {"objcopy", "/usr/bin/objcopy"}, "binutils", {"--version"});
+}
+
 std::vector<RequiredTool> ToolsTheTestsRun() {
-  return {Jeprof(), Promtool(), Chromium(), Xmllint(), Openssl(), Ip(), Unshare()};
+  return {Jeprof(),   Promtool(), Chromium(),   Xmllint(),   Openssl(),
+          Ip(),       Unshare(),  Debuginfod(), Objcopy()};
 }
 
 }  // namespace memprof::test_support

@@ -22,6 +22,9 @@ RequiredTool Xmllint();
 RequiredTool Openssl();
 RequiredTool Ip();
 RequiredTool Unshare();
+// Debian's debuginfod server (elfutils), and objcopy to split debug files.
+RequiredTool Debuginfod();
+RequiredTool Objcopy();
 
 // Every tool above but pprof, whose path only tests/cli/report/pprof knows.
 std::vector<RequiredTool> ToolsTheTestsRun();

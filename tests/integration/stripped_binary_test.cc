@@ -1,0 +1,216 @@
+// memprofctl report on a target that runs from a stripped binary, as
+// distributions ship them: without its debug file the frames are named
+// module+0xOFFSET and stderr says which file lacks symbols and how to get
+// them; the debug file is then found by build ID (under --sysroot), by
+// .gnu_debuglink, and from Debian's real debuginfod server on loopback.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
+#include "tests/support/debian_tools.h"
+#include "tests/support/http_client.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/wait_until.h"
+
+namespace memprof::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::seconds;
+
+constexpr char kAllocator[] = "PlainTargetAllocate";
+
+// A free TCP port on loopback (the kernel's pick, released for the server).
+uint16_t FreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+class StrippedBinaryTest : public IntegrationTest {
+ protected:
+  void SetUp() override {
+    IntegrationTest::SetUp();
+    ASSERT_TRUE(test_support::CanRun(test_support::Objcopy(), &objcopy_));
+    fs::create_directories(files_.File("bin"));
+    ASSERT_TRUE(Objcopy({"--only-keep-debug", kPlainTarget, debug_file_}));
+    ASSERT_TRUE(Objcopy({"--strip-all", kPlainTarget, binary_}));
+    build_id_ = BuildIdOf(binary_);
+    ASSERT_EQ(build_id_.size(), 40u) << "no GNU build ID in " << binary_;
+  }
+
+  bool Objcopy(std::vector<std::string> args) {
+    args.insert(args.begin(), objcopy_);
+    CommandResult r = RunCommand(args, {});
+    EXPECT_EQ(r.exit_code, 0) << r;
+    return r.exit_code == 0;
+  }
+
+  std::string BuildIdOf(const std::string& path) {
+    CommandResult r = RunCommand({"/usr/bin/readelf", "-n", path}, {});
+    std::smatch match;
+    static const std::regex kBuildId("Build ID: ([0-9a-f]+)");
+    return std::regex_search(r.out, match, kBuildId) ? match[1].str() : "";
+  }
+
+  // The stripped `binary` running with the agent, every 4 KiB sampled; its
+  // dump, once a report with `env` and `args` names the target's allocator.
+  std::string DumpOf(const std::string& binary, std::vector<std::string> args,
+                     std::map<std::string, std::string> env = {}) {
+    TargetOptions options;
+    options.argv = {binary};
+    options.env = {{"LD_PRELOAD", kAgentLibrary},
+                   {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
+    TargetProcess* target = Start(options);
+    if (target == nullptr) return "";
+    const std::string dump = files_.File("plain.heap");
+    args.insert(args.begin(), {"report", dump});
+    bool named = WaitUntil(
+        [&] {
+          if (CliFor(*target, "dump", {"--out", dump}).exit_code != 0) return false;
+          last_ = Cli(args, env);
+          return last_.out.find(kAllocator) != std::string::npos;
+        },
+        seconds(60));
+    EXPECT_TRUE(named) << last_;
+    return dump;
+  }
+
+  // `report` of `dump`: stdout names the allocator, and the summary on
+  // stderr does not mention the binary (its symbols were found).
+  void ExpectNamed(const std::string& dump, std::vector<std::string> args,
+                   std::map<std::string, std::string> env = {}) {
+    args.insert(args.begin(), {"report", dump});
+    CommandResult r = Cli(args, env);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_NE(r.out.find(kAllocator), std::string::npos) << r;
+    EXPECT_EQ(r.out.find("plain_target+0x"), std::string::npos) << r;
+    EXPECT_EQ(r.err.find(build_id_), std::string::npos) << r;
+    args.insert(args.end(), {"--format", "json"});
+    CommandResult json = Cli(args, env);
+    ASSERT_EQ(json.exit_code, 0) << json;
+    for (const auto& module : nlohmann::json::parse(json.out)["symbolization"]["modules"]) {
+      EXPECT_NE(module["build_id"], build_id_) << module.dump(2);
+    }
+  }
+
+  test_support::TempDir files_;
+  std::string objcopy_;
+  const std::string binary_ = files_.File("bin/plain_target");
+  const std::string debug_file_ = files_.File("plain_target.debug");
+  std::string build_id_;
+  CommandResult last_;
+};
+
+TEST_F(StrippedBinaryTest, WithoutDebugInfoFramesAreModuleOffsetsAndStderrSaysWhy) {
+  TargetOptions options;
+  options.argv = {binary_};
+  options.env = {{"LD_PRELOAD", kAgentLibrary},
+                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
+  TargetProcess* target = Start(options);
+  ASSERT_NE(target, nullptr);
+  const std::string dump = files_.File("plain.heap");
+  ASSERT_EQ(CliFor(*target, "dump", {"--out", dump}).exit_code, 0);
+  CommandResult r = Cli({"report", dump});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(plain_target\+0x[0-9a-f]+\n)"))) << r;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(% 0x[0-9a-f]{8,})"))) << "bare address:\n" << r;
+  EXPECT_NE(r.err.find("of the profile is in stacks with frames no symbol names"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.err.find(binary_ + " (build ID " + build_id_ + "): "), std::string::npos) << r;
+  EXPECT_NE(r.err.find("exported symbols only, no debug info"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("DEBUGINFOD_URLS="), std::string::npos) << r;
+  CommandResult json = Cli({"report", dump, "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json;
+  const nlohmann::json symbolization = nlohmann::json::parse(json.out)["symbolization"];
+  EXPECT_EQ(symbolization["complete"], false);
+  bool listed = false;
+  for (const auto& module : symbolization["modules"]) {
+    if (module["path"] != binary_) continue;
+    listed = true;
+    EXPECT_EQ(module["build_id"], build_id_);
+    EXPECT_EQ(module["debug_info"], false);
+    EXPECT_GT(module["share"].get<double>(), 0.5) << "the target's own allocations dominate";
+    EXPECT_EQ(module["package"], "") << "not from a Debian package";
+  }
+  EXPECT_TRUE(listed) << symbolization.dump(2);
+}
+
+// Debian's layout: /usr/lib/debug/.build-id/xx/yyyy.debug, here inside a
+// copy of the target's root given with --sysroot.
+TEST_F(StrippedBinaryTest, DebugFileByBuildIdUnderTheSysroot) {
+  const std::string root = files_.File("root");
+  const fs::path in_root = root + binary_;
+  fs::create_directories(in_root.parent_path());
+  fs::copy_file(binary_, in_root);
+  const fs::path debug = fs::path(root) / "usr/lib/debug/.build-id" / build_id_.substr(0, 2) /
+                         (build_id_.substr(2) + ".debug");
+  fs::create_directories(debug.parent_path());
+  fs::copy_file(debug_file_, debug);
+  const std::string dump = DumpOf(binary_, {"--sysroot", root});
+  ASSERT_FALSE(dump.empty());
+  ExpectNamed(dump, {"--sysroot", root});
+}
+
+TEST_F(StrippedBinaryTest, DebugFileByDebuglinkNextToTheBinary) {
+  ASSERT_TRUE(Objcopy({"--add-gnu-debuglink=" + debug_file_, binary_}));
+  fs::rename(debug_file_, files_.File("bin/plain_target.debug"));
+  const std::string dump = DumpOf(binary_, {});
+  ASSERT_FALSE(dump.empty());
+  ExpectNamed(dump, {});
+}
+
+// Debian's own debuginfod server (package debuginfod) serving the debug
+// file from a directory, over loopback; the client's cache is this test's.
+TEST_F(StrippedBinaryTest, DebugFileFromARealDebuginfodServer) {
+  std::string debuginfod;
+  ASSERT_TRUE(test_support::CanRun(test_support::Debuginfod(), &debuginfod));
+  const std::string served = files_.File("served");
+  fs::create_directories(served);
+  fs::rename(debug_file_, served + "/plain_target.debug");
+  const uint16_t port = FreeLoopbackPort();
+  ASSERT_NE(port, 0);
+  test_support::SpawnOptions spawn;
+  spawn.argv = {debuginfod, "-F", served, "-p", std::to_string(port), "-d",
+                files_.File("debuginfod.sqlite")};
+  auto server = test_support::Subprocess::Spawn(spawn);
+  ASSERT_TRUE(server.has_value()) << server.error().message;
+  const std::string host_port = "127.0.0.1:" + std::to_string(port);
+  // Ready once its first scan has indexed the file.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return test_support::HttpGet(host_port, "/buildid/" + build_id_ + "/debuginfo").status ==
+               200;
+      },
+      seconds(60)))
+      << (*server)->StderrText();
+  const std::map<std::string, std::string> env = {
+      {"DEBUGINFOD_URLS", "http://" + host_port},
+      {"DEBUGINFOD_CACHE_PATH", files_.File("debuginfod-cache")}};
+  const std::string dump = DumpOf(binary_, {}, env);
+  ASSERT_FALSE(dump.empty());
+  ExpectNamed(dump, {}, env);
+  // Without the server, the same dump has no names for the binary.
+  CommandResult r = Cli({"report", dump});
+  EXPECT_NE(r.err.find(build_id_), std::string::npos) << r;
+}
+
+}  // namespace
+}  // namespace memprof::integration
