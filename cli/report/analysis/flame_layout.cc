@@ -16,11 +16,13 @@ std::vector<FlameRect> PlaceChildren(const FlameGraph& graph, uint32_t parent, d
   for (uint32_t child : graph.nodes[parent].children) {
     const FlameNode& node = graph.nodes[child];
     if (node.value >= min_value) {
-      placed.push_back({child, offset, node.value, depth, 0});
+      placed.push_back({child, offset, node.value, depth, 0, node.change, node.base});
       offset += node.value;
       continue;
     }
     merged.value += node.value;
+    merged.change += node.change;
+    merged.base += node.base;
     ++merged.merged_frames;
     layout.omitted_frames += SubtreeSize(graph, child);
   }
@@ -52,7 +54,8 @@ FlameLayout LayoutFlameGraph(const FlameGraph& graph, double min_fraction) {
   FlameLayout layout;
   if (graph.nodes.empty()) return layout;
   double min_value = graph.root().value * std::max(min_fraction, 0.0);
-  std::vector<FlameRect> todo = {{0, 0, graph.root().value, 0, 0}};
+  const FlameNode& root = graph.root();
+  std::vector<FlameRect> todo = {{0, 0, root.value, 0, 0, root.change, root.base}};
   while (!todo.empty()) {
     FlameRect rect = todo.back();
     todo.pop_back();
