@@ -49,7 +49,7 @@ std::string DiffDetail(double change, double base, Metric metric) {
 }
 
 std::string DiffTitleSuffix(const FlameGraph& graph) {
-  return "red: grew, blue: shrank; net " + SignedHumanValue(graph.root().change, graph.metric);
+  return "(red: grew, blue: shrank), net " + SignedHumanValue(graph.root().change, graph.metric);
 }
 
 double MaxAbsChange(const FlameGraph& graph) {

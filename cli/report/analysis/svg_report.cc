@@ -140,7 +140,7 @@ void WriteHeader(const FlameGraph& graph, const FlameLayout& layout, const SvgOp
   std::string right = Fixed(geometry.width - kPadX, 1);
   out << "<text id=\"title\" x=\"" << center << "\" y=\"24\">" << XmlEscape(options.title)
       << " \xE2\x80\x94 " << MetricDescription(graph.metric)
-      << (graph.is_diff ? " change: " + DiffTitleSuffix(graph)
+      << (graph.is_diff ? " change " + DiffTitleSuffix(graph)
                         : ", total " + HumanValue(graph.root().value, graph.metric))
       << "</text>\n"
       << "<text id=\"subtitle\" x=\"" << center << "\" y=\"42\">"
