@@ -62,7 +62,7 @@ double ChangeIntensity(double change, double max_abs_change) {
 // stay apart even for readers who tell red from blue poorly.
 std::string DiffFill(double change, double max_abs_change) {
   double t = ChangeIntensity(change, max_abs_change);
-  int lightness = static_cast<int>(std::lround(90 - 38 * t));
+  int lightness = static_cast<int>(std::lround(86 - 36 * t));
   switch (FamilyOf(change)) {
     case ChangeFamily::kGrowth:
       return Hsl(static_cast<int>(std::lround(36 - 36 * t)), 90, lightness);
