@@ -68,8 +68,8 @@ void WriteDiffLegend(double x, double y, std::ostream& out) {
   x = WriteLabel(x, y, "shrank", out);
   x = WriteSwatch(x, y, DiffFill(0, 1), "none", out);
   x = WriteLabel(x, y, "no net change", out);
-  WriteLabel(x, y,
-             "darker: larger change. Width: growth + shrinkage in a frame and its callees", out);
+  WriteLabel(x, y, "darker: larger change. Width: growth + shrinkage in a frame and its callees",
+             out);
   out << "</g>\n";
 }
 

@@ -34,7 +34,8 @@ struct FlameNode {
 
 // The call tree of an aggregated profile, root first: stacks that share a
 // caller chain share nodes, so a frame is as wide as the memory allocated
-// under it.
+// under it. Flat (indexes, not pointers) so that deep stacks cost no
+// recursion and the layout can walk it with an explicit stack.
 //
 // A --base diff (is_diff) is a differential flame graph: a frame's value
 // (its width) is the sum of the absolute changes in its subtree, i.e. its
@@ -42,8 +43,7 @@ struct FlameNode {
 // both take room and a frame whose callees moved memory between them is
 // as wide as what moved. The change is taken per drawn path, after stacks
 // with the same names merged: two call sites in one function that trade
-// bytes cancel out, as they would in the frames the reader sees. Flat (indexes, not pointers) so that deep stacks cost no
-// recursion and the layout can walk it with an explicit stack.
+// bytes cancel out, as they would in the frames the reader sees.
 struct FlameGraph {
   Metric metric = Metric::kInuseSpace;
   // The profile's header total (Aggregation::total): more than the root's
@@ -53,7 +53,7 @@ struct FlameGraph {
   // has them): a width cannot be negative. Always 0 when is_diff.
   size_t negative_stacks = 0;
   bool is_diff = false;
-  double base_total = 0;  // a diff only: the base's header total
+  double base_total = 0;         // a diff only: the base's header total
   std::vector<FlameNode> nodes;  // nodes[0] is the root, named "all"
   // Each distinct frame name once, as the collapsed report spells it
   // (frame_names.h): a call tree repeats a name in many nodes.

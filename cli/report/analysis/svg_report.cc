@@ -189,10 +189,11 @@ void WriteFrame(const FlameGraph& graph, const FlameRect& rect, const Geometry& 
   double y = geometry.RowY(rect.depth);
   out << "<g class=\"f" << (merged ? " m" : "") << FamilyClass(graph, rect) << "\" data-v=\""
       << General(rect.value) << "\" data-d=\"" << rect.depth << "\"><title>" << XmlEscape(name)
-      << "&#10;" << FrameDetail(graph, rect) << "</title><rect x=\"" << Fixed(x, 2) << "\" y=\"" << Fixed(y, 1) << "\" width=\""
-      << Fixed(width, 2) << "\" height=\"" << kRowHeight - 1 << "\" rx=\"2\" fill=\""
-      << Fill(graph, rect, name, max_change) << "\"/><text x=\"" << Fixed(x + 3, 2) << "\" y=\""
-      << Fixed(y + 11.5, 1) << "\">" << XmlEscape(FrameLabel(name, width)) << "</text></g>\n";
+      << "&#10;" << FrameDetail(graph, rect) << "</title><rect x=\"" << Fixed(x, 2) << "\" y=\""
+      << Fixed(y, 1) << "\" width=\"" << Fixed(width, 2) << "\" height=\"" << kRowHeight - 1
+      << "\" rx=\"2\" fill=\"" << Fill(graph, rect, name, max_change) << "\"/><text x=\""
+      << Fixed(x + 3, 2) << "\" y=\"" << Fixed(y + 11.5, 1) << "\">"
+      << XmlEscape(FrameLabel(name, width)) << "</text></g>\n";
 }
 
 void WriteFooter(const Geometry& geometry, std::ostream& out) {

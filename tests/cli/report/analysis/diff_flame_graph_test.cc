@@ -121,7 +121,7 @@ TEST(DiffFlameGraphTest, ColourFamilyBySignIntensityByMagnitude) {
     std::string growth = DiffFill(share * 400, 400);
     std::string shrinkage = DiffFill(-share * 400, 400);
     EXPECT_GE(Hue(growth), 0);
-    EXPECT_LE(Hue(growth), 40) << growth;  // red .. orange
+    EXPECT_LE(Hue(growth), 40) << growth;         // red .. orange
     EXPECT_GE(Hue(shrinkage), 195) << shrinkage;  // sky .. blue
     EXPECT_LE(Hue(shrinkage), 230) << shrinkage;
     EXPECT_LT(Lightness(growth), last_growth) << "not darker for a larger change";
@@ -180,8 +180,8 @@ TEST(DiffSvgTest, TitleAndLegendSayWhatColoursAndWidthsMean) {
   std::string row = svg.substr(legend, svg.find("</g>", legend) - legend);
   std::regex swatch("data-family=\"(\\w+)\"[^>]* fill=\"([^\"]+)\"");
   std::vector<std::pair<std::string, std::string>> swatches;
-  for (auto it = std::sregex_iterator(row.begin(), row.end(), swatch);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(row.begin(), row.end(), swatch); it != std::sregex_iterator();
+       ++it) {
     swatches.push_back({(*it)[1], (*it)[2]});
   }
   ASSERT_EQ(swatches.size(), 7u);
@@ -207,7 +207,8 @@ TEST(DiffSvgTest, AnOrdinaryFlameGraphHasNoDiffParts) {
   ASSERT_TRUE(aggregation.has_value());
   ASSERT_FALSE(aggregation->is_diff);
   std::string svg = RenderSvg(*aggregation);
-  for (const char* diff_only : {"data-diff", "legend", " grew", " shrank", "red: grew", " change"}) {
+  for (const char* diff_only :
+       {"data-diff", "legend", " grew", " shrank", "red: grew", " change"}) {
     EXPECT_EQ(svg.find(diff_only), std::string::npos) << diff_only;
   }
 }

@@ -47,7 +47,7 @@ TEST(SubtractBaseTest, RecordsTheBaseOfEveryStack) {
   ASSERT_EQ(diff.base.size(), 5u);
   EXPECT_EQ(diff.samples[0].inuse.bytes, 500);
   EXPECT_EQ(diff.base[0].inuse.bytes, 1000);
-  EXPECT_EQ(diff.base[2].inuse.bytes, 0);  // new
+  EXPECT_EQ(diff.base[2].inuse.bytes, 0);        // new
   EXPECT_EQ(diff.samples[3].inuse.bytes, -500);  // gone
   EXPECT_EQ(diff.base[3].inuse.bytes, 500);
   EXPECT_EQ(diff.base[3].inuse.objects, 5);

@@ -219,9 +219,10 @@ class DiffFlameGraphBrowserTest : public FlameGraphBrowserTest {
 // The fills of the frames in the DOM after both scripts ran, by family.
 std::vector<std::string> FillsOf(const std::string& dom, const std::string& family) {
   std::vector<std::string> fills;
-  std::regex frame("<g class=\"f " + family + "\"[^>]*><title>[^<]*</title><rect [^>]*fill=\"([^\"]+)\"");
-  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), frame);
-       it != std::sregex_iterator(); ++it) {
+  std::regex frame("<g class=\"f " + family +
+                   "\"[^>]*><title>[^<]*</title><rect [^>]*fill=\"([^\"]+)\"");
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), frame); it != std::sregex_iterator();
+       ++it) {
     fills.push_back((*it)[1]);
   }
   return fills;
