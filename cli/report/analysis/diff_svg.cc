@@ -49,13 +49,13 @@ std::string DiffDetail(double change, double base, Metric metric) {
 }
 
 std::string DiffTitleSuffix(const FlameGraph& graph) {
-  return "(red: grew, blue: shrank), net " + SignedHumanValue(graph.root().change, graph.metric);
+  return "(red: grew, blue: shrank), net " + SignedHumanValue(graph.change(0).change, graph.metric);
 }
 
 double MaxAbsChange(const FlameGraph& graph) {
   double max = 0;
-  for (size_t n = 1; n < graph.nodes.size(); ++n) {
-    max = std::max(max, std::fabs(graph.nodes[n].change));
+  for (size_t n = 1; n < graph.changes.size(); ++n) {
+    max = std::max(max, std::fabs(graph.changes[n].change));
   }
   return max;
 }

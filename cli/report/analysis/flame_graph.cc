@@ -132,8 +132,9 @@ void TreeBuilder::AddStack(const StackSample& stack) {
 void TreeBuilder::AddDiffStack(const StackSample& stack) {
   uint32_t node = kRootNode;
   auto add = [&](uint32_t to) {
-    graph_.nodes[to].change += stack.value;
-    graph_.nodes[to].base += stack.base;
+    graph_.changes.resize(graph_.nodes.size());
+    graph_.changes[to].change += stack.value;
+    graph_.changes[to].base += stack.base;
   };
   add(node);
   for (size_t i = stack.locations.size(); i-- > 0;) {
@@ -150,6 +151,7 @@ void TreeBuilder::AddDiffStack(const StackSample& stack) {
 // a callee is always created after its caller, so it is done first.
 void TreeBuilder::SetDiffWidths() {
   own_change_.resize(graph_.nodes.size(), 0);
+  graph_.changes.resize(graph_.nodes.size());
   for (size_t n = graph_.nodes.size(); n-- > 0;) {
     FlameNode& node = graph_.nodes[n];
     node.value = std::fabs(own_change_[n]);

@@ -26,8 +26,11 @@ struct FlameNode {
   double value = 0;                // the width (in a diff, see FlameGraph::is_diff)
   uint32_t depth = 0;              // the root is 0, its callees 1, ...
   std::vector<uint32_t> children;  // indexes into FlameGraph::nodes; widest first, ties by name
-  // A diff only: the net change of the stacks through this frame (signed),
-  // and what the base had in them (so now = base + change).
+};
+
+// A frame of a diff: the net change of the stacks through it (signed), and
+// what the base had in them (so now = base + change).
+struct FrameChange {
   double change = 0;
   double base = 0;
 };
@@ -55,12 +58,16 @@ struct FlameGraph {
   bool is_diff = false;
   double base_total = 0;         // a diff only: the base's header total
   std::vector<FlameNode> nodes;  // nodes[0] is the root, named "all"
+  // A diff only: per node, its change. Beside the nodes rather than in
+  // them, so an ordinary graph's nodes stay as small as they were.
+  std::vector<FrameChange> changes;
   // Each distinct frame name once, as the collapsed report spells it
   // (frame_names.h): a call tree repeats a name in many nodes.
   std::vector<std::string> names;
 
   const FlameNode& root() const { return nodes.front(); }
   const std::string& name(const FlameNode& node) const { return names[node.name_id]; }
+  FrameChange change(uint32_t node) const { return is_diff ? changes[node] : FrameChange{}; }
 };
 
 // Merges the aggregation's stacks (after jeprof's allocator cut and the

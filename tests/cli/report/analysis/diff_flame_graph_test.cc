@@ -41,8 +41,8 @@ std::string RenderSvg(const Aggregation& aggregation) {
 std::string Describe(const FlameGraph& graph, uint32_t node = 0) {
   const FlameNode& n = graph.nodes[node];
   std::string text = graph.name(n) + "=" + std::to_string(static_cast<long>(n.value)) + "/" +
-                     std::to_string(static_cast<long>(n.change)) + "/" +
-                     std::to_string(static_cast<long>(n.base));
+                     std::to_string(static_cast<long>(graph.changes[node].change)) + "/" +
+                     std::to_string(static_cast<long>(graph.changes[node].base));
   for (uint32_t child : n.children) text += " " + Describe(graph, child);
   return text;
 }
