@@ -25,7 +25,8 @@ void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
                                             "Objects allocated since start (needs prof_accum:true)");
   objects->excludes(alloc_space)->excludes(alloc_objects);
   alloc_space->excludes(alloc_objects);
-  cmd.add_option("--base", options.base, "Subtract this earlier dump: show what grew")
+  cmd.add_option("--base", options.base,
+                 "Subtract this earlier dump: what grew and shrank (svg: a diff flame graph)")
       ->type_name("DUMP")
       ->check(CLI::ExistingFile);
   cmd.add_option("--focus", options.focus, "Keep only stacks with a frame matching REGEX")
@@ -78,6 +79,7 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
       "  memprofctl report profile.heap --format svg -o heap.svg     # open in a browser\n"
       "  memprofctl report profile.heap --format pprof -o heap.pb.gz # pprof -http=: heap.pb.gz\n"
       "  memprofctl report after.heap --base before.heap             # what grew\n"
+      "  memprofctl report after.heap --base before.heap -f svg -o d.svg  # grew and shrank\n"
       "  memprofctl report profile.heap --format collapsed | flamegraph.pl > heap.svg\n");
   return cmd;
 }

@@ -62,12 +62,17 @@ symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) 
   return options;
 }
 
+std::string FileName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// With --base the renderer draws a differential flame graph and adds what
+// its colours mean; the title names both dumps.
 analysis::SvgOptions SvgOptionsFor(const ReportRequest& request) {
   analysis::SvgOptions options;
-  const size_t slash = request.dump_path.find_last_of('/');
-  options.title = "memprof: " + (slash == std::string::npos ? request.dump_path
-                                                            : request.dump_path.substr(slash + 1));
-  if (!request.base_path.empty()) options.title += " (growth since the base dump)";
+  options.title = "memprof: " + FileName(request.dump_path);
+  if (!request.base_path.empty()) options.title += " vs base " + FileName(request.base_path);
   return options;
 }
 

@@ -148,12 +148,13 @@ class StackIndex {
   explicit StackIndex(std::vector<StackSample>& stacks)
       : stacks_(stacks), index_(0, Hash{&stacks}, Equal{&stacks}) {}
 
-  // Adds `value` to the stack with this path, or appends one.
-  void Add(std::vector<uint32_t> path, double value) {
-    stacks_.push_back({std::move(path), value});
+  // Adds `value` (and `base`) to the stack with this path, or appends one.
+  void Add(std::vector<uint32_t> path, double value, double base) {
+    stacks_.push_back({std::move(path), value, base});
     auto [it, inserted] = index_.insert(stacks_.size() - 1);
     if (inserted) return;
     stacks_[*it].value += value;
+    stacks_[*it].base += base;
     stacks_.pop_back();
   }
 
@@ -189,18 +190,25 @@ std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, Loc
   return path;
 }
 
-// Cuts, merges identical results and sums the header total. Stacks worth 0
-// are left out: they add nothing to any row.
+// Cuts, merges identical results and sums the header totals. Stacks worth
+// 0 are left out: they add nothing to any row. In a diff that means no
+// change and nothing in the base either: an unchanged stack still adds to
+// the base (and now) values that the differential reports show.
 std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
-                                     LocationTable& table, double& total) {
+                                     LocationTable& table, Aggregation& aggregation) {
   std::vector<StackSample> stacks;
   StackIndex index(stacks);
-  for (const Sample& sample : profile.samples) {
+  const bool diff = profile.is_diff && profile.base.size() == profile.samples.size();
+  for (size_t i = 0; i < profile.samples.size(); ++i) {
+    const Sample& sample = profile.samples[i];
     double value = ValueOf(sample, metric);
-    total += value;
-    if (value == 0) continue;
-    index.Add(CutAllocatorFrames(sample.stack, table), value);
+    double base = diff ? ValueOf(profile.base[i], metric) : 0;
+    aggregation.total += value;
+    aggregation.total_base += base;
+    if (value == 0 && base == 0) continue;
+    index.Add(CutAllocatorFrames(sample.stack, table), value, base);
   }
+  aggregation.is_diff = diff;
   return stacks;
 }
 
@@ -214,6 +222,9 @@ void ApplyFilters(std::vector<StackSample>& stacks, FrameMatcher& focus, FrameMa
 
 // jeprof's ReduceProfile + FlatProfile + CumulativeProfile: each function
 // once per stack; flat goes to the first (innermost) name of the stack.
+// kDiff adds the base sums: a template, so that the hot loop of an ordinary
+// report does no more than it used to.
+template <bool kDiff>
 std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const LocationTable& table,
                                 double& shown_total) {
   const std::vector<std::string>& names = table.names();
@@ -228,8 +239,10 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const Lo
         seen_in[id] = s;
         if (first) rows[id].flat += stacks[s].value;
         if (first) shown_total += stacks[s].value;
+        if (kDiff && first) rows[id].flat_base += stacks[s].base;
         first = false;
         rows[id].cum += stacks[s].value;
+        if (kDiff) rows[id].cum_base += stacks[s].base;
       }
     }
   }
@@ -262,9 +275,11 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   Aggregation aggregation;
   aggregation.metric = options.metric;
   LocationTable table(symbolizer);
-  aggregation.stacks = CutAndMerge(profile, options.metric, table, aggregation.total);
+  aggregation.stacks = CutAndMerge(profile, options.metric, table, aggregation);
   ApplyFilters(aggregation.stacks, *focus, *ignore, table);
-  aggregation.functions = Reduce(aggregation.stacks, table, aggregation.shown_total);
+  aggregation.functions = aggregation.is_diff
+                              ? Reduce<true>(aggregation.stacks, table, aggregation.shown_total)
+                              : Reduce<false>(aggregation.stacks, table, aggregation.shown_total);
   SortFunctionRows(aggregation.functions, false);
   aggregation.locations = table.ReleaseLocations();
   return aggregation;

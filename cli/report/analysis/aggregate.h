@@ -34,7 +34,8 @@ struct Location {
 // A stack after the allocator's own frames were cut and the filters ran.
 struct StackSample {
   std::vector<uint32_t> locations;  // indexes into Aggregation::locations, leaf first
-  double value = 0;
+  double value = 0;                 // in a --base diff: the change
+  double base = 0;                  // a diff only: the base's value (now = value + base)
 };
 
 // One row of jeprof's --text table.
@@ -42,6 +43,9 @@ struct FunctionRow {
   std::string name;
   double flat = 0;  // in stacks whose leaf is this function
   double cum = 0;   // in stacks containing it (counted once per stack)
+  // A diff only: the same sums over the base's values.
+  double flat_base = 0;
+  double cum_base = 0;
 };
 
 struct Aggregation {
@@ -51,6 +55,11 @@ struct Aggregation {
   // The sum of `flat`: what survives the filters, and the base of the
   // percentages (jeprof's TotalProfile($flat) in PrintText).
   double shown_total = 0;
+  // A --base diff: the values above are changes, and each stack and row
+  // also carries the base's value. Stacks that did not change are kept
+  // then (value 0), for the "now" and "base" sums of their callers.
+  bool is_diff = false;
+  double total_base = 0;  // the base's header total
   std::vector<Location> locations;
   std::vector<StackSample> stacks;     // identical stacks merged, first-seen order
   std::vector<FunctionRow> functions;  // sorted by flat (desc), then name

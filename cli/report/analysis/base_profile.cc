@@ -27,6 +27,7 @@ HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base, bo
   result.sample_period = profile.sample_period;
   result.has_alloc = profile.has_alloc || base.has_alloc;
   result.mapped_libraries = profile.mapped_libraries;
+  result.is_diff = !drop_negative;
   std::map<const std::vector<uint64_t>*, const Sample*,
            decltype([](const auto* a, const auto* b) { return *a < *b; })>
       base_by_stack;
@@ -38,11 +39,13 @@ HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base, bo
     if (it != base_by_stack.end()) base_by_stack.erase(it);
     result.samples.push_back({sample.stack, Difference(sample.inuse, old.inuse, drop_negative),
                               Difference(sample.alloc, old.alloc, drop_negative)});
+    if (!drop_negative) result.base.push_back({old.inuse, old.alloc});
   }
   if (drop_negative) return result;
   for (const Sample& old : base.samples) {
     if (!base_by_stack.contains(&old.stack)) continue;  // matched above
     result.samples.push_back({old.stack, Negated(old.inuse), Negated(old.alloc)});
+    result.base.push_back({old.inuse, old.alloc});
   }
   return result;
 }

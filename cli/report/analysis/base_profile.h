@@ -11,7 +11,9 @@ namespace memprof::analysis {
 // `drop_negative` (jeprof's --drop_negative), which instead clamps every
 // negative difference to 0 and leaves base-only stacks out. The result has
 // the samples of `profile` first, in order, then the base-only ones, and
-// `profile`'s period and maps.
+// `profile`'s period and maps. Without `drop_negative` it also records what
+// the base had per stack (HeapProfile::base), for the differential reports;
+// a clamped difference is a growth-only profile, not a diff, and has none.
 HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base,
                          bool drop_negative = false);
 

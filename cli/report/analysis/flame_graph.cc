@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -51,18 +52,23 @@ class TreeBuilder {
   uint32_t NameId(std::string name);
   const std::vector<LocationFrame>& FramesOf(uint32_t location);
   uint32_t Child(uint32_t parent, const LocationFrame& frame);
+  void AddDiffStack(const StackSample& stack);
+  void SetDiffWidths();
 
   const Aggregation& aggregation_;
   FlameGraph graph_;  // graph_.names: the interned names
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<std::vector<LocationFrame>> location_frames_;  // filled lazily
   std::unordered_map<uint64_t, uint32_t> children_;          // parent << 32 | name id
+  std::vector<double> own_change_;  // a diff: per node, the change of stacks ending there
 };
 
 TreeBuilder::TreeBuilder(const Aggregation& aggregation)
     : aggregation_(aggregation), location_frames_(aggregation.locations.size()) {
   graph_.metric = aggregation.metric;
   graph_.profile_total = aggregation.total;
+  graph_.is_diff = aggregation.is_diff;
+  graph_.base_total = aggregation.total_base;
   graph_.nodes.push_back({NameId("all"), FrameKind::kRoot, 0, 0, {}});
 }
 
@@ -106,6 +112,7 @@ void TreeBuilder::Reserve() {
 
 // Stacks are leaf first; the tree grows from the root.
 void TreeBuilder::AddStack(const StackSample& stack) {
+  if (graph_.is_diff) return AddDiffStack(stack);
   if (!(stack.value > 0)) {
     ++graph_.negative_stacks;
     return;
@@ -120,9 +127,42 @@ void TreeBuilder::AddStack(const StackSample& stack) {
   }
 }
 
+// Like AddStack, but every stack counts: its change and base go to every
+// frame on its path, and its change is the leaf's own (see SetDiffWidths).
+void TreeBuilder::AddDiffStack(const StackSample& stack) {
+  uint32_t node = kRootNode;
+  auto add = [&](uint32_t to) {
+    graph_.changes.resize(graph_.nodes.size());
+    graph_.changes[to].change += stack.value;
+    graph_.changes[to].base += stack.base;
+  };
+  add(node);
+  for (size_t i = stack.locations.size(); i-- > 0;) {
+    for (const LocationFrame& frame : FramesOf(stack.locations[i])) {
+      node = Child(node, frame);
+      add(node);
+    }
+  }
+  own_change_.resize(graph_.nodes.size(), 0);
+  own_change_[node] += stack.value;
+}
+
+// Width = |own change| + the callees' widths, from the last node back:
+// a callee is always created after its caller, so it is done first.
+void TreeBuilder::SetDiffWidths() {
+  own_change_.resize(graph_.nodes.size(), 0);
+  graph_.changes.resize(graph_.nodes.size());
+  for (size_t n = graph_.nodes.size(); n-- > 0;) {
+    FlameNode& node = graph_.nodes[n];
+    node.value = std::fabs(own_change_[n]);
+    for (uint32_t child : node.children) node.value += graph_.nodes[child].value;
+  }
+}
+
 // Widest first puts the biggest consumers at the left edge, where the eye
 // starts; names break ties so the output never depends on hash order.
 FlameGraph TreeBuilder::Finish() {
+  if (graph_.is_diff) SetDiffWidths();
   const std::vector<FlameNode>& nodes = graph_.nodes;
   const std::vector<std::string>& names = graph_.names;
   for (FlameNode& node : graph_.nodes) {

@@ -203,9 +203,36 @@ constexpr std::string_view kScript = R"js(
 })();
 )js";
 
+// ES5 like the first script, and like it no globals: it finds the frames
+// through the DOM the first one left.
+constexpr std::string_view kDiffScript = R"js(
+(function () {
+  'use strict';
+  var svg = document.documentElement;
+  var layer = document.getElementById('frames');
+  var details = document.getElementById('details');
+  if (!layer || !details) return;
+
+  function detailOf(g) {
+    var lines = g.querySelector('title').textContent.split('\n');
+    return lines[0] + ': ' + (lines[1] || '');
+  }
+
+  layer.addEventListener('mouseover', function (event) {
+    var g = event.target.closest ? event.target.closest('g.f') : null;
+    if (g) details.textContent = detailOf(g);
+  });
+  svg.setAttribute('data-diff-grew', String(layer.querySelectorAll('g.grew').length));
+  svg.setAttribute('data-diff-shrank', String(layer.querySelectorAll('g.shrank').length));
+  svg.setAttribute('data-diff-ready', String(layer.querySelectorAll('g.f').length));
+})();
+)js";
+
 }  // namespace
 
 std::string_view FlameGraphStyle() { return kStyle; }
+
+std::string_view FlameGraphDiffScript() { return kDiffScript; }
 
 std::string_view FlameGraphScript() { return kScript; }
 

@@ -20,6 +20,16 @@ namespace memprof::analysis {
 std::string_view FlameGraphStyle();
 std::string_view FlameGraphScript();
 
+// The second script of a differential flame graph (data-diff="1"), after
+// the first: the hover line then reads "name: +1.2 MiB (now 3.4 MiB, base
+// 2.2 MiB)", the second line of the frame's <title>. A separate script
+// rather than a mode of the first, so that an ordinary flame graph stays
+// byte for byte what it was. It listens after the first script's handler
+// and so has the last word; once set up it sets data-diff-ready="<frames>"
+// with the numbers of frames that grew and shrank in data-diff-grew and
+// data-diff-shrank.
+std::string_view FlameGraphDiffScript();
+
 }  // namespace memprof::analysis
 
 #endif  // MEMPROF_CLI_REPORT_ANALYSIS_FLAME_GRAPH_SCRIPT_H_

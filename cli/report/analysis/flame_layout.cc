@@ -16,11 +16,15 @@ std::vector<FlameRect> PlaceChildren(const FlameGraph& graph, uint32_t parent, d
   for (uint32_t child : graph.nodes[parent].children) {
     const FlameNode& node = graph.nodes[child];
     if (node.value >= min_value) {
-      placed.push_back({child, offset, node.value, depth, 0});
+      FrameChange change = graph.change(child);
+      placed.push_back({child, offset, node.value, depth, 0, change.change, change.base});
       offset += node.value;
       continue;
     }
     merged.value += node.value;
+    FrameChange change = graph.change(child);
+    merged.change += change.change;
+    merged.base += change.base;
     ++merged.merged_frames;
     layout.omitted_frames += SubtreeSize(graph, child);
   }
@@ -52,7 +56,8 @@ FlameLayout LayoutFlameGraph(const FlameGraph& graph, double min_fraction) {
   FlameLayout layout;
   if (graph.nodes.empty()) return layout;
   double min_value = graph.root().value * std::max(min_fraction, 0.0);
-  std::vector<FlameRect> todo = {{0, 0, graph.root().value, 0, 0}};
+  FrameChange root = graph.change(0);
+  std::vector<FlameRect> todo = {{0, 0, graph.root().value, 0, 0, root.change, root.base}};
   while (!todo.empty()) {
     FlameRect rect = todo.back();
     todo.pop_back();

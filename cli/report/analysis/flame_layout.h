@@ -21,6 +21,10 @@ struct FlameRect {
   uint32_t depth = 0;
   // For kMergedNode: how many sibling frames (with all their callees) it stands for.
   uint32_t merged_frames = 0;
+  // A diff only: the frame's FlameNode::change and ::base, summed over the
+  // frames a kMergedNode stands for.
+  double change = 0;
+  double base = 0;
 };
 
 struct FlameLayout {

@@ -27,6 +27,14 @@ const char* MetricName(Metric metric) {
 
 double Percent(double value, double total) { return total != 0 ? value * 100.0 / total : 0; }
 
+// A diff's row: flat and cum are the changes; both dumps' values too.
+void AddBothSides(Json& function, const FunctionRow& row) {
+  function["flat_now"] = row.flat + row.flat_base;
+  function["flat_base"] = row.flat_base;
+  function["cum_now"] = row.cum + row.cum_base;
+  function["cum_base"] = row.cum_base;
+}
+
 Json FunctionsJson(const Aggregation& aggregation, const ReportOptions& options) {
   std::vector<FunctionRow> rows = aggregation.functions;
   if (options.sort_by_cum) SortFunctionRows(rows, true);
@@ -38,6 +46,7 @@ Json FunctionsJson(const Aggregation& aggregation, const ReportOptions& options)
                          {"flat_percent", Percent(row.flat, aggregation.shown_total)},
                          {"cum", row.cum},
                          {"cum_percent", Percent(row.cum, aggregation.shown_total)}});
+    if (aggregation.is_diff) AddBothSides(functions.back(), row);
   }
   return functions;
 }
@@ -126,6 +135,10 @@ void WriteStacks(const Aggregation& aggregation, std::ostream& out) {
     const StackSample& stack = aggregation.stacks[s];
     text += s == 0 ? "\n    {\n      \"value\": " : ",\n    {\n      \"value\": ";
     text += Json(stack.value).dump();
+    if (aggregation.is_diff) {
+      text += ",\n      \"now\": " + Json(stack.value + stack.base).dump();
+      text += ",\n      \"base\": " + Json(stack.base).dump();
+    }
     text += ",\n      \"frames\": [";
     for (size_t i = 0; i < stack.locations.size(); ++i) {
       text += i == 0 ? "\n" : ",\n";
@@ -154,6 +167,12 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   report["unit"] = IsObjectMetric(aggregation.metric) ? "objects" : "bytes";
   report["total"] = aggregation.total;
   report["shown_total"] = aggregation.shown_total;
+  if (aggregation.is_diff) {
+    // --base: every value above and below is a change (signed).
+    report["diff"] = true;
+    report["total_now"] = aggregation.total + aggregation.total_base;
+    report["total_base"] = aggregation.total_base;
+  }
   report["functions"] = FunctionsJson(aggregation, options_);
   if (options_.symbolization != nullptr) {
     report["symbolization"] = SymbolizationJson(*options_.symbolization);

@@ -13,6 +13,12 @@ namespace memprof::analysis {
 // Values are the unsampled doubles (bytes, not MB); frames leaf first,
 // inlined frames before the function that contains them. `top` limits the
 // functions, not the stacks.
+//
+// With --base every value is a signed change, and the report adds both
+// dumps' values: "diff": true, "total_now" and "total_base" after
+// "shown_total"; "flat_now", "flat_base", "cum_now", "cum_base" per
+// function; "now" and "base" after each stack's "value". Unchanged stacks
+// are listed too (value 0), since they count in "now" and "base".
 class JsonReportRenderer final : public ReportRenderer {
  public:
   explicit JsonReportRenderer(ReportOptions options) : options_(options) {}

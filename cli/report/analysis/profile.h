@@ -22,6 +22,14 @@ struct Sample {
   Amount alloc;                 // allocated since start (only with prof_accum)
 };
 
+// What the base dump of a --base diff had for one stack (zero for a stack
+// that is new). The difference alone cannot tell "grew from 1 GB to 1.1 GB"
+// from "new 100 MB", and the differential reports show both sides.
+struct BaseAmounts {
+  Amount inuse;
+  Amount alloc;
+};
+
 // A heap profile ready for analysis: what the reports, pprof and --base
 // work on. Built from a HeapDump by Unsample() (unsample.h).
 struct HeapProfile {
@@ -29,6 +37,11 @@ struct HeapProfile {
   bool has_alloc = false;  // the dump carried accumulated counts (prof_accum)
   std::vector<Sample> samples;
   std::vector<std::string> mapped_libraries;  // raw /proc/<pid>/maps lines
+  // A --base diff (SubtractBase): the samples hold the differences and
+  // base[i] what the base had for samples[i]. Empty for one dump, which
+  // keeps the common case exactly as cheap as before.
+  bool is_diff = false;
+  std::vector<BaseAmounts> base;
 };
 
 // Which value a report shows: jeprof's --inuse_space (default),
@@ -45,6 +58,20 @@ inline double ValueOf(const Sample& sample, Metric metric) {
       return sample.alloc.bytes;
     case Metric::kAllocObjects:
       return sample.alloc.objects;
+  }
+  return 0;
+}
+
+inline double ValueOf(const BaseAmounts& base, Metric metric) {
+  switch (metric) {
+    case Metric::kInuseSpace:
+      return base.inuse.bytes;
+    case Metric::kInuseObjects:
+      return base.inuse.objects;
+    case Metric::kAllocSpace:
+      return base.alloc.bytes;
+    case Metric::kAllocObjects:
+      return base.alloc.objects;
   }
   return 0;
 }

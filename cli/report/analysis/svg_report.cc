@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include "cli/report/analysis/diff_svg.h"
+#include "cli/report/analysis/flame_colors.h"
 #include "cli/report/analysis/flame_graph_script.h"
 #include "cli/report/analysis/xml_text.h"
 
@@ -18,7 +20,6 @@ constexpr double kHeaderHeight = 62;
 constexpr double kFooterHeight = 30;
 // The stylesheet's 12px monospace font: 0.6 em per character.
 constexpr double kCharWidth = 7.2;
-constexpr std::string_view kInlineSuffix = "[inline]";
 
 // Where things go, in pixels. Row 0 (the root) is the bottom row.
 struct Geometry {
@@ -34,7 +35,8 @@ Geometry MakeGeometry(const FlameGraph& graph, const FlameLayout& layout,
                       const SvgOptions& options) {
   Geometry geometry;
   geometry.width = std::max(options.width, 4 * kPadX);
-  geometry.height = kHeaderHeight + (layout.max_depth + 1) * kRowHeight + kFooterHeight;
+  double header = kHeaderHeight + (graph.is_diff ? kDiffLegendHeight : 0);
+  geometry.height = header + (layout.max_depth + 1) * kRowHeight + kFooterHeight;
   double total = graph.root().value;
   geometry.px_per_value = total > 0 ? (geometry.width - 2 * kPadX) / total : 0;
   geometry.root_y = geometry.height - kFooterHeight - kRowHeight;
@@ -61,42 +63,6 @@ std::string GroupedInteger(double value) {
   std::string digits = Fixed(std::fabs(value), 0);
   for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
   return (value <= -0.5 ? "-" : "") + digits;
-}
-
-// FNV-1a of the function's name, the "[inline]" mark left out so that a
-// function has one colour whether or not it was inlined.
-uint32_t NameHash(std::string_view name) {
-  if (name.ends_with(kInlineSuffix)) name.remove_suffix(kInlineSuffix.size());
-  uint32_t hash = 2166136261u;
-  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-  return hash;
-}
-
-// Deterministic per name, so the same function keeps its colour across
-// runs and files; light enough everywhere for black labels.
-std::string FrameFill(std::string_view name, FrameKind kind) {
-  uint32_t hash = NameHash(name);
-  int a = static_cast<int>(hash % 1000);
-  int b = static_cast<int>((hash / 1000) % 1000);
-  char buffer[48] = {};
-  switch (kind) {
-    case FrameKind::kApp:  // red through orange to yellow
-      std::snprintf(buffer, sizeof(buffer), "hsl(%d,%d%%,%d%%)", a * 52 / 1000, 78 + b * 17 / 1000,
-                    56 + (a + b) % 10);
-      break;
-    case FrameKind::kRuntime:  // cyan to blue
-      std::snprintf(buffer, sizeof(buffer), "hsl(%d,%d%%,%d%%)", 190 + a * 30 / 1000,
-                    52 + b * 18 / 1000, 64 + (a + b) % 8);
-      break;
-    case FrameKind::kUnknown:
-      std::snprintf(buffer, sizeof(buffer), "hsl(0,0%%,%d%%)", 70 + a % 9);
-      break;
-    case FrameKind::kMerged:
-      return "hsl(0,0%,88%)";
-    case FrameKind::kRoot:
-      return "hsl(35,15%,78%)";
-  }
-  return buffer;
 }
 
 // What fits in `width` pixels of monospace text; the script cuts alike.
@@ -139,7 +105,7 @@ void WriteOpening(const FlameGraph& graph, const FlameLayout& layout, const Geom
       << " data-total=\"" << General(graph.root().value) << "\" data-unit=\""
       << (IsObjectMetric(graph.metric) ? "objects" : "bytes") << "\" data-pad=\"" << General(kPadX)
       << "\" data-char-width=\"" << General(kCharWidth) << "\" data-frames=\""
-      << layout.rects.size() << "\">\n"
+      << layout.rects.size() << "\"" << (graph.is_diff ? " data-diff=\"1\"" : "") << ">\n"
       << "<style type=\"text/css\"><![CDATA[" << FlameGraphStyle() << "]]></style>\n"
       << "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f7f6f2\"/>\n";
 }
@@ -148,11 +114,17 @@ void WriteOpening(const FlameGraph& graph, const FlameLayout& layout, const Geom
 std::string Subtitle(const FlameGraph& graph, const FlameLayout& layout,
                      const SvgOptions& options) {
   std::string text = GroupedInteger(static_cast<double>(layout.rects.size())) + " frames drawn";
+  if (graph.is_diff) {
+    // The root's width is growth plus shrinkage, not a total to compare
+    // with the profile's; the two dumps' totals say more.
+    text = "now " + HumanValue(graph.profile_total + graph.base_total, graph.metric) + ", base " +
+           HumanValue(graph.base_total, graph.metric) + "; " + text;
+  }
   if (layout.omitted_frames > 0) {
     text += ", " + GroupedInteger(static_cast<double>(layout.omitted_frames)) + " narrower than " +
             General(options.min_frame_fraction * 100) + "% merged or omitted";
   }
-  if (graph.root().value != graph.profile_total) {
+  if (!graph.is_diff && graph.root().value != graph.profile_total) {
     text += "; filters kept " + Percent(graph.root().value, graph.profile_total) + " of " +
             HumanValue(graph.profile_total, graph.metric);
   }
@@ -167,30 +139,61 @@ void WriteHeader(const FlameGraph& graph, const FlameLayout& layout, const SvgOp
   std::string center = Fixed(geometry.width / 2, 1);
   std::string right = Fixed(geometry.width - kPadX, 1);
   out << "<text id=\"title\" x=\"" << center << "\" y=\"24\">" << XmlEscape(options.title)
-      << " \xE2\x80\x94 " << MetricDescription(graph.metric) << ", total "
-      << HumanValue(graph.root().value, graph.metric) << "</text>\n"
+      << " \xE2\x80\x94 " << MetricDescription(graph.metric)
+      << (graph.is_diff ? " change " + DiffTitleSuffix(graph)
+                        : ", total " + HumanValue(graph.root().value, graph.metric))
+      << "</text>\n"
       << "<text id=\"subtitle\" x=\"" << center << "\" y=\"42\">"
       << XmlEscape(Subtitle(graph, layout, options)) << "</text>\n"
       << "<text id=\"reset\" class=\"btn\" x=\"" << kPadX << "\" y=\"42\">Reset zoom</text>\n"
       << "<text id=\"search\" class=\"btn\" x=\"" << right
       << "\" y=\"42\" text-anchor=\"end\">Search (Ctrl-F)</text>\n";
+  if (graph.is_diff) WriteDiffLegend(kPadX, kHeaderHeight - 12, out);
+}
+
+// The tooltip's second line: the value and share, or in a diff the signed
+// change and both sides.
+std::string FrameDetail(const FlameGraph& graph, const FlameRect& rect) {
+  if (graph.is_diff) return DiffDetail(rect.change, rect.base, graph.metric);
+  return HumanValue(rect.value, graph.metric) + " (" + Percent(rect.value, graph.root().value) +
+         ")";
+}
+
+std::string Fill(const FlameGraph& graph, const FlameRect& rect, const std::string& name,
+                 double max_change) {
+  if (rect.node == FlameRect::kMergedNode) return FrameFill(name, FrameKind::kMerged);
+  if (graph.is_diff) return DiffFill(rect.change, max_change);
+  return FrameFill(name, graph.nodes[rect.node].kind);
+}
+
+// In a diff the frame's family as a class too, for stylesheets and tests.
+std::string_view FamilyClass(const FlameGraph& graph, const FlameRect& rect) {
+  if (!graph.is_diff || rect.node == FlameRect::kMergedNode) return "";
+  switch (FamilyOf(rect.change)) {
+    case ChangeFamily::kGrowth:
+      return " grew";
+    case ChangeFamily::kShrinkage:
+      return " shrank";
+    case ChangeFamily::kNone:
+      break;
+  }
+  return " same";
 }
 
 void WriteFrame(const FlameGraph& graph, const FlameRect& rect, const Geometry& geometry,
-                std::ostream& out) {
+                double max_change, std::ostream& out) {
   bool merged = rect.node == FlameRect::kMergedNode;
   std::string name = XmlSafeText(RectName(graph, rect));
-  FrameKind kind = merged ? FrameKind::kMerged : graph.nodes[rect.node].kind;
   double x = kPadX + rect.offset * geometry.px_per_value;
   double width = rect.value * geometry.px_per_value;
   double y = geometry.RowY(rect.depth);
-  out << "<g class=\"f" << (merged ? " m" : "") << "\" data-v=\"" << General(rect.value)
-      << "\" data-d=\"" << rect.depth << "\"><title>" << XmlEscape(name) << "&#10;"
-      << HumanValue(rect.value, graph.metric) << " (" << Percent(rect.value, graph.root().value)
-      << ")</title><rect x=\"" << Fixed(x, 2) << "\" y=\"" << Fixed(y, 1) << "\" width=\""
-      << Fixed(width, 2) << "\" height=\"" << kRowHeight - 1 << "\" rx=\"2\" fill=\""
-      << FrameFill(name, kind) << "\"/><text x=\"" << Fixed(x + 3, 2) << "\" y=\""
-      << Fixed(y + 11.5, 1) << "\">" << XmlEscape(FrameLabel(name, width)) << "</text></g>\n";
+  out << "<g class=\"f" << (merged ? " m" : "") << FamilyClass(graph, rect) << "\" data-v=\""
+      << General(rect.value) << "\" data-d=\"" << rect.depth << "\"><title>" << XmlEscape(name)
+      << "&#10;" << FrameDetail(graph, rect) << "</title><rect x=\"" << Fixed(x, 2) << "\" y=\""
+      << Fixed(y, 1) << "\" width=\"" << Fixed(width, 2) << "\" height=\"" << kRowHeight - 1
+      << "\" rx=\"2\" fill=\"" << Fill(graph, rect, name, max_change) << "\"/><text x=\""
+      << Fixed(x + 3, 2) << "\" y=\"" << Fixed(y + 11.5, 1) << "\">"
+      << XmlEscape(FrameLabel(name, width)) << "</text></g>\n";
 }
 
 void WriteFooter(const Geometry& geometry, std::ostream& out) {
@@ -220,11 +223,16 @@ void WriteFlameGraphSvg(const FlameGraph& graph, const FlameLayout& layout,
   WriteOpening(graph, layout, geometry, out);
   WriteHeader(graph, layout, options, geometry, out);
   out << "<g id=\"frames\">\n";
-  for (const FlameRect& rect : layout.rects) WriteFrame(graph, rect, geometry, out);
+  const double max_change = graph.is_diff ? MaxAbsChange(graph) : 0;
+  for (const FlameRect& rect : layout.rects) WriteFrame(graph, rect, geometry, max_change, out);
   out << "</g>\n";
   WriteFooter(geometry, out);
-  out << "<script type=\"text/ecmascript\"><![CDATA[" << FlameGraphScript() << "]]></script>\n"
-      << "</svg>\n";
+  out << "<script type=\"text/ecmascript\"><![CDATA[" << FlameGraphScript() << "]]></script>\n";
+  if (graph.is_diff) {
+    out << "<script type=\"text/ecmascript\"><![CDATA[" << FlameGraphDiffScript()
+        << "]]></script>\n";
+  }
+  out << "</svg>\n";
 }
 
 Result<void> SvgReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {

@@ -27,6 +27,12 @@ struct SvgOptions {
 // the program's code, blue for the C/C++ runtime and allocator, grey for
 // unresolved addresses. The embedded script adds hover details, click to
 // zoom, and a regex search (Ctrl-F, "/" or the Search button).
+//
+// An aggregation of a --base diff gives a differential flame graph
+// (flame_graph.h): widths are growth plus shrinkage, colours the sign of
+// each frame's net change (flame_colors.h), with a legend under the title,
+// tooltips with the signed change and both dumps' values, and a second
+// script for the hover line (diff_svg.h, flame_graph_script.h).
 class SvgReportRenderer final : public ReportRenderer {
  public:
   explicit SvgReportRenderer(SvgOptions options = {}) : options_(std::move(options)) {}

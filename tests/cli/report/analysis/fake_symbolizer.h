@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "cli/report/analysis/base_profile.h"
 #include "cli/report/analysis/profile.h"
 #include "cli/report/analysis/symbolization.h"
 
@@ -62,6 +63,31 @@ inline HeapProfile SharedProfile() {
   add({0x110, 0x210}, 50, 1);
   profile.has_alloc = true;
   return profile;
+}
+
+// A --base diff with every kind of change (raw stacks as in SharedProfile):
+//   S1 malloc path through Helper to Leaf     now 1500, base 1000: +500
+//   S3 recursion                              now  250, base  250: 0
+//   S6 main -> Leaf, new                      now  300            : +300
+//   S2 operator new path, gone                base 500            : -500
+//   S4 an unknown caller, gone                base 100            : -100
+// Named, Caller -> Helper loses 500 at Helper itself and gains 500 in Leaf:
+// no net change there, but 1000 B moved.
+inline HeapProfile SharedDiffProfile() {
+  HeapProfile now;
+  HeapProfile base;
+  now.sample_period = base.sample_period = 1;
+  auto add = [](HeapProfile& profile, std::vector<uint64_t> stack, double bytes) {
+    profile.samples.push_back({std::move(stack), {bytes / 100, bytes}, {}});
+  };
+  add(now, {0x110, 0x210, 0x310, 0x410, 0x510}, 1500);
+  add(now, {0x310, 0x710, 0x720, 0x510}, 250);
+  add(now, {0x310, 0x520}, 300);
+  add(base, {0x110, 0x210, 0x310, 0x410, 0x510}, 1000);
+  add(base, {0x310, 0x710, 0x720, 0x510}, 250);
+  add(base, {0x110, 0x610, 0x410, 0x510}, 500);
+  add(base, {0x110, 0x210, 0x900}, 100);
+  return SubtractBase(now, base);
 }
 
 }  // namespace memprof::analysis::testing

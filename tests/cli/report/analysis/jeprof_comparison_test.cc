@@ -218,6 +218,23 @@ TEST_F(JeprofComparisonTest, Collapsed) {
   EXPECT_EQ(SortedLines(ours.str()), SortedLines(NormalizeAddresses(theirs)));
 }
 
+// --base in folded form: signed counts per stack, and the stacks that did
+// not change as 0, exactly as jeprof prints them. Fewer stacks now than in
+// the base, and more bytes each: growth, shrinkage and base-only stacks.
+TEST_F(JeprofComparisonTest, CollapsedBase) {
+  std::string dump = MakeDump("now.heap", 0, "--stacks 96 --bytes 256");
+  std::string base = MakeDump("base.heap", 0, "--stacks 128 --bytes 64");
+  HexSymbolizer symbolizer;
+  auto aggregation = AggregateProfile(SubtractBase(Load(dump), Load(base)), symbolizer, {});
+  ASSERT_TRUE(aggregation.has_value());
+  std::ostringstream ours;
+  ASSERT_TRUE(CollapsedReportRenderer().Render(*aggregation, ours).has_value());
+  std::string theirs = Jeprof("--collapsed " + kNoTools + " --base=" + Quote(base), dump);
+  EXPECT_NE(theirs.find(" -"), std::string::npos) << "no negative stack to compare";
+  EXPECT_NE(theirs.find(" 0\n"), std::string::npos) << "no unchanged stack to compare";
+  EXPECT_EQ(SortedLines(ours.str()), SortedLines(NormalizeAddresses(theirs)));
+}
+
 // The same comparisons without running jeprof: its recorded output.
 TEST(RecordedJeprofTest, TextTables) {
   HeapProfile profile = Load(testing::DataPath("many_stacks_sampled.heap"));

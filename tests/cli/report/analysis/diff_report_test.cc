@@ -1,0 +1,143 @@
+// --base in the other formats: signed collapsed stacks, json with both
+// sides, and the text table as before, on the shared fake-symbolized diff.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli/report/analysis/aggregate.h"
+#include "cli/report/analysis/base_profile.h"
+#include "cli/report/analysis/collapsed_report.h"
+#include "cli/report/analysis/json_report.h"
+#include "cli/report/analysis/text_report.h"
+#include "tests/cli/report/analysis/fake_symbolizer.h"
+
+namespace memprof::analysis {
+namespace {
+
+using testing::FakeSymbolizer;
+using testing::SharedDiffProfile;
+
+Aggregation AggregateDiff() {
+  FakeSymbolizer symbolizer;
+  auto aggregation = AggregateProfile(SharedDiffProfile(), symbolizer, {});
+  EXPECT_TRUE(aggregation.has_value());
+  return aggregation.value_or(Aggregation{});
+}
+
+std::string Render(const ReportRenderer& renderer, const Aggregation& aggregation) {
+  std::ostringstream out;
+  auto ok = renderer.Render(aggregation, out);
+  EXPECT_TRUE(ok.has_value());
+  return out.str();
+}
+
+const nlohmann::json* FindFunction(const nlohmann::json& json, const std::string& name) {
+  for (const auto& function : json["functions"]) {
+    if (function["name"] == name) return &function;
+  }
+  return nullptr;
+}
+
+TEST(SubtractBaseTest, RecordsTheBaseOfEveryStack) {
+  HeapProfile diff = SharedDiffProfile();
+  EXPECT_TRUE(diff.is_diff);
+  ASSERT_EQ(diff.samples.size(), 5u);
+  ASSERT_EQ(diff.base.size(), 5u);
+  EXPECT_EQ(diff.samples[0].inuse.bytes, 500);
+  EXPECT_EQ(diff.base[0].inuse.bytes, 1000);
+  EXPECT_EQ(diff.base[2].inuse.bytes, 0);        // new
+  EXPECT_EQ(diff.samples[3].inuse.bytes, -500);  // gone
+  EXPECT_EQ(diff.base[3].inuse.bytes, 500);
+  EXPECT_EQ(diff.base[3].inuse.objects, 5);
+}
+
+TEST(SubtractBaseTest, DropNegativeIsNotADiff) {
+  HeapProfile profile = testing::SharedProfile();
+  HeapProfile dropped = SubtractBase(profile, profile, true);
+  EXPECT_FALSE(dropped.is_diff);
+  EXPECT_TRUE(dropped.base.empty());
+  FakeSymbolizer symbolizer;
+  auto aggregation = AggregateProfile(dropped, symbolizer, {});
+  ASSERT_TRUE(aggregation.has_value());
+  EXPECT_FALSE(aggregation->is_diff);
+  EXPECT_TRUE(aggregation->stacks.empty());  // all zero: left out as before
+}
+
+TEST(DiffAggregationTest, KeepsUnchangedStacksForTheirBase) {
+  Aggregation aggregation = AggregateDiff();
+  EXPECT_TRUE(aggregation.is_diff);
+  EXPECT_EQ(aggregation.total, 200);
+  EXPECT_EQ(aggregation.total_base, 1850);
+  ASSERT_EQ(aggregation.stacks.size(), 5u);
+  EXPECT_EQ(aggregation.stacks[1].value, 0);  // the recursion did not change
+  EXPECT_EQ(aggregation.stacks[1].base, 250);
+}
+
+// What difffolded-style consumers read: one signed count per stack, as
+// `jeprof --collapsed --base` prints them (unchanged stacks as 0).
+TEST(DiffCollapsedTest, SignedCounts) {
+  EXPECT_EQ(Render(CollapsedReportRenderer(), AggregateDiff()),
+            "main;Caller(int);Helper<int>(int)[inline];Leaf(int) 500\n"
+            "main;Recursive(int);Recursive(int);Leaf(int) 0\n"
+            "main;Leaf(int) 300\n"
+            "main;Caller(int);Helper<int>(int)[inline] -500\n"
+            "0x8ff -100\n");
+}
+
+TEST(DiffJsonTest, SignedValuesAndBothSides) {
+  auto json = nlohmann::json::parse(Render(JsonReportRenderer({}), AggregateDiff()));
+  EXPECT_EQ(json["diff"], true);
+  EXPECT_EQ(json["total"], 200.0);
+  EXPECT_EQ(json["total_now"], 2050.0);
+  EXPECT_EQ(json["total_base"], 1850.0);
+  ASSERT_EQ(json["stacks"].size(), 5u);
+  EXPECT_EQ(json["stacks"][0]["value"], 500.0);
+  EXPECT_EQ(json["stacks"][0]["now"], 1500.0);
+  EXPECT_EQ(json["stacks"][0]["base"], 1000.0);
+  EXPECT_EQ(json["stacks"][3]["value"], -500.0);
+  EXPECT_EQ(json["stacks"][3]["now"], 0.0);
+  EXPECT_EQ(json["stacks"][3]["base"], 500.0);
+  const nlohmann::json* helper = FindFunction(json, "Helper (inline)");
+  ASSERT_NE(helper, nullptr);
+  EXPECT_EQ((*helper)["flat"], -500.0);
+  EXPECT_EQ((*helper)["flat_now"], 0.0);
+  EXPECT_EQ((*helper)["flat_base"], 500.0);
+  EXPECT_EQ((*helper)["cum"], 0.0);
+  EXPECT_EQ((*helper)["cum_now"], 1500.0);
+  EXPECT_EQ((*helper)["cum_base"], 1500.0);
+  const nlohmann::json* leaf = FindFunction(json, "Leaf");
+  ASSERT_NE(leaf, nullptr);
+  EXPECT_EQ((*leaf)["flat"], 800.0);
+  EXPECT_EQ((*leaf)["flat_now"], 2050.0);
+  // Laid out exactly as the library dumps it, like the ordinary report.
+  std::string text = Render(JsonReportRenderer({}), AggregateDiff());
+  EXPECT_EQ(nlohmann::ordered_json::parse(text).dump(2) + "\n", text);
+}
+
+TEST(DiffJsonTest, AnOrdinaryReportHasNoDiffKeys) {
+  FakeSymbolizer symbolizer;
+  auto aggregation = AggregateProfile(testing::SharedProfile(), symbolizer, {});
+  ASSERT_TRUE(aggregation.has_value());
+  std::string text = Render(JsonReportRenderer({}), *aggregation);
+  for (const char* key : {"\"diff\"", "total_now", "flat_base", "\"now\"", "\"base\""}) {
+    EXPECT_EQ(text.find(key), std::string::npos) << key;
+  }
+}
+
+// Unchanged functions (Caller nets 0, the recursion did not move) are not
+// rows, as in jeprof --base; negative rows sort last.
+TEST(DiffTextTest, SignedRowsWithoutUnchangedFunctions) {
+  ReportOptions options;
+  options.show_bytes = true;
+  EXPECT_EQ(Render(TextReportRenderer(options), AggregateDiff()),
+            "Total: 200 B\n"
+            "     800 400.0% 400.0%      800 400.0% Leaf\n"
+            "       0   0.0% 400.0%      300 150.0% main\n"
+            "    -100 -50.0% 350.0%     -100 -50.0% 0x8ff\n"
+            "    -500 -250.0% 100.0%        0   0.0% Helper (inline)\n");
+}
+
+}  // namespace
+}  // namespace memprof::analysis
