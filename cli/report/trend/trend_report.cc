@@ -21,6 +21,9 @@ std::string MetricName(analysis::Metric metric) {
 }
 
 std::string UtcTime(double seconds) {
+  // Beyond year ±5000 (only a corrupt time gets there) the cast would overflow.
+  constexpr double kLimit = 1e11;
+  if (!(seconds > -kLimit && seconds < kLimit)) return "?";
   const std::time_t whole = static_cast<std::time_t>(seconds);
   std::tm utc{};
   if (gmtime_r(&whole, &utc) == nullptr) return std::to_string(seconds);
