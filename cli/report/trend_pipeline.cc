@@ -29,9 +29,9 @@ Result<void> CheckTrendRequest(const ReportRequest& request) {
     return Fail(ErrorCode::kInvalidArgument, "--trend cannot be combined with --base");
   }
   if (request.format != Format::kText && request.format != Format::kJson) {
-    return Fail(ErrorCode::kInvalidArgument, "--trend writes text or json, not '" +
-                                                 std::string(FormatExtension(request.format)) +
-                                                 "'");
+    // FormatNames() lists the formats in the enum's order.
+    const std::string& name = FormatNames().at(static_cast<size_t>(request.format));
+    return Fail(ErrorCode::kInvalidArgument, "--trend writes text or json, not '" + name + "'");
   }
   return {};
 }

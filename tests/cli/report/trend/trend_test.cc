@@ -203,6 +203,10 @@ TEST_F(TrendPipelineTest, UsageErrors) {
   result = report::RunReportPipeline(request, out);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().message, "--trend writes text or json, not 'svg'");
+  request.format = report::Format::kPprof;
+  result = report::RunReportPipeline(request, out);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message, "--trend writes text or json, not 'pprof'");
   request.format = report::Format::kText;
   request.base_path = request.dump_path;
   result = report::RunReportPipeline(request, out);
