@@ -25,9 +25,15 @@ void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
                                             "Objects allocated since start (needs prof_accum:true)");
   objects->excludes(alloc_space)->excludes(alloc_objects);
   alloc_space->excludes(alloc_objects);
+  // One value per --base (repeat it for several), so that
+  // `report --base old.heap new.heap` keeps meaning what it always did.
   cmd.add_option("--base", options.bases,
-                 "Subtract this earlier dump (several: their sum): show what grew")
-      ->type_name("DUMP...")
+                 "Subtract this earlier dump (repeat for several: their sum): show what grew")
+      ->type_name("DUMP")
+      ->type_size(1)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
   cmd.add_option("--focus", options.focus, "Keep only stacks with a frame matching REGEX")
       ->type_name("REGEX");
@@ -82,7 +88,7 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
       "  memprofctl report profile.heap --format pprof -o heap.pb.gz # pprof -http=: heap.pb.gz\n"
       "  memprofctl report after.heap --base before.heap             # what grew\n"
       "  memprofctl report heaps/*.heap                              # all pods, summed\n"
-      "  memprofctl report new/*.heap --base old/*.heap              # what grew, fleet-wide\n"
+      "  memprofctl report new/*.heap --base old1.heap --base old2.heap  # what grew, fleet-wide\n"
       "  memprofctl report --trend heaps/web1-1234-*.heap            # what grows steadily\n"
       "  memprofctl report profile.heap --format collapsed | flamegraph.pl > heap.svg\n");
   return cmd;
