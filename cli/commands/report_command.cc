@@ -25,9 +25,16 @@ void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
                                             "Objects allocated since start (needs prof_accum:true)");
   objects->excludes(alloc_space)->excludes(alloc_objects);
   alloc_space->excludes(alloc_objects);
-  cmd.add_option("--base", options.base,
-                 "Subtract this earlier dump: what grew and shrank (svg: a diff flame graph)")
+  // One value per --base (repeat it for several), so that
+  // `report --base old.heap new.heap` keeps meaning what it always did.
+  cmd.add_option("--base", options.bases,
+                 "Subtract this earlier dump (repeat for several: their sum): what grew and shrank "
+                 "(svg: a diff flame graph)")
       ->type_name("DUMP")
+      ->type_size(1)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
   cmd.add_option("--focus", options.focus, "Keep only stacks with a frame matching REGEX")
       ->type_name("REGEX");
@@ -61,7 +68,9 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
 CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "report", "Analyse a heap profile: top functions, flame graph, pprof (no target needed)");
-  cmd->add_option("DUMP", options.dump, "Heap profile written by `memprofctl dump` (heap_v2)")
+  cmd->add_option("DUMP", options.dumps,
+                  "Heap profile(s) written by `memprofctl dump` (heap_v2); several are merged "
+                  "(summed), or ranked over time with --trend")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("-f,--format", options.format, "text (default), collapsed, pprof, svg or json")
@@ -69,6 +78,9 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
       ->type_name("FORMAT");
   cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
       ->type_name("FILE|-");
+  cmd->add_flag("--trend", options.trend,
+                "Order the dumps by time and rank functions by steady growth (needs 3 or more; "
+                "text or json)");
   AddSelectionOptions(*cmd, options);
   AddPresentationOptions(*cmd, options);
   cmd->footer(
@@ -80,6 +92,9 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
       "  memprofctl report profile.heap --format pprof -o heap.pb.gz # pprof -http=: heap.pb.gz\n"
       "  memprofctl report after.heap --base before.heap             # what grew\n"
       "  memprofctl report after.heap --base before.heap -f svg -o d.svg  # grew and shrank\n"
+      "  memprofctl report heaps/*.heap                              # all pods, summed\n"
+      "  memprofctl report new/*.heap --base old1.heap --base old2.heap  # what grew, fleet-wide\n"
+      "  memprofctl report --trend heaps/web1-1234-*.heap            # what grows steadily\n"
       "  memprofctl report profile.heap --format collapsed | flamegraph.pl > heap.svg\n");
   return cmd;
 }
@@ -91,8 +106,13 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
                                                  "' (valid: text, collapsed, pprof, svg, json)");
   }
   report::ReportRequest request;
-  request.dump_path = options.dump;
-  request.base_path = options.base;
+  if (options.dumps.empty()) return Fail(ErrorCode::kInvalidArgument, "report: DUMP is required");
+  request.dump_path = options.dumps.front();
+  request.more_dump_paths.assign(options.dumps.begin() + 1, options.dumps.end());
+  if (!options.bases.empty()) {
+    request.base_path = options.bases.front();
+    request.more_base_paths.assign(options.bases.begin() + 1, options.bases.end());
+  }
   request.format = *format;
   request.metric = MetricOf(options);
   request.focus = options.focus;
@@ -104,6 +124,7 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
   request.nearest_symbol = options.nearest_symbol;
   if (options.pid > 0) request.pid = options.pid;
   request.sysroot = options.sysroot;
+  request.trend = options.trend;
   return request;
 }
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/commands/command.h"
 #include "cli/io/console.h"
@@ -17,10 +18,11 @@ namespace memprof::cli {
 // `memprofctl report DUMP [--format F] [-o FILE] ...`: analyse a heap
 // profile natively (jeprof's answers, in text, collapsed, pprof, svg, json).
 struct ReportOptions {
-  std::string dump;
+  std::vector<std::string> dumps;  // several: merged (summed)
   std::string out = "-";
   std::string format = "text";
-  std::string base;
+  std::vector<std::string> bases;  // several: summed, then subtracted
+  bool trend = false;              // rank call sites by steady growth over the dumps
   std::string focus;
   std::string ignore;
   size_t top = 0;  // 0: every row

@@ -1,65 +1,66 @@
 #include "cli/report/report_pipeline.h"
 
-#include <algorithm>
+#include <cstddef>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
-#include <thread>
 #include <utility>
 
 #include "cli/report/analysis/aggregate.h"
 #include "cli/report/analysis/base_profile.h"
 #include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/heap_v2_parser.h"
 #include "cli/report/analysis/json_report.h"
 #include "cli/report/analysis/report_renderer.h"
 #include "cli/report/analysis/svg_report.h"
 #include "cli/report/analysis/text_report.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/merge/profile_merge.h"
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
+#include "cli/report/profile_loader.h"
 #include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolization_report.h"
 #include "cli/report/symbolize/symbolizer.h"
+#include "cli/report/trend_pipeline.h"
 
 namespace memprof::report {
 namespace {
 
-Result<analysis::HeapProfile> LoadProfile(const std::string& path) {
-  auto dump = analysis::ParseHeapV2File(path);
-  if (!dump) return Fail(dump.error());
-  return analysis::Unsample(std::move(*dump));
+std::vector<std::string> DumpPaths(const ReportRequest& request) {
+  std::vector<std::string> paths = {request.dump_path};
+  paths.insert(paths.end(), request.more_dump_paths.begin(), request.more_dump_paths.end());
+  return paths;
 }
 
-// At most this many threads: a report has two big inputs to read and a
-// few big files to symbolize, so more would mostly wait.
-constexpr unsigned kMaxThreads = 4;
+std::vector<std::string> BasePaths(const ReportRequest& request) {
+  std::vector<std::string> paths;
+  if (!request.base_path.empty()) paths.push_back(request.base_path);
+  paths.insert(paths.end(), request.more_base_paths.begin(), request.more_base_paths.end());
+  return paths;
+}
 
-unsigned ThreadCount() { return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads); }
-
-// The dump, minus --base when given. The two dumps are read side by side.
+// The dumps (summed), minus the base dumps (summed) when there are any. All
+// are read side by side, then put in one address space: dumps of different
+// processes (or a base from before a restart) have their modules elsewhere.
 Result<analysis::HeapProfile> LoadRequestedProfile(const ReportRequest& request) {
-  if (request.base_path.empty()) return LoadProfile(request.dump_path);
-  Result<analysis::HeapProfile> base = Fail(ErrorCode::kInternal, "base not read");
-  Result<analysis::HeapProfile> profile = Fail(ErrorCode::kInternal, "dump not read");
-  {
-    std::jthread base_reader([&] { base = LoadProfile(request.base_path); });
-    profile = LoadProfile(request.dump_path);
+  std::vector<std::string> paths = DumpPaths(request);
+  const size_t dump_count = paths.size();
+  if (dump_count == 1 && request.base_path.empty() && request.more_base_paths.empty()) {
+    return LoadProfile(request.dump_path);
   }
-  if (!profile) return profile;
-  if (!base) return Fail(base.error());
-  return analysis::SubtractBase(*profile, *base);
-}
-
-symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) {
-  symbolize::SymbolizerOptions options;
-  options.lines = request.lines;
-  options.nearest_symbol = request.nearest_symbol;
-  options.pid = request.pid;
-  options.sysroot = request.sysroot;
-  if (request.pid && options.sysroot.empty()) {
-    options.sysroot = "/proc/" + std::to_string(*request.pid) + "/root";
-  }
-  return options;
+  const std::vector<std::string> bases = BasePaths(request);
+  paths.insert(paths.end(), bases.begin(), bases.end());
+  auto loaded = LoadProfiles(paths);
+  if (!loaded) return Fail(loaded.error());
+  merge::SharedSpace space = merge::IntoOneAddressSpace(std::move(*loaded));
+  std::vector<analysis::HeapProfile> base_profiles(
+      std::make_move_iterator(space.profiles.begin() + static_cast<ptrdiff_t>(dump_count)),
+      std::make_move_iterator(space.profiles.end()));
+  space.profiles.resize(dump_count);
+  analysis::HeapProfile profile =
+      merge::SumProfiles(std::move(space.profiles), space.mapped_libraries);
+  if (base_profiles.empty()) return profile;
+  analysis::HeapProfile base = merge::SumProfiles(std::move(base_profiles), {});
+  return analysis::SubtractBase(profile, base);
 }
 
 std::string FileName(const std::string& path) {
@@ -72,6 +73,9 @@ std::string FileName(const std::string& path) {
 analysis::SvgOptions SvgOptionsFor(const ReportRequest& request) {
   analysis::SvgOptions options;
   options.title = "memprof: " + FileName(request.dump_path);
+  if (!request.more_dump_paths.empty()) {
+    options.title += " and " + std::to_string(request.more_dump_paths.size()) + " more (summed)";
+  }
   if (!request.base_path.empty()) options.title += " vs base " + FileName(request.base_path);
   return options;
 }
@@ -116,6 +120,18 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
 
 }  // namespace
 
+symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) {
+  symbolize::SymbolizerOptions options;
+  options.lines = request.lines;
+  options.nearest_symbol = request.nearest_symbol;
+  options.pid = request.pid;
+  options.sysroot = request.sysroot;
+  if (request.pid && options.sysroot.empty()) {
+    options.sysroot = "/proc/" + std::to_string(*request.pid) + "/root";
+  }
+  return options;
+}
+
 const std::vector<std::string>& FormatNames() {
   static const std::vector<std::string> names = {"text", "collapsed", "pprof", "svg", "json"};
   return names;
@@ -143,6 +159,7 @@ std::string_view FormatExtension(Format format) {
 
 Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
                                analysis::SymbolizationSummary* symbolization) {
+  if (request.trend) return RunTrendPipeline(request, out);
   auto profile = LoadRequestedProfile(request);
   if (!profile) return Fail(profile.error());
   auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
@@ -151,7 +168,7 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
   if (!symbolizer) return Fail(symbolizer.error());
   const std::vector<uint64_t> addresses = pprof::DistinctLookupAddresses(*profile);
   pprof::ParallelSymbolizer adapter(std::move(*symbolizer), map.mappings, options, addresses,
-                                    ThreadCount());
+                                    ReportThreadCount());
   if (request.format != Format::kPprof) {
     return RenderAggregated(request, *profile, adapter, out, symbolization);
   }

@@ -12,6 +12,7 @@
 
 #include "cli/report/analysis/profile.h"
 #include "cli/report/analysis/symbolization_summary.h"
+#include "cli/report/symbolize/symbolizer_options.h"
 #include "common/result.h"
 
 namespace memprof::report {
@@ -29,6 +30,11 @@ std::string_view FormatExtension(Format format);
 struct ReportRequest {
   std::string dump_path;
   std::string base_path;  // --base: subtract this earlier dump ("" = none)
+  // More dumps to add to dump_path (merge: a series, or many processes),
+  // and more base dumps to add to base_path before subtracting. Each dump
+  // is unsampled and placed in one address space (merge/address_space.h).
+  std::vector<std::string> more_dump_paths;
+  std::vector<std::string> more_base_paths;
   Format format = Format::kText;
   analysis::Metric metric = analysis::Metric::kInuseSpace;
   std::string focus;   // regex; "" = unset
@@ -45,9 +51,17 @@ struct ReportRequest {
   std::optional<pid_t> pid;
   // Root under which the dump's paths are looked up ("" = this host's /).
   std::string sysroot;
+  // --trend: rank call sites by steady growth over the dumps (text or json;
+  // trend_pipeline.h) instead of reporting their sum.
+  bool trend = false;
 };
 
-// dump -> unsample (-> minus base) -> symbolize -> the requested format.
+// The symbolizer settings a request implies (--lines, --pid, --sysroot).
+symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request);
+
+// dump(s) -> unsample (-> sum -> minus base(s)) -> symbolize -> the format.
+// One dump without a base takes exactly the single-dump path (no merge step).
+// With `trend`, RunTrendPipeline instead.
 // When `symbolization` is given it receives what could not be named and how
 // to fix it (for stderr: analysis::FormatSymbolizationSummary); --format json
 // carries the same in its "symbolization" object.

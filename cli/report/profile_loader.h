@@ -1,0 +1,28 @@
+#ifndef MEMPROF_CLI_REPORT_PROFILE_LOADER_H_
+#define MEMPROF_CLI_REPORT_PROFILE_LOADER_H_
+
+#include <string>
+#include <vector>
+
+#include "cli/report/analysis/profile.h"
+#include "common/result.h"
+
+namespace memprof::report {
+
+// Parses and unsamples one heap_v2 dump (errors: see ParseHeapV2File).
+[[nodiscard]] Result<analysis::HeapProfile> LoadProfile(const std::string& path);
+
+// Loads `paths` side by side on a few threads; the profiles come back in the
+// order of `paths`. On failure, the error of the first failing path in that
+// order, so the message does not depend on thread timing.
+[[nodiscard]] Result<std::vector<analysis::HeapProfile>> LoadProfiles(
+    const std::vector<std::string>& paths);
+
+// At most this many threads for reading or symbolizing: a report has a few
+// big inputs to read and a few big files to symbolize, so more would mostly
+// wait.
+unsigned ReportThreadCount();
+
+}  // namespace memprof::report
+
+#endif  // MEMPROF_CLI_REPORT_PROFILE_LOADER_H_
