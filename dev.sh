@@ -5,8 +5,9 @@
 #   bash dev.sh build   configure and build everything in ./build (warnings are errors)
 #   bash dev.sh test    deps + build + every test under CTest + a short fuzz run
 #   bash dev.sh fuzz [SECONDS]
-#                       build the libFuzzer target with clang-14 in ./build-fuzz
-#                       and fuzz the heap_v2 parser for SECONDS (default 60)
+#                       build the libFuzzer targets with clang-14 in ./build-fuzz
+#                       and fuzz the heap_v2 parser, then merging and --trend,
+#                       for SECONDS each (default 30)
 #   bash dev.sh demo    deps + build + the end-to-end demo against memprof-demo
 #   bash dev.sh fresh-check
 #                       demo and test on a bare Debian 12 root made with
@@ -20,7 +21,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly ROOT
 readonly BUILD_DIR="${MEMPROF_BUILD_DIR:-${ROOT}/build}"
 readonly FUZZ_BUILD_DIR="${MEMPROF_FUZZ_BUILD_DIR:-${ROOT}/build-fuzz}"
-readonly CI_FUZZ_SECONDS=60
+readonly CI_FUZZ_SECONDS=30
 readonly TEST_TIMEOUT_SECONDS=600
 readonly AGENT_WAIT_SECONDS=30
 readonly DEMO_PROFILE_SECONDS=5
@@ -104,25 +105,34 @@ cmd_test() {
   fuzz_run "${CI_FUZZ_SECONDS}"
 }
 
-# Builds heap_v2_parser_fuzz (ASan + UBSan + libFuzzer, clang-14) and runs it
-# for $1 seconds from the committed seed corpus. New inputs go to a temporary
-# directory; a crash input is kept in ${FUZZ_BUILD_DIR} and fails the run.
+# Builds the libFuzzer targets (ASan + UBSan, clang-14) and runs each for $1
+# seconds from its committed seed corpus: the heap_v2 parser, then merging
+# several dumps and --trend. New inputs go to a temporary directory; a crash
+# input is kept in ${FUZZ_BUILD_DIR} and fails the run.
 fuzz_run() {
   local seconds="$1"
   [[ "${seconds}" =~ ^[1-9][0-9]*$ ]] || die "fuzz: SECONDS must be a positive whole number, got '${seconds}'"
-  section "Fuzzing the heap_v2 parser for ${seconds}s (${FUZZ_BUILD_DIR})"
   CC=clang-14 CXX=clang++-14 cmake -S "${ROOT}" -B "${FUZZ_BUILD_DIR}" -DMEMPROF_FUZZ=ON \
     -DMEMPROF_BUILD_AGENT=OFF -DMEMPROF_WERROR=ON >/dev/null
-  cmake --build "${FUZZ_BUILD_DIR}" --target heap_v2_parser_fuzz -j"$(nproc)"
+  cmake --build "${FUZZ_BUILD_DIR}" --target heap_v2_parser_fuzz merge_trend_fuzz -j"$(nproc)"
+  fuzz_one heap_v2_parser_fuzz "${seconds}" "${ROOT}/tests/data/analysis/corpus"
+  fuzz_one merge_trend_fuzz "${seconds}" "${ROOT}/tests/data/analysis/merge_corpus" \
+    "${ROOT}/tests/data/analysis/corpus"
+}
+
+# fuzz_one TARGET SECONDS SEED_DIR...
+fuzz_one() {
+  local target="$1" seconds="$2"
+  shift 2
+  section "Fuzzing ${target} for ${seconds}s (${FUZZ_BUILD_DIR})"
   local corpus
   corpus="$(mktemp -d -t memprof-fuzz.XXXXXX)"
   local status=0
   (cd "${FUZZ_BUILD_DIR}" &&
-    ./tests/fuzz/heap_v2_parser_fuzz -max_total_time="${seconds}" -max_len=16384 \
-      -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 \
-      "${corpus}" "${ROOT}/tests/data/analysis/corpus") || status=$?
+    "./tests/fuzz/${target}" -max_total_time="${seconds}" -max_len=16384 \
+      -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 "${corpus}" "$@") || status=$?
   rm -rf "${corpus}"
-  ((status == 0)) || die "the fuzzer found a failing input (status ${status}); it is in ${FUZZ_BUILD_DIR}"
+  ((status == 0)) || die "${target} found a failing input (status ${status}); it is in ${FUZZ_BUILD_DIR}"
 }
 
 cmd_fuzz() {
