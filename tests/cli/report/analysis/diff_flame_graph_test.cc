@@ -21,14 +21,8 @@ namespace memprof::analysis {
 namespace {
 
 using testing::FakeSymbolizer;
+using testing::AggregateDiff;
 using testing::SharedDiffProfile;
-
-Aggregation AggregateDiff() {
-  FakeSymbolizer symbolizer;
-  auto aggregation = AggregateProfile(SharedDiffProfile(), symbolizer, {});
-  EXPECT_TRUE(aggregation.has_value());
-  return aggregation.value_or(Aggregation{});
-}
 
 std::string RenderSvg(const Aggregation& aggregation) {
   std::ostringstream out;

@@ -17,14 +17,8 @@ namespace memprof::analysis {
 namespace {
 
 using testing::FakeSymbolizer;
+using testing::AggregateDiff;
 using testing::SharedDiffProfile;
-
-Aggregation AggregateDiff() {
-  FakeSymbolizer symbolizer;
-  auto aggregation = AggregateProfile(SharedDiffProfile(), symbolizer, {});
-  EXPECT_TRUE(aggregation.has_value());
-  return aggregation.value_or(Aggregation{});
-}
 
 std::string Render(const ReportRenderer& renderer, const Aggregation& aggregation) {
   std::ostringstream out;

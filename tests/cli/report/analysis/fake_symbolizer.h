@@ -1,11 +1,14 @@
 #ifndef MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_
 #define MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <map>
 #include <span>
 #include <vector>
 
+#include "cli/report/analysis/aggregate.h"
 #include "cli/report/analysis/base_profile.h"
 #include "cli/report/analysis/profile.h"
 #include "cli/report/analysis/symbolization.h"
@@ -88,6 +91,14 @@ inline HeapProfile SharedDiffProfile() {
   add(base, {0x110, 0x610, 0x410, 0x510}, 500);
   add(base, {0x110, 0x210, 0x900}, 100);
   return SubtractBase(now, base);
+}
+
+// SharedDiffProfile aggregated with the FakeSymbolizer and no filters.
+inline Aggregation AggregateDiff() {
+  FakeSymbolizer symbolizer;
+  auto aggregation = AggregateProfile(SharedDiffProfile(), symbolizer, {});
+  EXPECT_TRUE(aggregation.has_value());
+  return aggregation.value_or(Aggregation{});
 }
 
 }  // namespace memprof::analysis::testing
