@@ -21,6 +21,7 @@
 #include "cli/report/symbolization_report.h"
 #include "cli/report/symbolize/symbolizer.h"
 #include "cli/report/trend_pipeline.h"
+#include "common/path.h"
 
 namespace memprof::report {
 namespace {
@@ -63,20 +64,15 @@ Result<analysis::HeapProfile> LoadRequestedProfile(const ReportRequest& request)
   return analysis::SubtractBase(profile, base);
 }
 
-std::string FileName(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // With --base the renderer draws a differential flame graph and adds what
 // its colours mean; the title names both dumps.
 analysis::SvgOptions SvgOptionsFor(const ReportRequest& request) {
   analysis::SvgOptions options;
-  options.title = "memprof: " + FileName(request.dump_path);
+  options.title = "memprof: " + PathBasename(request.dump_path);
   if (!request.more_dump_paths.empty()) {
     options.title += " and " + std::to_string(request.more_dump_paths.size()) + " more (summed)";
   }
-  if (!request.base_path.empty()) options.title += " vs base " + FileName(request.base_path);
+  if (!request.base_path.empty()) options.title += " vs base " + PathBasename(request.base_path);
   return options;
 }
 

@@ -4,20 +4,16 @@
 #include <map>
 
 #include "cli/report/debian_packages.h"
+#include "common/path.h"
 
 namespace memprof::report {
 namespace {
 
-std::string Basename(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// A file's facts by the name frames carry (its basename).
+// A file's facts by the name frames carry (MemoryMapping::Basename).
 const symbolize::ModuleReport* FindModule(const std::vector<symbolize::ModuleReport>& modules,
                                           const std::string& name) {
   for (const symbolize::ModuleReport& module : modules) {
-    if (Basename(module.path) == name) return &module;
+    if (PathBasename(module.path) == name) return &module;
   }
   return nullptr;
 }

@@ -13,9 +13,7 @@ std::string HexAddress(uint64_t address) {
 
 std::string UnnamedFrameName(const Frame& frame, uint64_t address) {
   if (frame.module.empty()) return HexAddress(address);
-  char buffer[32];
-  int length = std::snprintf(buffer, sizeof(buffer), "+0x%" PRIx64, frame.module_offset);
-  return frame.module + std::string(buffer, static_cast<size_t>(length));
+  return frame.module + "+" + HexAddress(frame.module_offset);
 }
 
 std::span<const Frame> HexSymbolizer::Resolve(uint64_t address) {

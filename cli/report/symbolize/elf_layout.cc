@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "cli/report/symbolize/hex.h"
 #include "common/fd.h"
 
 namespace memprof::symbolize {
@@ -42,17 +43,6 @@ Result<Fd> OpenForReading(const std::string& path) {
                          : err == EACCES ? ErrorCode::kPermissionDenied
                                          : ErrorCode::kInternal;
   return Fail(code, "cannot open " + path + ": " + std::strerror(err));
-}
-
-std::string Hex(const unsigned char* bytes, size_t size) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(size * 2);
-  for (size_t i = 0; i < size; ++i) {
-    hex.push_back(kDigits[bytes[i] >> 4]);
-    hex.push_back(kDigits[bytes[i] & 0xf]);
-  }
-  return hex;
 }
 
 }  // namespace
@@ -100,7 +90,7 @@ Result<std::string> BuildId(const std::string& path) {
   const void* bits = nullptr;
   const ssize_t size = dwelf_elf_gnu_build_id(elf->get(), &bits);
   if (size <= 0) return Fail(ErrorCode::kNotFound, path + " has no GNU build ID");
-  return Hex(static_cast<const unsigned char*>(bits), static_cast<size_t>(size));
+  return LowerHex(static_cast<const unsigned char*>(bits), static_cast<size_t>(size));
 }
 
 }  // namespace memprof::symbolize

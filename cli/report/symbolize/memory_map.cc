@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "common/path.h"
+
 namespace memprof::symbolize {
 namespace {
 
@@ -70,10 +72,7 @@ void SetPath(std::string_view rest, MemoryMapping& out) {
 
 }  // namespace
 
-std::string MemoryMapping::Basename() const {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
+std::string MemoryMapping::Basename() const { return PathBasename(path); }
 
 std::optional<MemoryMapping> ParseMemoryMapLine(std::string_view line) {
   MemoryMapping mapping;

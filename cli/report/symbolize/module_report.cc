@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "cli/report/symbolize/hex.h"
+
 namespace memprof::symbolize {
 namespace {
 
@@ -12,13 +14,7 @@ std::string BuildIdOf(Dwfl_Module* module) {
   const unsigned char* bits = nullptr;
   GElf_Addr vaddr = 0;
   const int length = dwfl_module_build_id(module, &bits, &vaddr);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (int i = 0; i < length; ++i) {
-    hex += kDigits[bits[i] >> 4];
-    hex += kDigits[bits[i] & 0xf];
-  }
-  return hex;
+  return length > 0 ? LowerHex(bits, static_cast<size_t>(length)) : std::string();
 }
 
 bool HasSymtab(Elf* elf) {
@@ -43,7 +39,8 @@ ModuleReport DescribeModule(Dwfl_Module* module, const std::string& path) {
   report.path = path;
   report.build_id = BuildIdOf(module);
   Dwarf_Addr bias = 0;
-  report.debug_info = dwfl_module_getdwarf(module, &bias) != nullptr;
+  Dwarf* dwarf = dwfl_module_getdwarf(module, &bias);
+  report.debug_info = dwarf != nullptr;
   const char* main_file = nullptr;
   const char* debug_file = nullptr;
   dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug_file);
@@ -53,10 +50,7 @@ ModuleReport DescribeModule(Dwfl_Module* module, const std::string& path) {
   // libdwfl takes its symbol table from the debug file when it has one.
   Elf* main_elf = dwfl_module_getelf(module, &bias);
   report.full_symtab = HasSymtab(main_elf);
-  if (!report.full_symtab && report.debug_info) {
-    Dwarf* dwarf = dwfl_module_getdwarf(module, &bias);
-    report.full_symtab = HasSymtab(dwarf != nullptr ? dwarf_getelf(dwarf) : nullptr);
-  }
+  if (!report.full_symtab && dwarf != nullptr) report.full_symtab = HasSymtab(dwarf_getelf(dwarf));
   return report;
 }
 
