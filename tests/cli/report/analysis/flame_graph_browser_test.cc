@@ -128,6 +128,20 @@ class FlameGraphBrowserTest : public ::testing::Test {
                            Quote(url) + " 2>/dev/null");
   }
 
+  // The graph opened at #search=`search`&zoom=`index`, as a link would open
+  // it: the script ran without error, zoomed to frame `index`, hid frames
+  // outside it and matched some. The DOM goes to `dom` for further checks.
+  void ExpectSearchAndZoom(const std::string& search, size_t index, std::string* dom = nullptr) {
+    ShellOutput page =
+        Chromium("--dump-dom", "#search=" + search + "&zoom=" + std::to_string(index));
+    ASSERT_TRUE(page.ok());
+    EXPECT_EQ(Attribute(page.text, "data-flamegraph-error"), "<absent>");
+    EXPECT_EQ(Attribute(page.text, "data-zoomed"), std::to_string(index));
+    EXPECT_GT(std::stoul("0" + Attribute(page.text, "data-matched-frames")), 0u);
+    EXPECT_NE(page.text.find("style=\"display: none;\""), std::string::npos) << "zoom hid nothing";
+    if (dom != nullptr) *dom = page.text;
+  }
+
   // A PNG of the window; empty (and a test failure) if it is not one.
   std::string Screenshot() {
     fs::path png = dir_.File("flamegraph.png");
@@ -173,15 +187,10 @@ TEST_F(FlameGraphBrowserTest, SearchAndZoomFromTheFragment) {
     ++branch_index;
   }
   ASSERT_LT(branch_index, titles.size()) << "no ManyStacksBranch1 frame drawn";
-  ShellOutput dom =
-      Chromium("--dump-dom", "#search=ManyStacksBranch1&zoom=" + std::to_string(branch_index));
-  ASSERT_TRUE(dom.ok());
-  EXPECT_EQ(Attribute(dom.text, "data-flamegraph-error"), "<absent>");
-  EXPECT_EQ(Attribute(dom.text, "data-zoomed"), std::to_string(branch_index));
-  EXPECT_GT(std::stoul("0" + Attribute(dom.text, "data-matched-frames")), 0u);
-  EXPECT_NE(dom.text.find(">Matched: "), std::string::npos);
-  EXPECT_NE(dom.text.find("style=\"display: none;\""), std::string::npos) << "zoom hid nothing";
-  EXPECT_NE(dom.text.find("class=\"f ancestor\""), std::string::npos) << "no caller kept";
+  std::string dom;
+  ASSERT_NO_FATAL_FAILURE(ExpectSearchAndZoom("ManyStacksBranch1", branch_index, &dom));
+  EXPECT_NE(dom.find(">Matched: "), std::string::npos);
+  EXPECT_NE(dom.find("class=\"f ancestor\""), std::string::npos) << "no caller kept";
 }
 
 // A PNG of the window size that is more than a blank page. Set
@@ -269,13 +278,7 @@ TEST_F(DiffFlameGraphBrowserTest, SearchAndZoomStillWork) {
     ++index;
   }
   ASSERT_LT(index, starts.size()) << "no frame shrank";
-  ShellOutput dom =
-      Chromium("--dump-dom", "#search=ManyStacksBranch&zoom=" + std::to_string(index));
-  ASSERT_TRUE(dom.ok());
-  EXPECT_EQ(Attribute(dom.text, "data-flamegraph-error"), "<absent>");
-  EXPECT_EQ(Attribute(dom.text, "data-zoomed"), std::to_string(index));
-  EXPECT_GT(std::stoul("0" + Attribute(dom.text, "data-matched-frames")), 0u);
-  EXPECT_NE(dom.text.find("style=\"display: none;\""), std::string::npos) << "zoom hid nothing";
+  ASSERT_NO_FATAL_FAILURE(ExpectSearchAndZoom("ManyStacksBranch", index));
 }
 
 // Set MEMPROF_DIFF_FLAMEGRAPH_SCREENSHOT to keep a copy (the user guide's
