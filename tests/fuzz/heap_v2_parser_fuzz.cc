@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <ostream>
 #include <sstream>
-#include <streambuf>
 #include <string>
 
 #include "cli/report/analysis/aggregate.h"
@@ -17,17 +16,13 @@
 #include "cli/report/analysis/symbolization.h"
 #include "cli/report/analysis/text_report.h"
 #include "cli/report/analysis/unsample.h"
+#include "tests/fuzz/null_buffer.h"
 
 namespace {
 
 using namespace memprof::analysis;  // NOLINT: a fuzz entry point, not a header
 
-// Discards what the renderers write but keeps the stream good.
-class NullBuffer final : public std::streambuf {
- protected:
-  int overflow(int c) override { return c; }
-  std::streamsize xsputn(const char*, std::streamsize count) override { return count; }
-};
+using memprof::fuzz::NullBuffer;
 
 // Limits small enough that a fuzz input cannot make one run slow.
 ParseLimits FuzzLimits() {

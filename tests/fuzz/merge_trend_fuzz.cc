@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <ostream>
-#include <streambuf>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "cli/report/merge/profile_merge.h"
 #include "cli/report/trend/trend.h"
 #include "cli/report/trend/trend_report.h"
+#include "tests/fuzz/null_buffer.h"
 
 namespace {
 
@@ -30,11 +30,7 @@ using namespace memprof;  // NOLINT: a fuzz entry point, not a header
 constexpr size_t kMaxDumps = 8;
 constexpr std::string_view kSeparator = "=== ";
 
-class NullBuffer final : public std::streambuf {
- protected:
-  int overflow(int c) override { return c; }
-  std::streamsize xsputn(const char*, std::streamsize count) override { return count; }
-};
+using fuzz::NullBuffer;
 
 analysis::ParseLimits FuzzLimits() {
   analysis::ParseLimits limits;
