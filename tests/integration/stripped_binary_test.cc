@@ -2,7 +2,8 @@
 // distributions ship them: without its debug file the frames are named
 // module+0xOFFSET and stderr says which file lacks symbols and how to get
 // them; the debug file is then found by build ID (under --sysroot), by
-// .gnu_debuglink, and from Debian's real debuginfod server on loopback.
+// .gnu_debuglink, and from Debian's real debuginfod server on loopback. Our
+// pprof output keeps what the real pprof needs to finish the job elsewhere.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -210,6 +211,42 @@ TEST_F(StrippedBinaryTest, DebugFileFromARealDebuginfodServer) {
   // Without the server, the same dump has no names for the binary.
   CommandResult r = Cli({"report", dump});
   EXPECT_NE(r.err.find(build_id_), std::string::npos) << r;
+}
+
+// The pprof we write for a stripped binary leaves its frames unnamed but
+// keeps the build ID and the addresses, so the real pprof, given the
+// unstripped binary through PPROF_BINARY_PATH (on "another machine"),
+// names them itself.
+TEST_F(StrippedBinaryTest, PprofNamesTheFramesWithPprofBinaryPath) {
+  std::string pprof;
+  ASSERT_TRUE(test_support::CanRun(test_support::Pprof(MEMPROF_IT_PPROF_TOOL), &pprof));
+  TargetOptions options;
+  options.argv = {binary_};
+  options.env = {{"LD_PRELOAD", kAgentLibrary},
+                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
+  TargetProcess* target = Start(options);
+  ASSERT_NE(target, nullptr);
+  const std::string dump = files_.File("plain.heap");
+  const std::string profile = files_.File("plain.pb.gz");
+  ASSERT_EQ(CliFor(*target, "dump", {"--out", dump}).exit_code, 0);
+  CommandResult r = Cli({"report", dump, "--format", "pprof", "--out", profile});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::string unstripped = files_.File("unstripped");
+  fs::create_directories(unstripped);
+  fs::copy_file(kPlainTarget, unstripped + "/plain_target");
+  auto top = [&](const std::string& binary_path, const std::string& symbolize) {
+    CommandResult result = RunCommand(
+        {pprof, "-symbolize=" + symbolize, "-top", profile},
+        {{"HOME", files_.path()}, {"PPROF_BINARY_PATH", binary_path}});
+    EXPECT_EQ(result.exit_code, 0) << result;
+    return result.out;
+  };
+  const std::string before = top(files_.File("empty"), "none");
+  EXPECT_NE(before.find("Build ID: " + build_id_), std::string::npos) << before;
+  EXPECT_NE(before.find("[plain_target]"), std::string::npos) << before;
+  EXPECT_EQ(before.find(kAllocator), std::string::npos) << before;
+  const std::string after = top(unstripped, "local");
+  EXPECT_NE(after.find(kAllocator), std::string::npos) << after;
 }
 
 }  // namespace

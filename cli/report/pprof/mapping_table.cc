@@ -19,6 +19,7 @@ MappingTable::MappingTable(perftools::profiles::Profile& profile, StringTable& s
     if (mapping.FileBacked()) entry->set_build_id(strings.Intern(build_id(mapping)));
     ranges_.push_back({mapping.start, mapping.end, entry->id()});
   }
+  incomplete_.assign(ranges_.size(), false);
   std::sort(ranges_.begin(), ranges_.end(),
             [](const Range& a, const Range& b) { return a.start < b.start; });
 }
@@ -35,7 +36,16 @@ uint64_t MappingTable::IdFor(uint64_t address) const {
 
 void MappingTable::Note(uint64_t id, const Resolution& resolution) {
   perftools::profiles::Mapping& entry = profile_.mutable_mapping()->at(static_cast<int>(id - 1));
-  if (resolution.functions) entry.set_has_functions(true);
+  if (incomplete_[id - 1]) return;
+  if (!resolution.functions) {
+    incomplete_[id - 1] = true;
+    entry.clear_has_functions();
+    entry.clear_has_filenames();
+    entry.clear_has_line_numbers();
+    entry.clear_has_inline_frames();
+    return;
+  }
+  entry.set_has_functions(true);
   if (resolution.filenames) entry.set_has_filenames(true);
   if (resolution.line_numbers) entry.set_has_line_numbers(true);
   if (resolution.inline_frames) entry.set_has_inline_frames(true);

@@ -38,10 +38,12 @@ class MappingTable {
   uint64_t IdFor(uint64_t address) const;
 
   // Records what symbolization found at an address of mapping `id` (not 0).
-  // A flag is set once any address of the mapping had that information,
-  // which is how pprof's own symbolizer sets them (internal/symbolizer), and
-  // pprof reads them as "already symbolized": it will not resymbolize a
-  // mapping with a flag set unless told to (-symbolize=force).
+  // pprof reads any has_* flag as "already symbolized" and will not
+  // symbolize the mapping again unless told to (-symbolize=force). So the
+  // flags are set only while every address of the mapping had a name: one
+  // unnamed address (a stripped binary named only by its exported symbols)
+  // clears them for good, and pprof with PPROF_BINARY_PATH or a symbol
+  // server can still name the rest on another machine.
   void Note(uint64_t id, const Resolution& resolution);
 
  private:
@@ -52,7 +54,8 @@ class MappingTable {
   };
 
   perftools::profiles::Profile& profile_;
-  std::vector<Range> ranges_;  // sorted by start; /proc maps never overlap
+  std::vector<Range> ranges_;     // sorted by start; /proc maps never overlap
+  std::vector<bool> incomplete_;  // by id - 1: some address had no name
 };
 
 }  // namespace memprof::pprof

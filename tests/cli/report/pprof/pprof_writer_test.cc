@@ -275,6 +275,21 @@ TEST_F(PprofWriterTest, FlagsStayOffWhenSymbolizationFoundOnlyNames) {
   EXPECT_FALSE(profile.mapping(0).has_inline_frames());
 }
 
+// One unnamed address in a mapping (a stripped binary whose exported
+// symbols name some frames) leaves all its flags off, so pprof will still
+// symbolize the mapping itself (PPROF_BINARY_PATH, a symbol server).
+TEST_F(PprofWriterTest, FlagsStayOffWhileAnyAddressOfTheMappingIsUnnamed) {
+  profile_.samples.resize(1);
+  profile_.samples[0].stack = {0x1010, 0x2090};  // 0x208f: nobody names it
+  const pb::Mapping partly = Write().mapping(0);
+  EXPECT_FALSE(partly.has_functions());
+  EXPECT_FALSE(partly.has_filenames());
+  EXPECT_FALSE(partly.has_line_numbers());
+  EXPECT_FALSE(partly.has_inline_frames());
+  profile_.samples[0].stack = {0x2090, 0x1010};  // the unnamed one first
+  EXPECT_FALSE(Write().mapping(0).has_functions());
+}
+
 TEST_F(PprofWriterTest, AFailingStreamIsAnError) {
   std::ostringstream out;
   out.setstate(std::ios::badbit);
