@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "cli/collect/debuginfod_progress.h"
 #include "cli/io/atomic_file_writer.h"
 #include "cli/io/file_streambuf.h"
 
@@ -34,10 +35,13 @@ Result<void> WriteReportOnly(const report::ReportRequest& request, const std::st
 }  // namespace
 
 Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
-                         const Console& console, bool stdout_is_terminal) {
+                         const Console& console, bool stdout_is_terminal,
+                         bool stderr_is_terminal) {
   analysis::SymbolizationSummary symbolization;
-  if (auto r = WriteReportOnly(request, out_path, console, stdout_is_terminal, symbolization); !r) {
-    return r;
+  {
+    const auto progress = DebuginfodProgress::StartIfUseful(console.err, stderr_is_terminal);
+    auto r = WriteReportOnly(request, out_path, console, stdout_is_terminal, symbolization);
+    if (!r) return r;
   }
   // After the report, so that on a terminal it is what the user sees last.
   console.out.flush();

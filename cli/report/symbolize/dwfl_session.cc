@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "cli/report/symbolize/debuginfo_lookup.h"
+
 namespace memprof::symbolize {
 namespace {
 
@@ -26,9 +28,9 @@ DwflSession::DwflSession(const std::vector<std::string>& debug_roots)
   debuginfo_path_ptr_ = debuginfo_path_.data();
   // find_elf is never consulted (Report always passes an open fd) but must
   // be callable; find_debuginfo does build-ID, debuglink and (when the user
-  // set DEBUGINFOD_URLS) debuginfod lookups.
+  // set DEBUGINFOD_URLS) debuginfod lookups, watched by the observer.
   callbacks_.find_elf = dwfl_build_id_find_elf;
-  callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
+  callbacks_.find_debuginfo = FindDebuginfoObserved;
   callbacks_.section_address = dwfl_offline_section_address;
   callbacks_.debuginfo_path = &debuginfo_path_ptr_;
   dwfl_ = dwfl_begin(&callbacks_);

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/report/symbolize/debuginfo_lookup.h"
 #include "cli/report/symbolize/elf_layout.h"
 #include "cli/report/symbolize/hex.h"
 #include "cli/report/symbolize/symbolizer.h"
@@ -183,6 +185,36 @@ TEST_F(SeparateDebugTest, FoundByDebuglink) {
   fs::create_directories(placed.parent_path());
   fs::rename(debug_file_, placed);
   ExpectFullySymbolized({debug_root_}, placed);
+}
+
+// The observer (the CLI's debuginfod progress line) hears of each lookup
+// of a file's debug info, started and finished, and of nothing once removed.
+class RecordingObserver final : public DebuginfoLookupObserver {
+ public:
+  void LookupStarted(std::string_view file) override { events.push_back("+" + std::string(file)); }
+  void LookupFinished(std::string_view file) override {
+    events.push_back("-" + std::string(file));
+  }
+  std::vector<std::string> events;
+};
+
+TEST_F(SeparateDebugTest, TheObserverHearsOfEachDebugInfoLookup) {
+  FixtureProcess fixture(binary_);
+  ASSERT_TRUE(fixture.ready()) << fixture.error();
+  RecordingObserver observer;
+  SetDebuginfoLookupObserver(&observer);
+  Symbolizer symbolizer = Make(fixture.maps(), WithLines({debug_root_}));
+  symbolizer.Resolve(fixture.Address("inline_ra"));
+  SetDebuginfoLookupObserver(nullptr);
+  ASSERT_GE(observer.events.size(), 2u);
+  const auto started = std::find(observer.events.begin(), observer.events.end(), "+" + binary_);
+  ASSERT_NE(started, observer.events.end()) << ::testing::PrintToString(observer.events);
+  EXPECT_NE(std::find(started, observer.events.end(), "-" + binary_), observer.events.end())
+      << ::testing::PrintToString(observer.events);
+  const size_t heard = observer.events.size();
+  Symbolizer after = Make(fixture.maps(), WithLines({debug_root_}));
+  after.Resolve(fixture.Address("inline_ra"));
+  EXPECT_EQ(observer.events.size(), heard);
 }
 
 TEST(SymbolizerFilesTest, DeletedBinaryThroughMapFiles) {
