@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
+#include <map>
 #include <set>
+#include <vector>
 
 namespace memprof::analysis {
 namespace {
@@ -16,11 +19,32 @@ std::string Percent(double share) {
   return buffer;
 }
 
-// The unnamed modules of one location.
-void UnnamedModulesOf(const Location& location, std::set<std::string>& out) {
-  for (const Frame& frame : location.frames) {
-    if (IsUnnamed(frame)) out.insert(frame.module);
+// Module names as small numbers, so that counting a stack's unnamed
+// modules allocates nothing.
+class ModuleIds {
+ public:
+  uint32_t IdOf(const std::string& name) {
+    auto [it, inserted] = ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
+    if (inserted) names_.push_back(&it->first);
+    return it->second;
   }
+  size_t size() const { return names_.size(); }
+  const std::string& NameOf(uint32_t id) const { return *names_[id]; }
+
+ private:
+  std::map<std::string, uint32_t> ids_;
+  std::vector<const std::string*> names_;
+};
+
+// The unnamed modules of one location, each once.
+std::vector<uint32_t> UnnamedModulesOf(const Location& location, ModuleIds& ids) {
+  std::vector<uint32_t> out;
+  for (const Frame& frame : location.frames) {
+    if (!IsUnnamed(frame)) continue;
+    const uint32_t id = ids.IdOf(frame.module);
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
+  return out;
 }
 
 std::string WhatIsMissing(const ModuleCoverage& module) {
@@ -74,28 +98,41 @@ std::string FixLines(const SymbolizationSummary& summary) {
 }  // namespace
 
 UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
-  UnnamedFrameShares result;
-  std::vector<std::set<std::string>> unnamed(aggregation.locations.size());
+  ModuleIds ids;
+  std::vector<std::vector<uint32_t>> unnamed(aggregation.locations.size());
   for (size_t i = 0; i < aggregation.locations.size(); ++i) {
-    UnnamedModulesOf(aggregation.locations[i], unnamed[i]);
-    for (const std::string& module : unnamed[i]) ++result.by_module[module].addresses;
+    unnamed[i] = UnnamedModulesOf(aggregation.locations[i], ids);
   }
+  std::vector<UnnamedFrames> by_id(ids.size());
+  for (const std::vector<uint32_t>& modules : unnamed) {
+    for (uint32_t id : modules) ++by_id[id].addresses;
+  }
+  // seen[id] == stack number + 1: the module is already counted for it.
+  std::vector<size_t> seen(ids.size(), 0);
   double total = 0;
   double named = 0;
-  for (const StackSample& stack : aggregation.stacks) {
+  for (size_t s = 0; s < aggregation.stacks.size(); ++s) {
+    const StackSample& stack = aggregation.stacks[s];
     const double value = std::fabs(stack.value);
     total += value;
-    std::set<std::string> modules;
+    bool all_named = true;
     for (uint32_t location : stack.locations) {
-      modules.insert(unnamed[location].begin(), unnamed[location].end());
+      for (uint32_t id : unnamed[location]) {
+        all_named = false;
+        if (seen[id] == s + 1) continue;
+        seen[id] = s + 1;
+        by_id[id].share += value;
+      }
     }
-    if (modules.empty()) named += value;
-    for (const std::string& module : modules) result.by_module[module].share += value;
+    if (all_named) named += value;
   }
-  if (total > 0) {
-    result.named_share = named / total;
-    for (auto& [module, frames] : result.by_module) frames.share /= total;
+  UnnamedFrameShares result;
+  for (uint32_t id = 0; id < by_id.size(); ++id) {
+    UnnamedFrames frames = by_id[id];
+    if (total > 0) frames.share /= total;
+    result.by_module.emplace(ids.NameOf(id), frames);
   }
+  if (total > 0) result.named_share = named / total;
   return result;
 }
 

@@ -94,6 +94,18 @@ TEST(CountUnnamedFramesTest, SharesOfTheStacksAbsoluteValues) {
   EXPECT_EQ(shares.by_module.at("libbar.so").addresses, 1u);
 }
 
+// Two unnamed frames of one file in a stack count that stack once.
+TEST(CountUnnamedFramesTest, AStackCountsOncePerFile) {
+  Aggregation aggregation = MakeAggregation();
+  aggregation.stacks = {{{1, 3, 0}, 50}, {{0}, 50}};
+  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
+  EXPECT_DOUBLE_EQ(shares.named_share, 0.5);
+  ASSERT_EQ(shares.by_module.size(), 2u);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libfoo.so.1").share, 0.5);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libbar.so").share, 0.0);
+  EXPECT_EQ(shares.by_module.at("libbar.so").addresses, 1u);
+}
+
 TEST_F(SymbolizationReportTest, ModulesByShareWithTheirDebugPackage) {
   const analysis::SymbolizationSummary summary = Summarize();
   ASSERT_EQ(summary.modules.size(), 2u);
