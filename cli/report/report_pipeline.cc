@@ -128,6 +128,16 @@ symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) 
   return options;
 }
 
+Result<std::unique_ptr<pprof::ParallelSymbolizer>> MakeReportSymbolizer(
+    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings,
+    std::span<const uint64_t> addresses) {
+  const symbolize::SymbolizerOptions options = SymbolizerOptionsFor(request);
+  auto symbolizer = symbolize::Symbolizer::Create(mappings, options);
+  if (!symbolizer) return Fail(symbolizer.error());
+  return std::make_unique<pprof::ParallelSymbolizer>(std::move(*symbolizer), mappings, options,
+                                                     addresses, ReportThreadCount());
+}
+
 const std::vector<std::string>& FormatNames() {
   static const std::vector<std::string> names = {"text", "collapsed", "pprof", "svg", "json"};
   return names;
@@ -159,18 +169,15 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
   auto profile = LoadRequestedProfile(request);
   if (!profile) return Fail(profile.error());
   auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
-  const symbolize::SymbolizerOptions options = SymbolizerOptionsFor(request);
-  auto symbolizer = symbolize::Symbolizer::Create(map.mappings, options);
+  auto symbolizer =
+      MakeReportSymbolizer(request, map.mappings, pprof::DistinctLookupAddresses(*profile));
   if (!symbolizer) return Fail(symbolizer.error());
-  const std::vector<uint64_t> addresses = pprof::DistinctLookupAddresses(*profile);
-  pprof::ParallelSymbolizer adapter(std::move(*symbolizer), map.mappings, options, addresses,
-                                    ReportThreadCount());
   if (request.format != Format::kPprof) {
-    return RenderAggregated(request, *profile, adapter, out, symbolization);
+    return RenderAggregated(request, *profile, **symbolizer, out, symbolization);
   }
   pprof::PprofOptions pprof_options;
-  pprof_options.sysroot = options.sysroot;
-  return pprof::WritePprof(*profile, adapter, map.mappings, pprof_options, out);
+  pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
+  return pprof::WritePprof(*profile, **symbolizer, map.mappings, pprof_options, out);
 }
 
 }  // namespace memprof::report

@@ -4,14 +4,19 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/report/analysis/profile.h"
 #include "cli/report/analysis/symbolization_summary.h"
+#include "cli/report/pprof/parallel_symbolizer.h"
+#include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolize/symbolizer_options.h"
 #include "common/result.h"
 
@@ -58,6 +63,13 @@ struct ReportRequest {
 
 // The symbolizer settings a request implies (--lines, --pid, --sysroot).
 symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request);
+
+// The report's symbolizer over `mappings` (which must outlive it), with the
+// request's settings: every one of `addresses` named up front, on
+// ReportThreadCount() threads.
+[[nodiscard]] Result<std::unique_ptr<pprof::ParallelSymbolizer>> MakeReportSymbolizer(
+    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings,
+    std::span<const uint64_t> addresses);
 
 // dump(s) -> unsample (-> sum -> minus base(s)) -> symbolize -> the format.
 // One dump without a base takes exactly the single-dump path (no merge step).

@@ -12,7 +12,6 @@
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/profile_loader.h"
 #include "cli/report/symbolize/memory_map.h"
-#include "cli/report/symbolize/symbolizer.h"
 #include "cli/report/trend/trend_report.h"
 
 namespace memprof::report {
@@ -66,15 +65,13 @@ Result<std::vector<trend::Snapshot>> Snapshots(const ReportRequest& request,
                                                const std::vector<trend::TrendDump>& dumps,
                                                merge::SharedSpace space) {
   const auto map = symbolize::ParseMemoryMap(space.mapped_libraries);
-  const symbolize::SymbolizerOptions options = SymbolizerOptionsFor(request);
-  auto symbolizer = symbolize::Symbolizer::Create(map.mappings, options);
+  auto symbolizer =
+      MakeReportSymbolizer(request, map.mappings, AllLookupAddresses(space.profiles));
   if (!symbolizer) return Fail(symbolizer.error());
-  pprof::ParallelSymbolizer adapter(std::move(*symbolizer), map.mappings, options,
-                                    AllLookupAddresses(space.profiles), ReportThreadCount());
   const analysis::AggregateOptions aggregate{request.metric, request.focus, request.ignore};
   std::vector<trend::Snapshot> snapshots;
   for (size_t i = 0; i < dumps.size(); ++i) {
-    auto aggregation = analysis::AggregateProfile(space.profiles[i], adapter, aggregate);
+    auto aggregation = analysis::AggregateProfile(space.profiles[i], **symbolizer, aggregate);
     if (!aggregation) return Fail(aggregation.error());
     snapshots.push_back({dumps[i].time.seconds, std::move(aggregation->functions)});
   }
