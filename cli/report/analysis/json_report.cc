@@ -82,85 +82,70 @@ Json SymbolizationJson(const SymbolizationSummary& summary) {
 }
 
 constexpr size_t kFlushBytes = 1 << 20;
-// Where a frame object sits in the document: report > "stacks" > stack >
-// "frames" > frame, two spaces per level.
-constexpr size_t kFrameIndent = 8;
 
-// What nlohmann's dump(2) writes for `value` nested `extra` spaces deeper
-// than the top level. Names come from binaries and may hold invalid UTF-8:
-// replaced, not thrown.
-std::string Dumped(const Json& value, size_t extra) {
-  std::string text = value.dump(2, ' ', false, Json::error_handler_t::replace);
-  std::string indented(extra, ' ');
-  indented.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    indented += c;
-    if (c == '\n') indented.append(extra, ' ');
-  }
-  return indented;
+// Names come from binaries and may hold invalid UTF-8: replaced, not thrown.
+std::string Compact(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-// The frame objects of one location, as they appear inside any stack's
-// "frames" array (joined by ",\n"). A location recurs in thousands of
-// stacks, so its text is built once.
-std::string LocationFramesText(const Location& location) {
-  std::string text;
+// One entry of "locations": the address and the frames it stands for,
+// innermost (inlined) first.
+Json LocationJson(const Location& location) {
+  Json frames = Json::array();
   for (size_t i = 0; i < location.frames.size(); ++i) {
     const Frame& frame = location.frames[i];
-    Json object = {
-        {"address", HexAddress(location.address)},
-        {"function",
-         frame.function.empty() ? UnnamedFrameName(frame, location.address) : frame.function},
-        {"file", frame.file},
-        {"line", frame.line},
-        {"module", frame.module},
-        {"module_offset", frame.module_offset},
-        {"inlined", i + 1 < location.frames.size()}};
-    if (i > 0) text += ",\n";
-    text += Dumped(object, kFrameIndent);
+    frames.push_back(
+        {{"function",
+          frame.function.empty() ? UnnamedFrameName(frame, location.address) : frame.function},
+         {"file", frame.file},
+         {"line", frame.line},
+         {"module", frame.module},
+         {"module_offset", frame.module_offset},
+         {"inlined", i + 1 < location.frames.size()}});
   }
-  return text;
+  return {{"address", HexAddress(location.address)}, {"frames", std::move(frames)}};
 }
 
-// Writes the "stacks" array exactly as dump(2) would, from each location's
-// prepared text, flushing to `out` every megabyte.
-void WriteStacks(const Aggregation& aggregation, std::ostream& out) {
-  std::vector<std::string> locations;
-  locations.reserve(aggregation.locations.size());
-  for (const Location& location : aggregation.locations) {
-    locations.push_back(LocationFramesText(location));
+std::string StackLine(const StackSample& stack, bool is_diff) {
+  std::string line = "{\"value\":" + Json(stack.value).dump();
+  if (is_diff) {
+    line += ",\"now\":" + Json(stack.value + stack.base).dump();
+    line += ",\"base\":" + Json(stack.base).dump();
   }
-  std::string text = "[";
-  for (size_t s = 0; s < aggregation.stacks.size(); ++s) {
-    const StackSample& stack = aggregation.stacks[s];
-    text += s == 0 ? "\n    {\n      \"value\": " : ",\n    {\n      \"value\": ";
-    text += Json(stack.value).dump();
-    if (aggregation.is_diff) {
-      text += ",\n      \"now\": " + Json(stack.value + stack.base).dump();
-      text += ",\n      \"base\": " + Json(stack.base).dump();
-    }
-    text += ",\n      \"frames\": [";
-    for (size_t i = 0; i < stack.locations.size(); ++i) {
-      text += i == 0 ? "\n" : ",\n";
-      text += locations[stack.locations[i]];
-    }
-    text += stack.locations.empty() ? "]\n    }" : "\n      ]\n    }";
+  line += ",\"locations\":[";
+  for (size_t i = 0; i < stack.locations.size(); ++i) {
+    if (i > 0) line += ',';
+    line += std::to_string(stack.locations[i]);
+  }
+  return line + "]}";
+}
+
+// Writes `"name": [` one compact line per item `]`, flushing every megabyte.
+template <typename Items, typename LineOf>
+void WriteArray(std::string_view name, const Items& items, const LineOf& line_of,
+                std::ostream& out) {
+  std::string text = "  \"" + std::string(name) + "\": [";
+  bool first = true;
+  for (const auto& item : items) {
+    text += first ? "\n    " : ",\n    ";
+    first = false;
+    text += line_of(item);
     if (text.size() >= kFlushBytes) {
       out.write(text.data(), static_cast<std::streamsize>(text.size()));
       text.clear();
     }
   }
-  text += aggregation.stacks.empty() ? "]" : "\n  ]";
+  text += first ? "]" : "\n  ]";
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 }  // namespace
 
-// The stacks are most of the document (hundreds of megabytes for a big
-// profile) and repeat the same locations over and over, so they are written
-// from per-location text rather than built as one JSON tree; the rest is
-// small and dumped by the library, with "stacks" spliced in where its empty
-// placeholder would be.
+// Stacks share their locations (a big profile has tens of thousands of
+// stacks of dozens of frames over far fewer distinct addresses), so each
+// location is written once in "locations" and stacks list their indexes,
+// leaf first. Both arrays have one compact line per entry and are streamed;
+// the small rest is dumped by the library.
 Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
   Json report;
   report["metric"] = MetricName(aggregation.metric);
@@ -177,12 +162,15 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   if (options_.symbolization != nullptr) {
     report["symbolization"] = SymbolizationJson(*options_.symbolization);
   }
-  report["stacks"] = Json::array();
   std::string head = report.dump(2, ' ', false, Json::error_handler_t::replace);
-  constexpr std::string_view kPlaceholder = "[]\n}";
-  head.resize(head.size() - kPlaceholder.size());  // dump() ends with the placeholder
+  head.resize(head.size() - 2);  // dump() ends with "\n}"
+  head += ",\n";
   out.write(head.data(), static_cast<std::streamsize>(head.size()));
-  WriteStacks(aggregation, out);
+  WriteArray("locations", aggregation.locations,
+             [](const Location& location) { return Compact(LocationJson(location)); }, out);
+  out << ",\n";
+  WriteArray("stacks", aggregation.stacks,
+             [&](const StackSample& stack) { return StackLine(stack, aggregation.is_diff); }, out);
   out << "\n}\n";
   return CheckWritten(out);
 }
