@@ -158,7 +158,8 @@ class DumpCommand final : public Command {
                   "with several targets, dump writes one file per target: use --out-dir DIR");
     }
     if (!options_.every.empty()) return Fail(FollowsOneTarget("--every"));
-    return {};
+    // Once, before any target is asked, not once per target.
+    return CheckOutputDirectory(options_.out_dir);
   }
   Result<void> RunOnTarget(const Target& target, const CommandContext& context) const override {
     return RunWith(ForTarget(options_, target), context);

@@ -326,9 +326,12 @@ class ProfileCommand final : public Command {
     return RunWith(options_, context, context.env.stderr_is_terminal);
   }
   Result<void> CheckManyTargets() const override {
-    if (!options_.out_dir.empty()) return {};
-    return Fail(ErrorCode::kInvalidArgument,
-                "with several targets, profile writes one file per target: use --out-dir DIR");
+    if (options_.out_dir.empty()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "with several targets, profile writes one file per target: use --out-dir DIR");
+    }
+    // Before any window opens: a bad DIR would otherwise lose every profile.
+    return CheckOutputDirectory(options_.out_dir);
   }
   Result<std::chrono::milliseconds> ExtraTimePerTarget() const override {
     auto duration = ParseDuration(options_.duration);

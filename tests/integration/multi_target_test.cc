@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
@@ -384,6 +385,30 @@ TEST_F(MultiTargetTest, ProfileAllLeavesOnlyTheChangedTargetAsSomeoneElseSetIt) 
   EXPECT_EQ(status["profiling_active"], true) << status.dump(2);
   EXPECT_EQ(status["window_end_unix_ms"], end) << status.dump(2);
   EXPECT_EQ(StatusJson(*untouched)["profiling_active"], false);
+}
+
+// A missing --out-dir is one error before any target is asked (not one per
+// target after their dumps, or after profile windows that then have nowhere
+// to go): exit 2, the message once, no target's profiling changed.
+TEST_F(MultiTargetTest, AMissingOutDirIsRefusedOnceBeforeAnyTarget) {
+  auto targets = StartPlainTargets(2);
+  ASSERT_EQ(targets.size(), 2u);
+  const std::string missing = dir().File("no-such-dir");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"dump", "--all", "--out-dir", missing},
+        std::vector<std::string>{"profile", "--all", "--duration", "1s", "--out-dir", missing}}) {
+    CommandResult r = Cli(args);
+    ExpectCliError(r, 2, "--out-dir '" + missing + "' does not exist; create it first (mkdir -p)");
+    size_t count = 0;
+    for (size_t at = r.err.find("does not exist"); at != std::string::npos;
+         at = r.err.find("does not exist", at + 1)) {
+      ++count;
+    }
+    EXPECT_EQ(count, 1u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  for (const TargetProcess* t : targets) EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
+  EXPECT_FALSE(std::filesystem::exists(missing));
 }
 
 TEST_F(MultiTargetTest, WhatOneTargetOnlyCanDoIsAUsageError) {
