@@ -70,15 +70,20 @@ class StrippedBinaryTest : public IntegrationTest {
     return std::regex_search(r.out, match, kBuildId) ? match[1].str() : "";
   }
 
-  // The stripped `binary` running with the agent, every 4 KiB sampled; its
-  // dump, once a report with `env` and `args` names the target's allocator.
-  std::string DumpOf(const std::string& binary, std::vector<std::string> args,
-                     std::map<std::string, std::string> env = {}) {
+  // `binary` running with the agent preloaded, every 4 KiB sampled.
+  TargetProcess* StartStripped(const std::string& binary) {
     TargetOptions options;
     options.argv = {binary};
     options.env = {{"LD_PRELOAD", kAgentLibrary},
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
-    TargetProcess* target = Start(options);
+    return Start(options);
+  }
+
+  // The stripped `binary` running with the agent, every 4 KiB sampled; its
+  // dump, once a report with `env` and `args` names the target's allocator.
+  std::string DumpOf(const std::string& binary, std::vector<std::string> args,
+                     std::map<std::string, std::string> env = {}) {
+    TargetProcess* target = StartStripped(binary);
     if (target == nullptr) return "";
     const std::string dump = files_.File("plain.heap");
     args.insert(args.begin(), {"report", dump});
@@ -120,11 +125,7 @@ class StrippedBinaryTest : public IntegrationTest {
 };
 
 TEST_F(StrippedBinaryTest, WithoutDebugInfoFramesAreModuleOffsetsAndStderrSaysWhy) {
-  TargetOptions options;
-  options.argv = {binary_};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
-                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
-  TargetProcess* target = Start(options);
+  TargetProcess* target = StartStripped(binary_);
   ASSERT_NE(target, nullptr);
   const std::string dump = files_.File("plain.heap");
   ASSERT_EQ(CliFor(*target, "dump", {"--out", dump}).exit_code, 0);
@@ -220,11 +221,7 @@ TEST_F(StrippedBinaryTest, DebugFileFromARealDebuginfodServer) {
 TEST_F(StrippedBinaryTest, PprofNamesTheFramesWithPprofBinaryPath) {
   std::string pprof;
   ASSERT_TRUE(test_support::CanRun(test_support::Pprof(MEMPROF_IT_PPROF_TOOL), &pprof));
-  TargetOptions options;
-  options.argv = {binary_};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
-                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
-  TargetProcess* target = Start(options);
+  TargetProcess* target = StartStripped(binary_);
   ASSERT_NE(target, nullptr);
   const std::string dump = files_.File("plain.heap");
   const std::string profile = files_.File("plain.pb.gz");
