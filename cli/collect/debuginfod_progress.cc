@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 
 #include "common/path.h"
@@ -17,8 +16,7 @@ constexpr char kEraseLine[] = "\r\033[K";
 
 std::unique_ptr<DebuginfodProgress> DebuginfodProgress::StartIfUseful(std::ostream& err,
                                                                       bool stderr_is_terminal) {
-  const char* urls = std::getenv("DEBUGINFOD_URLS");
-  if (!stderr_is_terminal || urls == nullptr || *urls == '\0') return nullptr;
+  if (!stderr_is_terminal || !symbolize::DebuginfodConfigured()) return nullptr;
   return std::make_unique<DebuginfodProgress>(err, /*ticking=*/true);
 }
 

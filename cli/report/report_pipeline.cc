@@ -1,7 +1,6 @@
 #include "cli/report/report_pipeline.h"
 
 #include <cstddef>
-#include <cstdlib>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -19,6 +18,7 @@
 #include "cli/report/profile_loader.h"
 #include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolization_report.h"
+#include "cli/report/symbolize/debuginfo_lookup.h"
 #include "cli/report/symbolize/symbolizer.h"
 #include "cli/report/trend_pipeline.h"
 #include "common/path.h"
@@ -95,8 +95,7 @@ std::unique_ptr<analysis::ReportRenderer> MakeRenderer(
 
 SummaryContext SummaryContextFor(const ReportRequest& request) {
   SummaryContext context;
-  const char* urls = std::getenv("DEBUGINFOD_URLS");
-  context.debuginfod = urls != nullptr && urls[0] != '\0';
+  context.debuginfod = symbolize::DebuginfodConfigured();
   context.sysroot = request.sysroot;
   return context;
 }

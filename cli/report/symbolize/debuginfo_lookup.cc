@@ -1,6 +1,7 @@
 #include "cli/report/symbolize/debuginfo_lookup.h"
 
 #include <atomic>
+#include <cstdlib>
 
 namespace memprof::symbolize {
 namespace {
@@ -8,6 +9,11 @@ namespace {
 std::atomic<DebuginfoLookupObserver*> g_observer{nullptr};
 
 }  // namespace
+
+bool DebuginfodConfigured() {
+  const char* urls = std::getenv("DEBUGINFOD_URLS");
+  return urls != nullptr && urls[0] != '\0';
+}
 
 void SetDebuginfoLookupObserver(DebuginfoLookupObserver* observer) { g_observer.store(observer); }
 

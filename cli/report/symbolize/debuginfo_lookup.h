@@ -18,6 +18,10 @@ class DebuginfoLookupObserver {
   virtual void LookupFinished(std::string_view file) = 0;
 };
 
+// Whether libdwfl will ask a debuginfod server for missing debug files:
+// DEBUGINFOD_URLS is set and not empty.
+bool DebuginfodConfigured();
+
 // Sets the process-wide observer; nullptr removes it. The observer must
 // stay alive until it is removed.
 void SetDebuginfoLookupObserver(DebuginfoLookupObserver* observer);
