@@ -75,6 +75,11 @@ memprof_deps(memprof_rpc_deps SHARED gRPC::grpc++ protobuf::libprotobuf
              ARCHIVES ${MEMPROF_RPC_PC_STATIC_LIBRARIES})
 # protobuf alone (the pprof writer's generated code).
 memprof_deps(memprof_protobuf_deps SHARED protobuf::libprotobuf ARCHIVES protobuf)
+# abseil's flat_hash_map/flat_hash_set (the report engine's per-frame lookups,
+# a million per big dump: open addressing, no node per entry).
+pkg_check_modules(MEMPROF_ABSL_HASH_PC REQUIRED absl_flat_hash_map absl_flat_hash_set)
+memprof_deps(memprof_hash_deps SHARED absl::flat_hash_map absl::flat_hash_set
+             ARCHIVES ${MEMPROF_ABSL_HASH_PC_STATIC_LIBRARIES})
 # OpenSSL's libcrypto (common/'s SHA-256): the archive when the RPC stack is
 # static too, so that one process never holds two copies.
 memprof_deps(memprof_crypto_deps SHARED OpenSSL::Crypto ARCHIVES crypto)

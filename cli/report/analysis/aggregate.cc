@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <optional>
 #include <regex>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "cli/report/analysis/jeprof_names.h"
 
 namespace memprof::analysis {
@@ -31,11 +31,11 @@ class LocationTable {
   uint32_t NameId(const std::string& name);
 
   AddressSymbolizer& symbolizer_;
-  std::unordered_map<uint64_t, uint32_t> by_address_;
+  absl::flat_hash_map<uint64_t, uint32_t> by_address_;  // one lookup per frame
   std::vector<Location> locations_;
   std::vector<bool> cut_;
   std::vector<std::vector<uint32_t>> name_ids_;
-  std::unordered_map<std::string, uint32_t> by_name_;
+  absl::flat_hash_map<std::string, uint32_t> by_name_;
   std::vector<std::string> names_;
 };
 
@@ -171,7 +171,7 @@ class StackIndex {
   };
 
   std::vector<StackSample>& stacks_;
-  std::unordered_set<size_t, Hash, Equal> index_;
+  absl::flat_hash_set<size_t, Hash, Equal> index_;
 };
 
 // jeprof's RemoveUninterestingFrames: an allocator entry point drops itself

@@ -1,8 +1,9 @@
 #include "cli/report/analysis/unsample.h"
 
 #include <cmath>
-#include <unordered_map>
 #include <utility>
+
+#include "absl/container/flat_hash_map.h"
 
 namespace memprof::analysis {
 namespace {
@@ -61,7 +62,7 @@ HeapProfile Unsample(HeapDump dump) {
   // Reserved up front, so samples never move: the keys point at their stacks,
   // which are moved (not copied) out of the dump.
   profile.samples.reserve(dump.records.size());
-  std::unordered_map<const std::vector<uint64_t>*, size_t, StackHash, StackEqual> index;
+  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackHash, StackEqual> index;
   index.reserve(dump.records.size());
   for (StackRecord& record : dump.records) {
     Amount inuse = UnsampleCounts(record.counts.inuse, dump.sample_period);

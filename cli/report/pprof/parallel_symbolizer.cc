@@ -4,9 +4,10 @@
 #include <atomic>
 #include <string>
 #include <thread>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 
 namespace memprof::pprof {
 namespace {
@@ -114,7 +115,7 @@ std::vector<symbolize::ModuleReport> ParallelSymbolizer::Modules() const {
 }
 
 std::vector<uint64_t> DistinctLookupAddresses(const analysis::HeapProfile& profile) {
-  std::unordered_set<uint64_t> seen;
+  absl::flat_hash_set<uint64_t> seen;
   std::vector<uint64_t> addresses;
   for (const analysis::Sample& sample : profile.samples) {
     for (size_t i = 0; i < sample.stack.size(); ++i) {

@@ -3,9 +3,9 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "cli/report/analysis/profile.h"
 #include "cli/report/analysis/symbolization.h"
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
@@ -43,7 +43,7 @@ class ParallelSymbolizer final : public analysis::AddressSymbolizer {
  private:
   symbolize::Symbolizer symbolizer_;
   DwflAddressSymbolizer adapter_;  // over symbolizer_
-  std::unordered_map<uint64_t, std::vector<analysis::Frame>> frames_;
+  absl::flat_hash_map<uint64_t, std::vector<analysis::Frame>> frames_;
   std::vector<symbolize::ModuleReport> worker_modules_;
 };
 
