@@ -93,22 +93,28 @@ std::unique_ptr<analysis::ReportRenderer> MakeRenderer(
   return std::make_unique<analysis::TextReportRenderer>(options);
 }
 
-SummaryContext SummaryContextFor(const ReportRequest& request) {
+// With a thread to spare, the Debian packages of the symbolized files are
+// looked up while the main thread aggregates (PrefetchPackageOwners).
+SummaryContext SummaryContextFor(const ReportRequest& request,
+                                 const std::vector<symbolize::ModuleReport>& modules) {
   SummaryContext context;
   context.debuginfod = symbolize::DebuginfodConfigured();
   context.sysroot = request.sysroot;
+  if (context.sysroot.empty() && ReportThreadCount() > 1) {
+    context.owners = PrefetchPackageOwners(modules, context.dpkg_info_dir);
+  }
   return context;
 }
 
 Result<void> RenderAggregated(const ReportRequest& request, const analysis::HeapProfile& profile,
                               pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
                               analysis::SymbolizationSummary* symbolization) {
+  const SummaryContext context = SummaryContextFor(request, symbolizer.Modules());
   analysis::AggregateOptions options{request.metric, request.focus, request.ignore};
   auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
   const analysis::SymbolizationSummary summary =
-      SummarizeSymbolization(*aggregation, [&] { return symbolizer.Modules(); },
-                             SummaryContextFor(request));
+      SummarizeSymbolization(*aggregation, [&] { return symbolizer.Modules(); }, context);
   if (symbolization != nullptr) *symbolization = summary;
   return MakeRenderer(request, summary)->Render(*aggregation, out);
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <system_error>
+#include <utility>
 
 #include "cli/report/debian_packages.h"
 #include "common/path.h"
@@ -33,13 +35,15 @@ analysis::ModuleCoverage CoverageOf(const std::string& name, const analysis::Unn
   return coverage;
 }
 
-void AddPackages(std::vector<analysis::ModuleCoverage>& modules, const std::string& dpkg_dir) {
+void AddPackages(std::vector<analysis::ModuleCoverage>& modules, const SummaryContext& context) {
   std::vector<std::string> paths;
   for (const analysis::ModuleCoverage& module : modules) {
     if (module.path.starts_with("/")) paths.push_back(module.path);
   }
   if (paths.empty()) return;
-  const std::map<std::string, std::string> owners = PackagesOwning(paths, dpkg_dir);
+  const PackageOwners owners = context.owners.valid()
+                                   ? context.owners.get()
+                                   : PackagesOwning(paths, context.dpkg_info_dir);
   for (analysis::ModuleCoverage& module : modules) {
     auto it = owners.find(module.path);
     if (it == owners.end()) continue;
@@ -67,8 +71,23 @@ analysis::SymbolizationSummary SummarizeSymbolization(
   std::stable_sort(summary.modules.begin(), summary.modules.end(),
                    [](const auto& a, const auto& b) { return a.share > b.share; });
   // dpkg on this host says nothing about another root's files.
-  if (context.sysroot.empty()) AddPackages(summary.modules, context.dpkg_info_dir);
+  if (context.sysroot.empty()) AddPackages(summary.modules, context);
   return summary;
+}
+
+std::shared_future<PackageOwners> PrefetchPackageOwners(
+    const std::vector<symbolize::ModuleReport>& modules, const std::string& dpkg_info_dir) {
+  std::vector<std::string> paths;
+  for (const symbolize::ModuleReport& module : modules) {
+    if (module.path.starts_with("/")) paths.push_back(module.path);
+  }
+  try {
+    return std::async(std::launch::async, [paths = std::move(paths), dpkg_info_dir] {
+      return PackagesOwning(paths, dpkg_info_dir);
+    });
+  } catch (const std::system_error&) {
+    return {};  // no thread to spare after all: the summary looks them up itself
+  }
 }
 
 }  // namespace memprof::report

@@ -118,6 +118,19 @@ TEST_F(SymbolizationReportTest, ModulesByShareWithTheirDebugPackage) {
   EXPECT_NE(summary.modules[1].problem, "");
 }
 
+// The report looks the packages up ahead, on another thread: the summary
+// takes that answer (here the lists are gone by the time it is made).
+TEST_F(SymbolizationReportTest, PackagesLookedUpAheadAreTheOnesUsed) {
+  context_.owners = PrefetchPackageOwners(Modules(), dir_.path());
+  context_.owners.wait();
+  std::filesystem::remove(dir_.File("libfoo1:amd64.list"));
+  const analysis::SymbolizationSummary summary = Summarize();
+  ASSERT_EQ(summary.modules.size(), 2u);
+  EXPECT_EQ(summary.modules[0].package, "libfoo1");
+  EXPECT_EQ(summary.modules[0].debug_package, "libfoo1-dbgsym");
+  EXPECT_EQ(summary.modules[1].package, "");
+}
+
 TEST_F(SymbolizationReportTest, StderrSummaryNamesFilesSharesAndFixes) {
   const std::string text = analysis::FormatSymbolizationSummary(Summarize());
   EXPECT_NE(text.find("40.0% of the profile is in stacks with frames no symbol names"),
