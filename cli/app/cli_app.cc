@@ -14,6 +14,7 @@
 #include "cli/io/exit_codes.h"
 #include "cli/io/interrupt_watcher.h"
 #include "cli/io/logging.h"
+#include "cli/io/terminal.h"
 #include "cli/targets/target_selection.h"
 #include "common/duration.h"
 #include "common/socket_path.h"
@@ -156,7 +157,8 @@ CliEnvironment ProductionEnvironment() {
   env.err = &std::cerr;
   env.socket_dir = SocketDirectory();
   env.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
-  env.stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;
+  env.stdout_redraws = CanRedraw(STDOUT_FILENO);
+  env.stderr_redraws = CanRedraw(STDERR_FILENO);
   env.make_client = [](std::chrono::milliseconds timeout, std::stop_token stop) {
     return std::make_unique<GrpcProfileClient>(timeout, std::move(stop));
   };

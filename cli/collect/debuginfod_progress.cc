@@ -15,8 +15,8 @@ constexpr char kEraseLine[] = "\r\033[K";
 }  // namespace
 
 std::unique_ptr<DebuginfodProgress> DebuginfodProgress::StartIfUseful(std::ostream& err,
-                                                                      bool stderr_is_terminal) {
-  if (!stderr_is_terminal || !symbolize::DebuginfodConfigured()) return nullptr;
+                                                                      bool stderr_redraws) {
+  if (!stderr_redraws || !symbolize::DebuginfodConfigured()) return nullptr;
   return std::make_unique<DebuginfodProgress>(err, /*ticking=*/true);
 }
 

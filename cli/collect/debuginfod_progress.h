@@ -26,10 +26,11 @@ class DebuginfodProgress final : public symbolize::DebuginfoLookupObserver {
   static constexpr std::chrono::milliseconds kQuiet{300};
 
   // A running progress line on `err`, registered as the lookup observer;
-  // null where it would show nothing: stderr is not a terminal, or
-  // DEBUGINFOD_URLS is unset or empty (libdwfl then asks no server).
+  // null where it would show nothing: stderr is not a terminal that can
+  // redraw a line (CanRedraw: not TERM=dumb), or DEBUGINFOD_URLS is unset
+  // or empty (libdwfl then asks no server).
   static std::unique_ptr<DebuginfodProgress> StartIfUseful(std::ostream& err,
-                                                           bool stderr_is_terminal);
+                                                           bool stderr_redraws);
 
   // Without `ticking`, nothing is drawn (tests call LineAt).
   DebuginfodProgress(std::ostream& err, bool ticking);

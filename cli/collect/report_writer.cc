@@ -36,10 +36,10 @@ Result<void> WriteReportOnly(const report::ReportRequest& request, const std::st
 
 Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
                          const Console& console, bool stdout_is_terminal,
-                         bool stderr_is_terminal) {
+                         bool stderr_redraws) {
   analysis::SymbolizationSummary symbolization;
   {
-    const auto progress = DebuginfodProgress::StartIfUseful(console.err, stderr_is_terminal);
+    const auto progress = DebuginfodProgress::StartIfUseful(console.err, stderr_redraws);
     auto r = WriteReportOnly(request, out_path, console, stdout_is_terminal, symbolization);
     if (!r) return r;
   }

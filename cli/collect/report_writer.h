@@ -15,11 +15,11 @@ namespace memprof::cli {
 // fails fast. `stdout_is_terminal`: binary output (pprof) is refused on a
 // terminal. When some frames have no names, a short summary of which files
 // lack symbols and how to get them follows on console.err.
-// `stderr_is_terminal`: a progress line shows while debug info downloads
+// `stderr_redraws`: a progress line shows while debug info downloads
 // from a debuginfod server.
 [[nodiscard]] Result<void> WriteReport(const report::ReportRequest& request,
                                        const std::string& out_path, const Console& console,
-                                       bool stdout_is_terminal, bool stderr_is_terminal = false);
+                                       bool stdout_is_terminal, bool stderr_redraws = false);
 
 }  // namespace memprof::cli
 

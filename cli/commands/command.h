@@ -41,8 +41,13 @@ struct CliEnvironment {
   bool watch_signals = true;
   // Binary output (report --format pprof) is refused on a terminal.
   bool stdout_is_terminal = false;
-  // `profile` draws a progress bar on a terminal, and nothing otherwise.
-  bool stderr_is_terminal = false;
+  // stdout is a terminal that takes cursor movement (CanRedraw): `stats
+  // --watch` redraws its table in place there, and prints one table after
+  // another on a dumb terminal.
+  bool stdout_redraws = false;
+  // stderr is a terminal that takes "erase line" (CanRedraw): `profile`'s
+  // progress bar and report's debuginfod line are drawn only there.
+  bool stderr_redraws = false;
 };
 
 // How a command ends on SIGINT/SIGTERM.

@@ -323,7 +323,7 @@ class ProfileCommand final : public Command {
   TargetOptions* target_options() override { return &options_.target; }
   SignalEnd signal_end() const override { return SignalEnd::kEndsEarly; }
   Result<void> Run(const CommandContext& context) override {
-    return RunWith(options_, context, context.env.stderr_is_terminal);
+    return RunWith(options_, context, context.env.stderr_redraws);
   }
   Result<void> CheckManyTargets() const override {
     if (options_.out_dir.empty()) {

@@ -129,10 +129,10 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
 }
 
 Result<void> RunReport(const ReportOptions& options, const Console& console,
-                       bool stdout_is_terminal, bool stderr_is_terminal) {
+                       bool stdout_is_terminal, bool stderr_redraws) {
   auto request = MakeReportRequest(options);
   if (!request) return Fail(request.error());
-  return WriteReport(*request, options.out, console, stdout_is_terminal, stderr_is_terminal);
+  return WriteReport(*request, options.out, console, stdout_is_terminal, stderr_redraws);
 }
 
 namespace {
@@ -143,7 +143,7 @@ class ReportCommand final : public Command {
   bool talks_to_agents() const override { return false; }
   Result<void> Run(const CommandContext& context) override {
     return RunReport(options_, context.console, context.env.stdout_is_terminal,
-                     context.env.stderr_is_terminal);
+                     context.env.stderr_redraws);
   }
 
  private:

@@ -43,9 +43,9 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options);
 [[nodiscard]] Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options);
 
 // `stdout_is_terminal`: binary output (pprof) is refused on a terminal.
-// `stderr_is_terminal`: a progress line shows while debuginfod downloads.
+// `stderr_redraws`: a progress line shows while debuginfod downloads.
 [[nodiscard]] Result<void> RunReport(const ReportOptions& options, const Console& console,
-                                     bool stdout_is_terminal, bool stderr_is_terminal = false);
+                                     bool stdout_is_terminal, bool stderr_redraws = false);
 
 // The `report` command for the registry (command_registry.cc).
 std::unique_ptr<Command> MakeReportCommand();

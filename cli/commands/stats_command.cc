@@ -93,7 +93,8 @@ Result<StatsFormat> ResolveStatsFormat(const StatsOptions& options) {
                                                "' (valid: table, json, raw, prometheus)");
 }
 
-Result<StatsWatchPlan> MakeStatsWatchPlan(const StatsOptions& options, bool stdout_is_terminal) {
+Result<StatsWatchPlan> MakeStatsWatchPlan(const StatsOptions& options, bool stdout_is_terminal,
+                                          bool stdout_redraws) {
   auto format = ResolveStatsFormat(options);
   if (!format) return Fail(format.error());
   auto every = ParseDuration(options.watch, kMinStatsWatch, kMaxStatsWatch);
@@ -107,7 +108,8 @@ Result<StatsWatchPlan> MakeStatsWatchPlan(const StatsOptions& options, bool stdo
       return plan;
     case StatsFormat::kTable:
       if (stdout_is_terminal) {
-        plan.output = StatsWatchPlan::Output::kLiveTable;
+        plan.output = stdout_redraws ? StatsWatchPlan::Output::kLiveTable
+                                     : StatsWatchPlan::Output::kTables;
       } else {
         plan.output = options.format.empty() ? StatsWatchPlan::Output::kJsonLines
                                              : StatsWatchPlan::Output::kTables;
@@ -153,9 +155,9 @@ Result<void> RunStats(const StatsOptions& options, TargetDiscovery& discovery,
 
 Result<void> RunStatsCommand(const StatsOptions& options, TargetDiscovery& discovery,
                              ProfileClient& client, std::ostream& out, bool stdout_is_terminal,
-                             const std::stop_token& stop) {
+                             bool stdout_redraws, const std::stop_token& stop) {
   if (options.watch.empty()) return RunStats(options, discovery, client, out);
-  auto plan = MakeStatsWatchPlan(options, stdout_is_terminal);
+  auto plan = MakeStatsWatchPlan(options, stdout_is_terminal, stdout_redraws);
   if (!plan) return Fail(plan.error());
   auto target = discovery.Resolve(options.target.selector());
   if (!target) return Fail(target.error());
@@ -246,7 +248,8 @@ class StatsCommand final : public Command {
   }
   Result<void> Run(const CommandContext& context) override {
     return RunStatsCommand(options_, *context.discovery, *context.client, context.console.out,
-                           context.env.stdout_is_terminal, context.cancel);
+                           context.env.stdout_is_terminal, context.env.stdout_redraws,
+                           context.cancel);
   }
   Result<void> CheckManyTargets() const override {
     if (!options_.watch.empty()) return Fail(FollowsOneTarget("--watch"));

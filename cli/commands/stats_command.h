@@ -45,11 +45,13 @@ CLI::App* RegisterStatsCommand(CLI::App& app, StatsOptions& options);
 // kInvalidArgument for an unknown --format, naming the valid ones.
 [[nodiscard]] Result<StatsFormat> ResolveStatsFormat(const StatsOptions& options);
 
-// How --watch prints: a live table on a terminal, JSON lines on a pipe
-// unless --format table is explicit. kInvalidArgument for --format raw or
+// How --watch prints: a live table on a terminal that can redraw, one table
+// after another on a dumb one (TERM=dumb), JSON lines on a pipe unless
+// --format table is explicit. kInvalidArgument for --format raw or
 // prometheus, which have no watch mode.
 [[nodiscard]] Result<StatsWatchPlan> MakeStatsWatchPlan(const StatsOptions& options,
-                                                        bool stdout_is_terminal);
+                                                        bool stdout_is_terminal,
+                                                        bool stdout_redraws = true);
 
 // One reading, in the requested format.
 // `stats --format prometheus` on several targets: one exposition for all of
@@ -68,7 +70,8 @@ CLI::App* RegisterStatsCommand(CLI::App& app, StatsOptions& options);
 // successfully).
 [[nodiscard]] Result<void> RunStatsCommand(const StatsOptions& options, TargetDiscovery& discovery,
                                            ProfileClient& client, std::ostream& out,
-                                           bool stdout_is_terminal, const std::stop_token& stop);
+                                           bool stdout_is_terminal, bool stdout_redraws,
+                                           const std::stop_token& stop);
 
 // (active - allocated) / active, 0 when nothing is active.
 double FragmentationRatio(const memprof::v1::StatsSummary& summary);

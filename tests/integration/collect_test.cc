@@ -359,12 +359,14 @@ TEST_F(CollectTest, TargetDyingEndsTheWatchWithExit3) {
 // Runs memprofctl ARGS with a pseudo-terminal as stdout and stderr; returns
 // everything it wrote and its exit status (-1 on a harness failure).
 std::pair<std::string, int> RunOnATerminal(const std::vector<std::string>& args,
-                                           const std::string& socket_dir) {
+                                           const std::string& socket_dir,
+                                           const char* term = "xterm-256color") {
   int master = -1;
   const pid_t child = ::forkpty(&master, nullptr, nullptr, nullptr);
   if (child < 0) return {"forkpty failed", -1};
   if (child == 0) {
     ::setenv("MEMPROF_SOCKET_DIR", socket_dir.c_str(), 1);
+    ::setenv("TERM", term, 1);
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(kMemprofctl));
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -409,6 +411,21 @@ TEST_F(CollectTest, WatchOnATerminalRedrawsALiveTableInPlace) {
   for (const char* row : {"allocated", "resident", "retained", "RSS", "PER SECOND"}) {
     EXPECT_NE(text.find(row), std::string::npos) << row;
   }
+}
+
+// A terminal that cannot move the cursor (Emacs' shell, TERM=dumb): one
+// table after another, and not one escape sequence.
+TEST_F(CollectTest, WatchOnADumbTerminalPrintsTablesWithoutEscapes) {
+  TargetProcess* t = StartShape(Shape::kPreloaded);
+  ASSERT_NE(t, nullptr);
+  const auto [text, code] = RunOnATerminal(
+      {"stats", "--pid", std::to_string(t->pid()), "--watch", "1s", "--count", "2"}, SocketDir(),
+      "dumb");
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("jemalloc: sample 1 at "), std::string::npos) << text;
+  EXPECT_NE(text.find("jemalloc: sample 2 at "), std::string::npos) << text;
+  EXPECT_EQ(text.find('{'), std::string::npos) << "a person reads it: tables, not JSON\n" << text;
 }
 
 TEST_F(CollectTest, BadWatchInputIsAUsageError) {

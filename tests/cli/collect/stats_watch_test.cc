@@ -136,6 +136,8 @@ TEST_F(StatsWatchTest, FormatsAndAliases) {
 
 TEST_F(StatsWatchTest, WatchOutputDependsOnTheTerminal) {
   EXPECT_EQ(MakeStatsWatchPlan(Options("", "2s"), true)->output, Output::kLiveTable);
+  EXPECT_EQ(MakeStatsWatchPlan(Options("", "2s"), true, false)->output, Output::kTables)
+      << "TERM=dumb: no cursor movement, one table after another";
   EXPECT_EQ(MakeStatsWatchPlan(Options("", "2s"), false)->output, Output::kJsonLines);
   EXPECT_EQ(MakeStatsWatchPlan(Options("table", "2s"), false)->output, Output::kTables);
   EXPECT_EQ(MakeStatsWatchPlan(Options("json", "2s"), true)->output, Output::kJsonLines);
