@@ -17,6 +17,10 @@ class TextTable {
 
   // Alignment of column `column` (default left).
   void SetAlign(size_t column, Align align);
+  // Control characters in a cell are spelled out ("\n", "\t", "\x1b",
+  // "\u009b"): a process's command line (a `python3 -c` script) is text
+  // anyone on the host chose, and must neither break the table's lines nor
+  // reach the terminal as escape sequences.
   void AddRow(std::vector<std::string> row);
   void Print(std::ostream& out) const;
 
