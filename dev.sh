@@ -34,7 +34,7 @@ readonly DEMO_PROFILE_SECONDS=5
 readonly PACKAGES=(
   build-essential cmake pkg-config
   libjemalloc-dev
-  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libcli11-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   libdw-dev libelf-dev zlib1g-dev libssl-dev
