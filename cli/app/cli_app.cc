@@ -136,7 +136,7 @@ int RunAgentCommand(const CommandLine& cl, Command& command, const CliEnvironmen
       ParseDuration(cl.timeout, kMinTimeout, kMaxTimeout).value_or(std::chrono::seconds(10));
   auto client = env.make_client(timeout, cancel);
   TargetDiscovery discovery(env.proc_root, env.socket_dir);
-  const Console console{*env.out, *env.err};
+  const Console console{*env.out, *env.err, cl.quiet};
   const CommandContext context{env,    console,   &discovery, client.get(),
                                cancel, end_early, timeout,    {}};
   const Result<void> result = DispatchTargets(command, context);
@@ -172,11 +172,11 @@ int RunCli(const std::vector<std::string>& args, const CliEnvironment& env) {
   CommandLine cl;
   SplitArguments split = SplitRunArguments(cl.app, args);
   if (auto done = Parse(cl, split.cli_args, env)) return *done;
-  ConfigureLogging(*env.err, cl.verbosity);
+  ConfigureLogging(*env.err, cl.quiet ? -1 : cl.verbosity);
   if (auto done = CheckLeftovers(cl)) return *done;
   Command& command = *cl.ParsedCommand();
   if (command.talks_to_agents()) return RunAgentCommand(cl, command, env);
-  const Console console{*env.out, *env.err};
+  const Console console{*env.out, *env.err, cl.quiet};
   const CommandContext context{env,
                                console,
                                nullptr,

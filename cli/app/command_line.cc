@@ -8,7 +8,12 @@ namespace memprof::cli {
 
 CommandLine::CommandLine() : commands(MakeCommands()) {
   app.set_version_flag("--version", std::string("memprofctl ") + kVersion);
-  app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");
+  CLI::Option* verbose =
+      app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");
+  app.add_flag("-q,--quiet", quiet,
+               "Only errors on stderr: no notes of what was written where, no symbolization "
+               "summary, no warnings")
+      ->excludes(verbose);
   app.add_option("--timeout", timeout,
                  "Deadline of each request to an agent (default 10s; for a dump, of the wait "
                  "until the agent starts sending it, which includes waiting for its turn when "

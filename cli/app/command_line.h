@@ -22,6 +22,7 @@ inline constexpr std::chrono::milliseconds kMaxTimeout = std::chrono::hours(1);
 struct CommandLine {
   CLI::App app{RootDescription(), "memprofctl"};
   int verbosity = 0;
+  bool quiet = false;  // -q: errors only on stderr
   std::string timeout = "10s";
   std::vector<std::unique_ptr<Command>> commands;
   std::vector<CLI::App*> subcommands;  // commands[i] is registered as subcommands[i]

@@ -110,15 +110,16 @@ void ReportDump(const PeriodicDumpPlan& plan, const Target& target, const Writte
     console.out << line.dump() << '\n' << std::flush;
     return;
   }
-  console.err << "pid " << target.pid << ": wrote ";
+  std::ostream& notes = console.notes();
+  notes << "pid " << target.pid << ": wrote ";
   if (plan.format == kRawDumpFormat) {
-    console.err << FormatBytes(dump.summary.size_bytes) << " heap profile";
+    notes << FormatBytes(dump.summary.size_bytes) << " heap profile";
   } else {
-    console.err << "the " << plan.format << " report of a "
-                << FormatBytes(dump.summary.size_bytes) << " heap profile";
+    notes << "the " << plan.format << " report of a " << FormatBytes(dump.summary.size_bytes)
+          << " heap profile";
   }
-  console.err << " to " << dump.path << " (sha256 " << dump.summary.sha256_hex << ") "
-              << Progress(plan, sequence) << '\n';
+  notes << " to " << dump.path << " (sha256 " << dump.summary.sha256_hex << ") "
+        << Progress(plan, sequence) << '\n';
 }
 
 std::string Kept(uint64_t written, const std::string& dir) {
@@ -195,8 +196,8 @@ Result<void> RunPeriodicDump(const PeriodicDumpPlan& plan, const Target& target,
         ExplainEndOfRun(dump.error(), target, discovery, Kept(written, plan.out_dir)));
   }
   if (stop.stop_requested() && !plan.json) {
-    console.err << "pid " << target.pid << ": interrupted; " << Kept(written, plan.out_dir)
-                << '\n';
+    console.notes() << "pid " << target.pid << ": interrupted; " << Kept(written, plan.out_dir)
+                    << '\n';
   }
   return {};
 }

@@ -45,7 +45,7 @@ Result<void> WriteReport(const report::ReportRequest& request, const std::string
   }
   // After the report, so that on a terminal it is what the user sees last.
   console.out.flush();
-  console.err << analysis::FormatSymbolizationSummary(symbolization);
+  console.notes() << analysis::FormatSymbolizationSummary(symbolization);
   return {};
 }
 

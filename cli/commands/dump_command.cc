@@ -41,8 +41,8 @@ void Report(const DumpOptions& options, const DumpSummary& summary, pid_t pid,
     return;
   }
   const std::string where = options.out == kStdout ? std::string("stdout") : options.out;
-  console.err << "pid " << pid << ": wrote " << FormatBytes(summary.size_bytes)
-              << " heap profile to " << where << " (sha256 " << summary.sha256_hex << ")\n";
+  console.notes() << "pid " << pid << ": wrote " << FormatBytes(summary.size_bytes)
+                  << " heap profile to " << where << " (sha256 " << summary.sha256_hex << ")\n";
 }
 
 }  // namespace
@@ -93,9 +93,9 @@ void ReportAnalysis(const DumpOptions& options, const DeliveredDump& dumped,
     console.out << j.dump(2) << '\n';
     return;
   }
-  console.err << "pid " << dumped.pid << ": wrote the " << options.format << " report of a "
-              << FormatBytes(dumped.summary.size_bytes) << " heap profile to "
-              << (options.out == kStdout ? std::string("stdout") : options.out) << '\n';
+  console.notes() << "pid " << dumped.pid << ": wrote the " << options.format << " report of a "
+                  << FormatBytes(dumped.summary.size_bytes) << " heap profile to "
+                  << (options.out == kStdout ? std::string("stdout") : options.out) << '\n';
 }
 
 // dump --out-dir DIR [--every D [--count N]]

@@ -96,12 +96,12 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
   auto server = HttpServer::Start(
       *address, [&scrape](const HttpRequest& r) { return RouteExporterRequest(r, scrape); });
   if (!server) return Fail(server.error());
-  console.err << "memprofctl exporter: serving http://" << (*server)->address().ToString()
-              << kMetricsPath << " for the agents in " << discovery.socket_dir()
-              << "; Ctrl-C or SIGTERM stops it" << std::endl;
+  console.notes() << "memprofctl exporter: serving http://" << (*server)->address().ToString()
+                  << kMetricsPath << " for the agents in " << discovery.socket_dir()
+                  << "; Ctrl-C or SIGTERM stops it" << std::endl;
   WaitForStop(stop);
   server->reset();  // waits for scrapes in progress (their agent calls are cancelled)
-  console.err << "memprofctl exporter: stopped" << std::endl;
+  console.notes() << "memprofctl exporter: stopped" << std::endl;
   return {};
 }
 

@@ -169,10 +169,11 @@ WindowWaitResult ProfileRun::Wait() {
       runtime_.wait(target_.local_pid(), outcome_.requested, runtime_.end_early, kProgressTick, tick);
   if (runtime_.progress) console_.err << "\r\033[K" << std::flush;  // clear the bar's line
   if (waited.end == WindowEnd::kEndedEarly) {
-    console_.err << "pid " << target_.pid << ": interrupted: profiling window ended after "
-                 << FormatElapsed(waited.waited) << " of " << FormatDuration(outcome_.requested)
-                 << "; dumping now (interrupt again to abort)\n"
-                 << std::flush;
+    console_.notes() << "pid " << target_.pid << ": interrupted: profiling window ended after "
+                     << FormatElapsed(waited.waited) << " of "
+                     << FormatDuration(outcome_.requested)
+                     << "; dumping now (interrupt again to abort)\n"
+                     << std::flush;
   }
   return waited;
 }
@@ -262,7 +263,7 @@ void ProfileRun::Print() const {
       Log().warn("{}", DescribeSkippedRestore(outcome_, std::chrono::system_clock::now()));
     }
   } else {
-    console_.err << DescribeProfile(outcome_, std::chrono::system_clock::now()) << '\n';
+    console_.notes() << DescribeProfile(outcome_, std::chrono::system_clock::now()) << '\n';
   }
 }
 
@@ -323,7 +324,7 @@ class ProfileCommand final : public Command {
   TargetOptions* target_options() override { return &options_.target; }
   SignalEnd signal_end() const override { return SignalEnd::kEndsEarly; }
   Result<void> Run(const CommandContext& context) override {
-    return RunWith(options_, context, context.env.stderr_redraws);
+    return RunWith(options_, context, context.env.stderr_redraws && !context.console.quiet);
   }
   Result<void> CheckManyTargets() const override {
     if (options_.out_dir.empty()) {

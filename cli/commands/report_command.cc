@@ -143,7 +143,7 @@ class ReportCommand final : public Command {
   bool talks_to_agents() const override { return false; }
   Result<void> Run(const CommandContext& context) override {
     return RunReport(options_, context.console, context.env.stdout_is_terminal,
-                     context.env.stderr_redraws);
+                     context.env.stderr_redraws && !context.console.quiet);
   }
 
  private:

@@ -5,11 +5,16 @@
 
 namespace memprof::cli {
 
-// Where a command prints: data on `out` (stdout), human notes on `err`
-// (stderr). Tests pass string streams.
+// Where a command prints: data on `out` (stdout), errors and warnings on
+// `err` (stderr), and notes (what was written where, the symbolization
+// summary, the exporter's address) on notes(): stderr, or nowhere under
+// -q/--quiet. Tests pass string streams.
 struct Console {
   std::ostream& out;
   std::ostream& err;
+  bool quiet = false;
+
+  std::ostream& notes() const;
 };
 
 }  // namespace memprof::cli

@@ -28,7 +28,8 @@ std::shared_ptr<spdlog::logger>& Instance() {
 spdlog::logger& Log() { return *Instance(); }
 
 void ConfigureLogging(std::ostream& err, int verbosity) {
-  spdlog::level::level_enum level = verbosity <= 0   ? spdlog::level::warn
+  spdlog::level::level_enum level = verbosity < 0    ? spdlog::level::err
+                                    : verbosity == 0 ? spdlog::level::warn
                                     : verbosity == 1 ? spdlog::level::info
                                                      : spdlog::level::debug;
   Instance() = MakeLogger(err, level);

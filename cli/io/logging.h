@@ -14,7 +14,8 @@ namespace memprof::cli {
 spdlog::logger& Log();
 
 // Points the logger at `err` (stderr in production, a string stream in tests).
-// verbosity 0 = warnings and errors, 1 (-v) adds info, 2+ (-vv) adds debug.
+// verbosity -1 (-q) = errors only, 0 = warnings and errors, 1 (-v) adds
+// info, 2+ (-vv) adds debug.
 void ConfigureLogging(std::ostream& err, int verbosity);
 
 // Prints the one-line error of a failed command: "memprofctl: error: <message>".

@@ -54,6 +54,7 @@ struct RunContext {
   const StoppableClientFactory& make_client;
   const TargetTask& task;
   const std::stop_token& stop;
+  bool quiet;  // -q: each target's console drops its notes too
 };
 
 Result<void> LookUpAndRun(const RunContext& run, const TargetSpec& spec, ProfileClient& client,
@@ -77,7 +78,8 @@ TargetOutcome RunOne(const RunContext& run, const TargetSpec& spec) {
     Deadline deadline(source, run.plan.per_target_timeout);
     auto client = run.make_client(run.plan.rpc_timeout, source.get_token());
     outcome.result =
-        LookUpAndRun(run, spec, *client, outcome, Console{out, err}, source.get_token());
+        LookUpAndRun(run, spec, *client, outcome, Console{out, err, run.quiet},
+                     source.get_token());
     if (!outcome.result && deadline.expired() && !run.stop.stop_requested()) {
       outcome.result = Fail(ErrorCode::kUnavailable,
                             "timed out after " + FormatDuration(run.plan.per_target_timeout) +
@@ -128,7 +130,7 @@ Result<void> RunOnTargets(const TargetSelection& selection, const MultiTargetPla
                           const TargetDiscovery& discovery,
                           const StoppableClientFactory& make_client, const TargetTask& task,
                           const Console& console, const std::stop_token& stop) {
-  const RunContext run{selection, plan, discovery, make_client, task, stop};
+  const RunContext run{selection, plan, discovery, make_client, task, stop, console.quiet};
   std::vector<TargetOutcome> outcomes(selection.specs.size());
   std::mutex print;
   ForEachInParallel(selection.specs.size(), plan.parallel, [&](size_t i) {

@@ -328,7 +328,7 @@ TEST_F(BadInputTest, UnknownCommandAndFlagListTheValidChoices) {
        2,
        "unknown option '--bogus' for 'status' (valid options: -h/--help, --pid, --all, --name, "
        "--targets, --target, --tls-ca, --tls-cert, --tls-key, --parallel, --json; "
-       "global: --version, -v/--verbose, --timeout)"},
+       "global: --version, -v/--verbose, -q/--quiet, --timeout)"},
       {{"--bogus", "list"}, 2, "unknown option '--bogus' for 'list' (valid options: "},
       {{}, 2, "missing command (valid commands: list, status, "},
       {{"-v"}, 2, "missing command"},
@@ -342,6 +342,7 @@ TEST_F(BadInputTest, ConflictingOptions) {
   ExpectAll({
       {{"stats", "--pid", p, "--json", "--raw"}, 2, "--json excludes --raw"},
       {{"status", "--pid", p, "--name", "plain"}, 2, "status: --pid excludes --name"},
+      {{"-q", "-v", "list"}, 2, "list: --verbose excludes --quiet"},
       {{"dump", "--pid", p, "--out", "-", "--json"},
        2,
        "--json cannot be combined with --out - (the profile itself goes to stdout)"},

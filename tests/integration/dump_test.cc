@@ -79,6 +79,19 @@ TEST_P(DumpTest, HumanSummaryGoesToStderr) {
   EXPECT_NE(r.err.find("sha256"), std::string::npos) << r;
 }
 
+// -q: the same file, and nothing on stderr; an error still is.
+TEST_P(DumpTest, QuietWritesTheSameFileAndNothingElse) {
+  std::string path = dir().File("profile.heap");
+  CommandResult r = CliFor(target(), "dump", {"--out", path, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(r.out, "") << r;
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_TRUE(ReadFile(path).starts_with("heap_v2/"));
+  const std::string missing = dir().File("missing/p.heap");
+  ExpectCliError(CliFor(target(), "dump", {"--out", missing, "--quiet"}), 1, dir().File("missing"));
+  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"profile.heap"});
+}
+
 TEST_P(DumpTest, ReplacesAnExistingFile) {
   std::string path = dir().File("profile.heap");
   ASSERT_TRUE(WriteFile(path, "old\n"));
