@@ -63,6 +63,9 @@ if(MEMPROF_BUILD_CLI AND MEMPROF_BUILD_MAN)
     string(TIMESTAMP _memprof_man_epoch "%s")
   endif()
 
+  # Not used but for CONFIGURE_DEPENDS: a new docs/man/*.h2m re-runs cmake,
+  # so the page it belongs to picks it up.
+  file(GLOB _memprof_h2m_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.h2m)
   _memprof_add_command_page(-)
   foreach(_command IN LISTS MEMPROF_MAN_COMMANDS)
     _memprof_add_command_page(${_command})
