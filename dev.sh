@@ -41,6 +41,8 @@ readonly PACKAGES=(
   libmicrohttpd-dev
   golang-github-google-pprof-dev
   binutils procps perl file
+  # The man pages are made from memprofctl's help by help2man at build time.
+  help2man
   # Test-only: the real pprof (built from Debian's sources with go) reads our
   # pprof output; headless chromium renders the svg flame graph; xmllint
   # checks it; redis-server is a third-party jemalloc target; promtool
@@ -49,6 +51,9 @@ readonly PACKAGES=(
   # The remote-agent tests make certificates with openssl and two network
   # namespaces joined by a veth pair with ip (iproute2).
   openssl iproute2
+  # tests/docs: groff renders the man pages, zsh runs the zsh completion,
+  # systemd-analyze (package systemd) verifies the example unit.
+  groff-base zsh systemd
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )

@@ -1,5 +1,6 @@
 #include "cli/app/command_line.h"
 
+#include "cli/app/help_formatter.h"
 #include "cli/commands/command_registry.h"
 #include "cli/commands/option_validators.h"
 #include "common/version.h"
@@ -7,6 +8,8 @@
 namespace memprof::cli {
 
 CommandLine::CommandLine() : commands(MakeCommands()) {
+  // Before the subcommands are added: they copy the formatter.
+  app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", std::string("memprofctl ") + kVersion);
   CLI::Option* verbose =
       app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");
@@ -23,6 +26,7 @@ CommandLine::CommandLine() : commands(MakeCommands()) {
   for (const auto& command : commands) {
     CLI::App* sub = command->Register(app);
     sub->fallthrough();  // global options may follow the command name
+    sub->group("Commands");
     subcommands.push_back(sub);
   }
   // Set after the subcommands so they do not inherit these: leftovers reach
@@ -30,6 +34,7 @@ CommandLine::CommandLine() : commands(MakeCommands()) {
   app.require_subcommand(0, 1);
   app.allow_extras();
   app.footer(RootFooter());
+  DropValidatorDescriptions(app);
 }
 
 Command* CommandLine::ParsedCommand() const {

@@ -12,7 +12,7 @@ std::string RootDescription() {
 
 std::string RootFooter() {
   return "Target selection (status, activate, deactivate, dump, profile, stats):\n"
-         "  --pid N, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n"
+         "  --pid PID, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n"
          "  `exporter` serves every process with an agent, found anew at each scrape.\n\n"
          "Environment:\n"
          "  MEMPROF_SOCKET_DIR    where agents put their sockets (default /tmp/memprof)\n"

@@ -44,7 +44,7 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   cmd->add_option("--listen", options.listen,
                   "Address to listen on: IP:PORT, [IPv6]:PORT or localhost:PORT; port 0 picks "
                   "a free one (default 127.0.0.1:9464)")
-      ->type_name("ADDR");
+      ->type_name("HOST:PORT");
   cmd->add_flag("--allow-remote", options.allow_remote,
                 "Allow a --listen address other hosts can reach (there is no authentication)");
   cmd->add_option("--target-timeout", options.target_timeout,

@@ -55,7 +55,7 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
   cmd.add_option("--pid", options.pid,
                  "The live process the dump came from: read its binaries through /proc/<pid> "
                  "(containers, deleted or replaced binaries)")
-      ->type_name("N")
+      ->type_name("PID")
       ->check(PidValidator());
   cmd.add_option("--sysroot", options.sysroot,
                  "Look the dump's binaries up under this directory (a copy of the target's root)")

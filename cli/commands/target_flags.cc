@@ -30,7 +30,7 @@ CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
                          ->envname("MEMPROF_PID")
                          ->delimiter(',')
                          ->check(PidValidator())
-                         ->type_name("N")
+                         ->type_name("PID")
                          ->group(kTargetsGroup);
   CLI::Option* all = command
                          .add_flag("--all", options.all,

@@ -121,9 +121,29 @@ RequiredTool Objcopy() {
   return VersionProbed("objcopy", {"objcopy", "/usr/bin/objcopy"}, "binutils", {"--version"});
 }
 
+RequiredTool Groff() {
+  return VersionProbed("groff", {"groff", "/usr/bin/groff"}, "groff-base", {"--version"});
+}
+
+RequiredTool Zsh() {
+  // zsh_complete.zsh drives an interactive zsh through zsh/zpty.
+  return VersionProbed("zsh", {"zsh", "/usr/bin/zsh", "/bin/zsh"}, "zsh",
+                       {"-fc", "zmodload zsh/zpty && echo zpty"});
+}
+
+RequiredTool Bash() {
+  return VersionProbed("bash", {"bash", "/bin/bash"}, "bash", {"--version"});
+}
+
+RequiredTool SystemdAnalyze() {
+  return VersionProbed("systemd-analyze", {"systemd-analyze", "/usr/bin/systemd-analyze"},
+                       "systemd", {"--version"});
+}
+
 std::vector<RequiredTool> ToolsTheTestsRun() {
-  return {Jeprof(),   Promtool(), Chromium(),   Xmllint(),   Openssl(),
-          Ip(),       Unshare(),  Debuginfod(), Objcopy()};
+  return {Jeprof(),     Promtool(), Chromium(), Xmllint(), Openssl(),       Ip(),
+          Unshare(),    Debuginfod(), Objcopy(), Groff(),  Zsh(),           Bash(),
+          SystemdAnalyze()};
 }
 
 }  // namespace memprof::test_support

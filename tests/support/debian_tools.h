@@ -26,6 +26,12 @@ RequiredTool Unshare();
 RequiredTool Debuginfod();
 RequiredTool Objcopy();
 
+// groff (groff-base) renders the man pages; zsh, bash and systemd-analyze
+// (systemd) run the shell completion and check the systemd examples.
+RequiredTool Groff();
+RequiredTool Zsh();
+RequiredTool Bash();
+RequiredTool SystemdAnalyze();
 // Every tool above but pprof, whose path only tests/cli/report/pprof knows.
 std::vector<RequiredTool> ToolsTheTestsRun();
 
