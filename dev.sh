@@ -49,6 +49,10 @@ readonly PACKAGES=(
   # The remote-agent tests make certificates with openssl and two network
   # namespaces joined by a veth pair with ip (iproute2).
   openssl iproute2
+  # The package test (tests/package/): cpack's dpkg-shlibdeps comes with
+  # build-essential's dpkg-dev; lintian checks the .debs, debootstrap makes
+  # the bare Debian 12 they are installed on.
+  lintian debootstrap
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )
