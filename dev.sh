@@ -54,6 +54,10 @@ readonly PACKAGES=(
   # tests/docs: groff renders the man pages, zsh runs the zsh completion,
   # systemd-analyze (package systemd) verifies the example unit.
   groff-base zsh systemd
+  # The package test (tests/package/): cpack's dpkg-shlibdeps comes with
+  # build-essential's dpkg-dev; lintian checks the .debs, debootstrap makes
+  # the bare Debian 12 they are installed on.
+  lintian debootstrap
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )

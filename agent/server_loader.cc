@@ -23,11 +23,10 @@ std::string DirectoryOfThisObject() {
 
 std::vector<std::string> Candidates(const std::string& override_path) {
   if (!override_path.empty()) return {override_path};
-  std::vector<std::string> paths;
-  if (auto dir = DirectoryOfThisObject(); !dir.empty()) paths.push_back(dir + "/" + kServerFile);
-  paths.emplace_back(MEMPROF_SERVER_INSTALL_PATH);
-  paths.emplace_back(MEMPROF_SERVER_BUILD_PATH);
-  return paths;
+  // Beside the core, in the build tree (build/agent/) as installed (libdir).
+  // No directory is compiled in: an installed agent names no build path.
+  if (auto dir = DirectoryOfThisObject(); !dir.empty()) return {dir + "/" + kServerFile};
+  return {};
 }
 
 int OpenFlags() {

@@ -20,9 +20,10 @@ namespace memprof::agent {
 // server_allocation.cc), which deep binding would otherwise bypass. Under
 // AddressSanitizer, which refuses deep binding, it is loaded without it.
 //
-// Where it looks, in order: $MEMPROF_SERVER_LIBRARY; next to the object that
-// holds the core (libmemprof_agent.so, or the program that links the core
-// statically); the installed library directory; the build tree.
+// Where it looks: $MEMPROF_SERVER_LIBRARY if set, else next to the object
+// that holds the core (libmemprof_agent.so, or the program that links the
+// core statically), which is where both the build tree and the packages put
+// it. No path is compiled in.
 [[nodiscard]] Result<const memprof_server_ops*> LoadServer(const std::string& override_path);
 
 }  // namespace memprof::agent

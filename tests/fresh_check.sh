@@ -38,114 +38,17 @@ die() {
   exit 1
 }
 
-# --- the mirror and debootstrap ----------------------------------------------
-
-# Prints the URI of the first apt source that serves ${SUITE} itself (not
-# -updates or -security), from one-line .list files and deb822 .sources files.
-host_mirror() {
-  local files=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources)
-  local existing=() f
-  for f in "${files[@]}"; do [[ -f "${f}" ]] && existing+=("${f}"); done
-  ((${#existing[@]} > 0)) || return 0
-  awk -v suite="${SUITE}" '
-    # One-line format: deb [options] URI SUITE COMPONENTS...
-    /^[[:space:]]*deb[[:space:]]/ {
-      i = 2
-      if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
-      if ($(i + 1) == suite) { print $i; exit }
-      next
-    }
-    # deb822 format: a stanza per blank-line-separated paragraph.
-    /^[[:space:]]*$/ { if (uri != "" && has_suite && is_deb) { print uri; exit } uri = ""; has_suite = 0; is_deb = 0; next }
-    tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") is_deb = 1 }
-    tolower($1) == "uris:" { uri = $2 }
-    tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) has_suite = 1 }
-    END { if (uri != "" && has_suite && is_deb) print uri }
-  ' "${existing[@]}" | head -n 1
-}
-
-ensure_debootstrap() {
-  command -v debootstrap >/dev/null && return
-  log "Installing debootstrap on this machine"
-  # Try without an update first: a stale or unreachable extra source should
-  # not stop us when the package is already known.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y debootstrap ||
-    { DEBIAN_FRONTEND=noninteractive apt-get update || true
-      DEBIAN_FRONTEND=noninteractive apt-get install -y debootstrap; }
-}
-
-make_root() {
-  local mirror="$1"
-  log "debootstrap --variant=minbase ${SUITE} ${FRESH} ${mirror}"
-  debootstrap --variant=minbase "${SUITE}" "${FRESH}" "${mirror}"
-  # For apt's name lookups inside; a fresh machine has its own resolv.conf.
-  cp -L /etc/resolv.conf "${FRESH}/etc/resolv.conf"
-  # The root shares this machine's network: daemons that packages start on
-  # installation (prometheus...) would take ports on it. A chroot's usual
-  # policy: start none. Our tests start what they need themselves.
-  printf '#!/bin/sh\nexit 101\n' >"${FRESH}/usr/sbin/policy-rc.d"
-  chmod 0755 "${FRESH}/usr/sbin/policy-rc.d"
-}
-
-# --- mounts -----------------------------------------------------------------
-
-# What a booted machine has, so that tests fail only for reasons in our tree:
-# - the root bound onto itself: `unshare --mount` makes / private, which
-#   needs / to be a mount point (bad_input_test, container_test);
-# - /proc and /sys (target discovery, network namespaces);
-# - /dev recursively, for /dev/pts (pty tests) and /dev/shm (Chromium);
-# - a tmpfs on /tmp, as on a machine whose /tmp is tmpfs.
-# Each is made private or a slave, so that nothing mounted or unmounted in
-# here propagates back to this machine's own /dev or /.
-mount_all() {
-  mount --bind "${FRESH}" "${FRESH}"
-  mount --make-private "${FRESH}"
-  mount -t proc proc "${FRESH}/proc"
-  mount -t sysfs sysfs "${FRESH}/sys"
-  mount --rbind /dev "${FRESH}/dev"
-  mount --make-rslave "${FRESH}/dev"
-  mount -t tmpfs -o mode=1777 tmpfs "${FRESH}/tmp"
-}
-
-# Mount points at or below the root, deepest first.
-mounts_below_root() {
-  awk -v root="${FRESH}" '$5 == root || index($5, root "/") == 1 { print $5 }' /proc/self/mountinfo |
-    LC_ALL=C sort -r
-}
-
-# Kills what is still running inside the root (a test's leftover, a
-# gpg-agent started by apt): it would keep the mounts busy.
-kill_processes_in_root() {
-  local proc pid
-  for proc in /proc/[0-9]*; do
-    pid="${proc#/proc/}"
-    [[ "$(readlink "${proc}/root" 2>/dev/null)" == "${FRESH}" ]] && kill -KILL "${pid}" 2>/dev/null
-  done
-  return 0
-}
-
-unmount_all() {
-  kill_processes_in_root
-  local target
-  while read -r target; do
-    [[ -n "${target}" ]] && { umount "${target}" 2>/dev/null || umount --lazy "${target}"; }
-  done < <(mounts_below_root)
-}
+# The mirror, debootstrap, the mounts and their cleanup: shared with the
+# package test.
+# shellcheck source=tests/debian_root.sh
+source "${ROOT}/tests/debian_root.sh"
 
 # Runs on every exit: never leaves a mount behind, and removes the root only
-# when nothing is mounted below it any more (rm must not walk into /dev).
+# when nothing is mounted below it any more.
 cleanup() {
   local status=$?
-  if [[ -n "${FRESH}" && -d "${FRESH}" ]]; then
-    unmount_all
-    if [[ -n "$(mounts_below_root)" ]]; then
-      echo "fresh-check: still mounted below ${FRESH}, not removing it:" >&2
-      mounts_below_root >&2
-    elif [[ "${MEMPROF_FRESH_KEEP:-0}" == 1 ]]; then
-      echo "fresh-check: kept ${FRESH} (MEMPROF_FRESH_KEEP=1)"
-    else
-      rm -rf --one-file-system "${FRESH}"
-    fi
+  if [[ -n "${FRESH}" ]]; then
+    debian_root_remove "${FRESH}" "${MEMPROF_FRESH_KEEP:-0}" || true
   fi
   exit "${status}"
 }
@@ -191,9 +94,9 @@ print_summary() {
 main() {
   [[ "$(id -u)" -eq 0 ]] || die "run as root: debootstrap, chroot and mount need it"
   command -v git >/dev/null || die "git is needed to copy the committed tree"
-  local mirror="${MEMPROF_FRESH_MIRROR:-$(host_mirror)}"
+  local mirror="${MEMPROF_FRESH_MIRROR:-$(debian_root_mirror "${SUITE}")}"
   [[ -n "${mirror}" ]] || die "no ${SUITE} mirror in /etc/apt/sources.list*: set MEMPROF_FRESH_MIRROR"
-  ensure_debootstrap
+  debian_root_ensure_debootstrap
 
   trap cleanup EXIT
   trap 'exit 130' INT
@@ -203,9 +106,9 @@ main() {
   # user could not reach anything.
   chmod 0755 "${FRESH}"
   local start=${SECONDS}
-  make_root "${mirror}"
+  debian_root_make "${FRESH}" "${SUITE}" "${mirror}"
   log "debootstrap took $(((SECONDS - start) / 60))m $(((SECONDS - start) % 60))s"
-  mount_all
+  debian_root_mount "${FRESH}"
   copy_tree
   # Both, even when the first fails: each one's result is worth knowing.
   local command

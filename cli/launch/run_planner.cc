@@ -18,7 +18,7 @@ extern char** environ;
 namespace memprof::cli {
 namespace {
 
-constexpr char kAgentLibName[] = "libmemprof_agent.so";
+constexpr char kAgentLibName[] = "libmemprof_agent.so.0";
 
 bool Exists(const std::string& path) { return !path.empty() && ::access(path.c_str(), R_OK) == 0; }
 
@@ -48,12 +48,12 @@ Result<std::string> LocateAgent(const RunEnvironment& env) {
     return Fail(ErrorCode::kInvalidArgument,
                 "MEMPROF_AGENT_LIB=" + std::string(*lib) + ": no such readable file");
   }
-  const std::string beside =
-      std::filesystem::path(env.self_exe).parent_path().string() + "/../lib/" + kAgentLibName;
+  const std::filesystem::path exe_dir = std::filesystem::path(env.self_exe).parent_path();
   std::vector<std::string> tried;
-  for (const std::string& path : {beside, env.agent_build_path, env.agent_install_path}) {
+  for (const std::string& relative : env.agent_relative_paths) {
+    const std::string path = (exe_dir / relative).lexically_normal().string();
     if (Exists(path)) return Canonical(path);
-    if (!path.empty()) tried.push_back(path);
+    tried.push_back(path);
   }
   std::string list;
   for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
@@ -133,8 +133,7 @@ RunEnvironment CurrentRunEnvironment() {
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.variables.emplace_back(*e);
   std::error_code ec;
   env.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  env.agent_build_path = MEMPROF_AGENT_BUILD_PATH;
-  env.agent_install_path = MEMPROF_AGENT_INSTALL_PATH;
+  env.agent_relative_paths = {MEMPROF_AGENT_FROM_BINDIR, MEMPROF_AGENT_FROM_BUILD_CLI};
   env.jemalloc_path = MEMPROF_JEMALLOC_PATH;
   return env;
 }

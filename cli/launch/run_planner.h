@@ -15,8 +15,10 @@ namespace memprof::cli {
 struct RunEnvironment {
   std::vector<std::string> variables;  // "KEY=VALUE", like environ
   std::string self_exe;                // memprofctl's own path (/proc/self/exe)
-  std::string agent_build_path;        // compiled in by CMake (build tree)
-  std::string agent_install_path;      // compiled in by CMake (install libdir)
+  // Where the agent may be, relative to self_exe's directory: installed
+  // (../lib/<multiarch>/libmemprof_agent.so.0), then in the build tree
+  // (../agent/libmemprof_agent.so.0). Compiled in by CMake.
+  std::vector<std::string> agent_relative_paths;
   std::string jemalloc_path;           // compiled in by CMake (find_library)
 
   std::optional<std::string_view> Get(std::string_view name) const;
@@ -37,7 +39,7 @@ struct ExecPlan {
 
 // Decides how to start `command` (CMD ARGS...) with the agent preloaded:
 // resolves CMD via PATH, inspects its ELF file, locates the agent library
-// ($MEMPROF_AGENT_LIB, <exe dir>/../lib, build tree, install libdir) and, if
+// ($MEMPROF_AGENT_LIB, else agent_relative_paths from memprofctl's directory) and, if
 // CMD does not use jemalloc yet, jemalloc ($MEMPROF_JEMALLOC_LIB, then the
 // compiled-in path); builds LD_PRELOAD and MALLOC_CONF. Errors: command not
 // found (kInvalidArgument), static or 32-bit program (kFailedPrecondition),

@@ -14,18 +14,19 @@ namespace {
 class RunPlannerTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  std::string agent_ = dir_.File("lib/libmemprof_agent.so");
+  // Installed layout: <prefix>/bin/memprofctl, <prefix>/lib/<arch>/libmemprof_agent.so.0.
+  std::string agent_ = dir_.File("lib/x86_64-linux-gnu/libmemprof_agent.so.0");
   RunEnvironment env_;
 
   void SetUp() override {
-    testing::MakeDirs(dir_.File("lib"));
+    testing::MakeDirs(dir_.File("lib/x86_64-linux-gnu"));
     testing::MakeDirs(dir_.File("bin"));
     testing::WriteFile(agent_, "not really a library");
     env_.variables = {"PATH=/usr/bin:/bin", "HOME=/root", "LD_PRELOAD=/opt/x.so",
                       "MALLOC_CONF=narenas:2"};
     env_.self_exe = dir_.File("bin/memprofctl");
-    env_.agent_build_path = "/nonexistent/build/libmemprof_agent.so";
-    env_.agent_install_path = "/nonexistent/lib/libmemprof_agent.so";
+    env_.agent_relative_paths = {"../lib/x86_64-linux-gnu/libmemprof_agent.so.0",
+                                 "../agent/libmemprof_agent.so.0"};
     env_.jemalloc_path = MEMPROF_TEST_JEMALLOC_LIB;
   }
 
@@ -42,7 +43,7 @@ TEST_F(RunPlannerTest, PreloadsJemallocAndTheAgentIntoAPlainProgram) {
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->path, "/usr/bin/true");
   EXPECT_EQ(plan->argv, (std::vector<std::string>{"true", "--flag"}));
-  // jemalloc first, then the agent (found in <exe dir>/../lib), then the user's.
+  // jemalloc first, then the agent (found in <exe dir>/../lib/<arch>), then the user's.
   EXPECT_EQ(Var(*plan, "LD_PRELOAD"),
             std::string(MEMPROF_TEST_JEMALLOC_LIB) + ":" + agent_ + ":/opt/x.so");
   EXPECT_EQ(Var(*plan, "MALLOC_CONF"), "prof:true,prof_active:false,narenas:2");
@@ -80,12 +81,27 @@ TEST_F(RunPlannerTest, EnvironmentOverridesWinAndMustExist) {
   EXPECT_NE(missing.error().message.find("/missing/agent.so"), std::string::npos);
 }
 
+TEST_F(RunPlannerTest, FindsTheAgentOfTheBuildTreeRelativeToMemprofctl) {
+  // build/cli/memprofctl and build/agent/libmemprof_agent.so.0.
+  testing::MakeDirs(dir_.File("build/cli"));
+  testing::MakeDirs(dir_.File("build/agent"));
+  const std::string built = dir_.File("build/agent/libmemprof_agent.so.0");
+  testing::WriteFile(built, "not really a library either");
+  env_.self_exe = dir_.File("build/cli/memprofctl");
+  auto plan = PlanRun({"true"}, env_);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(Var(*plan, "LD_PRELOAD"),
+            std::string(MEMPROF_TEST_JEMALLOC_LIB) + ":" + built + ":/opt/x.so");
+}
+
 TEST_F(RunPlannerTest, MissingAgentLibraryListsWhereItLooked) {
   env_.self_exe = "/elsewhere/bin/memprofctl";
   auto plan = PlanRun({"true"}, env_);
   ASSERT_FALSE(plan);
-  EXPECT_NE(plan.error().message.find("MEMPROF_AGENT_LIB"), std::string::npos);
-  EXPECT_NE(plan.error().message.find("/nonexistent/build/libmemprof_agent.so"), std::string::npos);
+  EXPECT_EQ(plan.error().message,
+            "cannot find libmemprof_agent.so.0 (looked at "
+            "/elsewhere/lib/x86_64-linux-gnu/libmemprof_agent.so.0, "
+            "/elsewhere/agent/libmemprof_agent.so.0); set MEMPROF_AGENT_LIB to its path");
 }
 
 TEST_F(RunPlannerTest, StaticProgramIsAPreconditionFailure) {
