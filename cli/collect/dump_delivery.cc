@@ -68,9 +68,9 @@ Error WithNote(Error error, const std::string& note) {
 }
 
 // Resolves the target and streams its profile into `destination.out`.
-Result<DeliveredDump> DumpToOutput(const DumpDestination& destination, TargetDiscovery& discovery,
-                                   ProfileClient& client, std::ostream& out,
-                                   const std::stop_token& stop) {
+Result<DeliveredDump> DumpToOutput(const DumpDestination& destination,
+                                   const TargetDiscovery& discovery, ProfileClient& client,
+                                   std::ostream& out, const std::stop_token& stop) {
   auto output = OpenOutput(destination, out);
   if (!output) return Fail(output.error());
   auto target = discovery.Resolve(destination.target);
@@ -88,7 +88,7 @@ Result<DeliveredDump> DumpToOutput(const DumpDestination& destination, TargetDis
 // A report format: the raw profile goes to a scratch file, the report of it
 // to `out`.
 Result<DeliveredDump> DumpAndReport(const DumpDestination& destination, report::Format format,
-                                    TargetDiscovery& discovery, ProfileClient& client,
+                                    const TargetDiscovery& discovery, ProfileClient& client,
                                     const Console& console, const std::stop_token& stop) {
   if (destination.out != kStdout) {  // fail on a bad --out before any work
     auto probe = AtomicFileWriter::Create(destination.out);
@@ -121,9 +121,9 @@ Result<void> CheckDumpFormat(const std::string& format) {
       "unknown dump format '" + format + "' (valid: heap, text, collapsed, pprof, svg, json)");
 }
 
-Result<DeliveredDump> DeliverDump(const DumpDestination& destination, TargetDiscovery& discovery,
-                                  ProfileClient& client, const Console& console,
-                                  std::stop_token stop) {
+Result<DeliveredDump> DeliverDump(const DumpDestination& destination,
+                                  const TargetDiscovery& discovery, ProfileClient& client,
+                                  const Console& console, std::stop_token stop) {
   if (destination.format == kRawDumpFormat) {
     return DumpToOutput(destination, discovery, client, console.out, stop);
   }

@@ -46,8 +46,9 @@ struct DeliveredDump {
 // through /proc/<pid>), to `out`. On any failure, or when `stop` is
 // requested, nothing is left behind and `out` is untouched.
 [[nodiscard]] Result<DeliveredDump> DeliverDump(const DumpDestination& destination,
-                                                TargetDiscovery& discovery, ProfileClient& client,
-                                                const Console& console, std::stop_token stop);
+                                                const TargetDiscovery& discovery,
+                                                ProfileClient& client, const Console& console,
+                                                std::stop_token stop);
 
 }  // namespace memprof::cli
 

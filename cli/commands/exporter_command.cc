@@ -1,19 +1,27 @@
 #include "cli/commands/exporter_command.h"
 
-#include <memory>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 
+#include "cli/collect/heap_capture.h"
 #include "cli/commands/option_validators.h"
+#include "cli/exporter/exporter_routes.h"
+#include "cli/exporter/heap_profile_endpoint.h"
+#include "cli/exporter/html_pages.h"
 #include "cli/exporter/listen_address.h"
+#include "cli/exporter/pprof_targets.h"
 #include "cli/exporter/prometheus_renderer.h"
 #include "cli/exporter/target_metrics.h"
 #include "common/duration.h"
+#include "common/version.h"
 
 namespace memprof::cli {
 namespace {
 
-constexpr char kMetricsPath[] = "/metrics";
+// Deadline of each call to an agent while taking a heap profile (for the
+// dump: until the agent starts sending), as memprofctl's default --timeout.
+constexpr std::chrono::milliseconds kHeapCallTimeout = std::chrono::seconds(10);
 
 Result<ListenAddress> CheckedListenAddress(const ExporterOptions& options) {
   auto address = ParseListenAddress(options.listen);
@@ -40,7 +48,9 @@ void WaitForStop(const std::stop_token& stop) {
 
 CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   CLI::App* cmd = app.add_subcommand(
-      "exporter", "Serve the statistics of every local agent to Prometheus (GET /metrics)");
+      "exporter",
+      "Serve the statistics of every local agent to Prometheus (GET /metrics) and their heap "
+      "profiles to continuous profilers (GET /debug/pprof/heap?pid=N)");
   cmd->add_option("--listen", options.listen,
                   "Address to listen on: IP:PORT, [IPv6]:PORT or localhost:PORT; port 0 picks "
                   "a free one (default 127.0.0.1:9464)")
@@ -54,7 +64,11 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
       ->type_name("DURATION");
   cmd->footer(
       "Targets are found at every scrape, as `memprofctl list` finds them (only those this\n"
-      "user may talk to answer). Runs until Ctrl-C or SIGTERM, then exits 0.\n\n"
+      "user may talk to answer). Runs until Ctrl-C or SIGTERM, then exits 0.\n"
+      "Endpoints (http://ADDR/ lists them): /metrics; /debug/pprof/ (the targets);\n"
+      "/debug/pprof/heap?pid=N (a symbolized pprof of what has been sampled so far; profiling\n"
+      "must be active); /debug/pprof/heap?pid=N&seconds=S (profile S seconds, 1 to 300, first,\n"
+      "then leave profiling as it was). One heap request per process at a time (else 429).\n\n"
       "Examples:\n"
       "  memprofctl exporter                          # http://127.0.0.1:9464/metrics\n"
       "  memprofctl exporter --listen 127.0.0.1:0     # any free port, printed on stderr\n"
@@ -62,45 +76,63 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   return cmd;
 }
 
-HttpResponse RouteExporterRequest(const HttpRequest& request,
-                                  const std::function<Result<std::string>()>& scrape) {
-  if (request.path != kMetricsPath) {
-    return HttpResponse{404, "text/plain; charset=utf-8",
-                        "not found: the metrics are at /metrics\n", {}};
-  }
-  if (request.method != "GET" && request.method != "HEAD") {
-    return HttpResponse{405, "text/plain; charset=utf-8", "only GET and HEAD are allowed\n",
-                        {{"Allow", "GET, HEAD"}}};
-  }
-  auto body = scrape();
-  if (!body) {
-    return HttpResponse{500, "text/plain; charset=utf-8", body.error().message + "\n", {}};
-  }
-  return HttpResponse{200, kPrometheusContentType, std::move(*body), {}};
+namespace {
+
+// /metrics: every target's figures, then the exporter's own.
+Result<std::string> Scrape(const TargetDiscovery& discovery, const ClientFactory& factory) {
+  const auto started = std::chrono::steady_clock::now();
+  auto metrics = CollectTargetMetrics(discovery, factory, kScrapeParallelism);
+  if (!metrics) return Fail(metrics.error());
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  return RenderPrometheus(*metrics) + RenderExporterMetrics(kVersion, took.count());
 }
+
+// /debug/pprof/heap takes its profiles as `dump` and `profile` do
+// (collect/heap_capture.h), through clients with the dump's deadline; the
+// state is put back through one that the exporter's stop does not cancel.
+HeapCapture MakeHeapCapture(const TargetDiscovery& discovery, const TimedClientFactory& client,
+                            const TimedClientFactory& restore_client, const std::stop_token& stop) {
+  return [&discovery, &client, &restore_client, stop](
+             const Target& target, std::optional<std::chrono::milliseconds> window) {
+    const auto c = client(kHeapCallTimeout);
+    const auto r = restore_client(kHeapCallTimeout);
+    return CaptureHeapReport(HeapCaptureRequest{target, "pprof", window}, discovery, *c, *r, stop);
+  };
+}
+
+}  // namespace
 
 Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& discovery,
                          const TimedClientFactory& make_client, const Console& console,
-                         const std::stop_token& stop) {
+                         const std::stop_token& stop,
+                         const TimedClientFactory* make_restore_client) {
   auto address = CheckedListenAddress(options);
   if (!address) return Fail(address.error());
   auto timeout = ParseDuration(options.target_timeout, kMinTargetTimeout, kMaxTargetTimeout);
   if (!timeout) return Fail(timeout.error());
   if (!stop.stop_possible()) return Fail(ErrorCode::kInternal, "the exporter needs a stop signal");
   const ClientFactory factory = [&make_client, timeout = *timeout] { return make_client(timeout); };
-  auto scrape = [&discovery, &factory]() -> Result<std::string> {
-    auto metrics = CollectTargetMetrics(discovery, factory, kScrapeParallelism);
-    if (!metrics) return Fail(metrics.error());
-    return RenderPrometheus(*metrics);
+  HeapProfileEndpoint heap(
+      discovery, factory,
+      MakeHeapCapture(discovery, make_client,
+                      make_restore_client != nullptr ? *make_restore_client : make_client, stop));
+  ExporterPages pages;
+  pages.metrics = [&discovery, &factory] { return Scrape(discovery, factory); };
+  pages.pprof_index = [&discovery, &factory]() -> Result<std::string> {
+    auto targets = CollectPprofTargets(discovery, factory, kScrapeParallelism);
+    if (!targets) return Fail(targets.error());
+    return RenderPprofIndex(*targets);
   };
+  pages.heap = [&heap](const HttpRequest& r) { return heap.Handle(r); };
   auto server = HttpServer::Start(
-      *address, [&scrape](const HttpRequest& r) { return RouteExporterRequest(r, scrape); });
+      *address, [&pages](const HttpRequest& r) { return RouteExporterRequest(r, pages); });
   if (!server) return Fail(server.error());
-  console.notes() << "memprofctl exporter: serving http://" << (*server)->address().ToString()
-                  << kMetricsPath << " for the agents in " << discovery.socket_dir()
+  const std::string base = "http://" + (*server)->address().ToString();
+  console.notes() << "memprofctl exporter: serving " << base << kMetricsPath << " and " << base
+                  << kPprofIndexPath << " for the agents in " << discovery.socket_dir()
                   << "; Ctrl-C or SIGTERM stops it" << std::endl;
   WaitForStop(stop);
-  server->reset();  // waits for scrapes in progress (their agent calls are cancelled)
+  server->reset();  // waits for requests in progress (their agent calls are cancelled)
   console.notes() << "memprofctl exporter: stopped" << std::endl;
   return {};
 }
@@ -115,8 +147,11 @@ class ExporterCommand final : public Command {
     const TimedClientFactory make_client = [&context](std::chrono::milliseconds timeout) {
       return context.env.make_client(timeout, context.cancel);
     };
-    return RunExporter(options_, *context.discovery, make_client, context.console,
-                       context.cancel);
+    const TimedClientFactory make_restore_client = [&context](std::chrono::milliseconds t) {
+      return context.env.make_client(t, std::stop_token());
+    };
+    return RunExporter(options_, *context.discovery, make_client, context.console, context.cancel,
+                       &make_restore_client);
   }
 
  private:

@@ -20,7 +20,9 @@ namespace memprof::cli {
 // `memprofctl exporter [--listen ADDR] [--allow-remote] [--target-timeout D]`:
 // a Prometheus exporter. GET /metrics asks every local target (as `list`
 // finds them) for its statistics, at scrape time, and answers in the text
-// exposition format (see prometheus_renderer.h). Runs until SIGINT/SIGTERM.
+// exposition format (see prometheus_renderer.h); /debug/pprof/ serves their
+// heap profiles in Go's net/http/pprof layout (heap_profile_endpoint.h).
+// Runs until SIGINT/SIGTERM.
 struct ExporterOptions {
   std::string listen = "127.0.0.1:9464";
   bool allow_remote = false;          // required for a non-loopback --listen
@@ -38,20 +40,18 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options);
 using TimedClientFactory =
     std::function<std::unique_ptr<ProfileClient>(std::chrono::milliseconds rpc_timeout)>;
 
-// Where each request goes: GET or HEAD /metrics runs `scrape` (200, the
-// exposition; 500 if the targets cannot be listed at all), another method on
-// /metrics is 405, any other path 404.
-HttpResponse RouteExporterRequest(const HttpRequest& request,
-                                  const std::function<Result<std::string>()>& scrape);
-
 // Checks --listen (kInvalidArgument for a non-loopback address without
-// --allow-remote), binds, prints "serving http://ADDR/metrics" on
-// console.err (the bound port when 0 was asked for), then serves until
-// `stop` is requested and returns success.
+// --allow-remote), binds, prints "serving http://ADDR/metrics and
+// http://ADDR/debug/pprof/" on console.err (the bound port when 0 was asked
+// for), then serves (exporter_routes.h) until `stop` is requested and
+// returns success. `make_client` should be cancelled by `stop`;
+// `make_restore_client` (nullptr: make_client) puts the profiling state back
+// after a heap?seconds= window and should not be.
 [[nodiscard]] Result<void> RunExporter(const ExporterOptions& options,
                                        const TargetDiscovery& discovery,
                                        const TimedClientFactory& make_client,
-                                       const Console& console, const std::stop_token& stop);
+                                       const Console& console, const std::stop_token& stop,
+                                       const TimedClientFactory* make_restore_client = nullptr);
 
 // The `exporter` command for the registry (command_registry.cc).
 std::unique_ptr<Command> MakeExporterCommand();

@@ -1,17 +1,17 @@
 #ifndef MEMPROF_CLI_COMMANDS_PROFILE_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_PROFILE_COMMAND_H_
 
-#include <memory>
 #include <sys/types.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <stop_token>
 #include <string>
 
 #include "cli/client/profile_client.h"
-#include "cli/collect/window_wait.h"
+#include "cli/collect/profile_window.h"
 #include "cli/commands/command.h"
 #include "cli/io/console.h"
 #include "cli/targets/target_discovery.h"
@@ -33,30 +33,12 @@ struct ProfileOptions {
 
 CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options);
 
-// What RunProfile needs besides the target and its agent.
-struct ProfileRuntime {
-  // First SIGINT/SIGTERM: end the window now, and still dump.
-  std::stop_token end_early;
-  // Second signal: give up. The dump is cancelled (no file, no temp file);
-  // `client` should be cancelled by this token too.
-  std::stop_token abort;
-  // Puts the activation state back; never cancelled (bounded by its RPC
-  // deadline), so that an aborted profile still leaves the process as it
-  // found it. nullptr: use `client`.
-  ProfileClient* restore_client = nullptr;
-  // Draw a progress bar on console.err (it is a terminal).
-  bool progress = false;
-  // How the window is waited for (tests replace it).
-  std::function<WindowWaitResult(pid_t, std::chrono::milliseconds, const std::stop_token&,
-                                 std::chrono::milliseconds, const WindowTick&)>
-      wait = WaitForWindow;
-};
-
 // Validates everything (duration, format, --out, which is probed by creating
-// its temp file) before contacting the agent. Then: Status; Activate with a
-// window of duration + kProfileWindowMargin unless profiling is already active
-// for long enough; wait; dump as `dump` does (temp file, size and SHA-256
-// check, rename); restore the state. Errors: the agent's and the dump's; the
+// its temp file) before contacting the agent. Then RunProfileWindow
+// (collect/profile_window.h): Status; Activate with a window of duration +
+// kProfileWindowMargin unless profiling is already active for long enough;
+// wait; dump as `dump` does (temp file, size and SHA-256 check, rename);
+// restore the state. Errors: the agent's and the dump's; the
 // target exiting during the window is kNotFound and writes nothing; an abort
 // is kCancelled and writes nothing. The summary goes to console.err, --json
 // to console.out.

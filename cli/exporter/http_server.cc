@@ -62,6 +62,13 @@ MHD_Result Queue(const MicrohttpdApi& mhd, MHD_Connection* connection,
   return queued;
 }
 
+MHD_Result CollectArgument(void* query, MHD_ValueKind /*kind*/, const char* key,
+                           const char* value) {
+  static_cast<std::vector<std::pair<std::string, std::string>>*>(query)->emplace_back(
+      key != nullptr ? key : "", value != nullptr ? value : "");
+  return MHD_YES;
+}
+
 // libmicrohttpd calls this for every request (and again for each piece of
 // a body, which is dropped: the answer is queued on the first call).
 MHD_Result Dispatch(void* self, MHD_Connection* connection, const char* url, const char* method,
@@ -71,8 +78,10 @@ MHD_Result Dispatch(void* self, MHD_Connection* connection, const char* url, con
     *upload_size = 0;
     return MHD_YES;
   }
-  const HttpRequest request{method != nullptr ? method : "", url != nullptr ? url : ""};
+  HttpRequest request{method != nullptr ? method : "", url != nullptr ? url : "", {}};
   const auto* server = static_cast<const HttpServer*>(self);
+  server->mhd().get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &CollectArgument,
+                                      &request.query);
   return Queue(server->mhd(), connection, server->Handle(request));
 }
 
@@ -96,9 +105,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ListenAddress& addre
   if (!bound) return Fail(bound.error());
   std::unique_ptr<HttpServer> server(new HttpServer(**mhd, std::move(handler), *bound));
   server->daemon_ = (*mhd)->start_daemon(
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, &Dispatch,
-      server.get(), MHD_OPTION_EXTERNAL_LOGGER, &LogFromMhd, nullptr, MHD_OPTION_LISTEN_SOCKET,
-      static_cast<MHD_socket>(listener->get()), MHD_OPTION_THREAD_POOL_SIZE, limits.threads,
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG, 0,
+      nullptr, nullptr, &Dispatch, server.get(), MHD_OPTION_EXTERNAL_LOGGER, &LogFromMhd, nullptr,
+      MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(listener->get()),
       MHD_OPTION_CONNECTION_LIMIT, limits.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
       limits.per_ip_connections, MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_timeout_seconds,
       MHD_OPTION_END);
@@ -108,6 +117,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ListenAddress& addre
   }
   listener->Release();  // the daemon owns and closes it now
   return server;
+}
+
+const std::string* HttpRequest::Argument(const std::string& name) const {
+  for (const auto& [key, value] : query) {
+    if (key == name) return &value;
+  }
+  return nullptr;
 }
 
 HttpResponse HttpServer::Handle(const HttpRequest& request) const {

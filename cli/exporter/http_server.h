@@ -19,6 +19,12 @@ struct MicrohttpdApi;
 struct HttpRequest {
   std::string method;  // "GET", "HEAD", ...
   std::string path;    // without the query string
+  // The query's arguments, decoded, in their order ("?pid=1&x" is
+  // {{"pid", "1"}, {"x", ""}}).
+  std::vector<std::pair<std::string, std::string>> query;
+
+  // The value of the first argument named `name`; nullptr if there is none.
+  const std::string* Argument(const std::string& name) const;
 };
 
 struct HttpResponse {
@@ -28,24 +34,25 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // extra ones, e.g. Allow
 };
 
-// Called on one of the server's threads, concurrently from several; must be
-// thread-safe. An exception becomes a 500 and is logged, never escapes.
+// Called on the connection's own thread, concurrently for several
+// connections; must be thread-safe, and may block (only its own connection
+// waits). An exception becomes a 500 and is logged, never escapes.
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 // What a client (or many) can make the server hold.
 struct HttpServerLimits {
-  unsigned threads = 2;              // requests handled at once
-  unsigned max_connections = 32;     // open connections, all clients together
+  unsigned max_connections = 32;     // open connections (and so threads), all clients together
   unsigned per_ip_connections = 8;   // open connections from one address
   unsigned idle_timeout_seconds = 30;
 };
 
 // A small HTTP/1.1 server over GNU libmicrohttpd (loaded when the first one
-// starts): a fixed pool of threads,
-// bounded connections and idle timeouts. The listening socket is bound by
-// Start() itself, so a bind error has its own message and "port 0" reports
-// the port the kernel chose. Request bodies are never read. Destruction
-// stops accepting, waits for handlers in progress and closes everything.
+// starts): a thread per connection, so that a handler that takes long (a
+// heap profile over S seconds) holds up only its own connection, with the
+// number of connections (so of threads) bounded, and idle timeouts. The listening socket is bound
+// by Start() itself, so a bind error has its own message and "port 0" reports the port the kernel
+// chose. Request bodies are never read. Destruction stops accepting, waits for handlers in progress
+// and closes everything.
 class HttpServer {
  public:
   [[nodiscard]] static Result<std::unique_ptr<HttpServer>> Start(

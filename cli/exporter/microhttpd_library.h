@@ -21,6 +21,7 @@ struct MicrohttpdApi {
   decltype(&MHD_add_response_header) add_response_header;
   decltype(&MHD_queue_response) queue_response;
   decltype(&MHD_destroy_response) destroy_response;
+  decltype(&MHD_get_connection_values) get_connection_values;
 };
 
 // Loads the library on the first call (thread-safe) and keeps it loaded.

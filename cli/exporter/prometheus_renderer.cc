@@ -1,5 +1,6 @@
 #include "cli/exporter/prometheus_renderer.h"
 
+#include <cstdio>
 #include <functional>
 #include <optional>
 
@@ -164,6 +165,21 @@ std::string RenderPrometheus(const std::vector<TargetMetrics>& targets) {
   std::string out;
   for (const Family& family : Families()) RenderFamily(family, targets, out);
   return out;
+}
+
+std::string RenderExporterMetrics(std::string_view version, double scrape_seconds) {
+  char duration[32];
+  std::snprintf(duration, sizeof(duration), "%.6f", scrape_seconds);
+  return "# HELP memprof_build_info The memprofctl serving this exporter; always 1.\n"
+         "# TYPE memprof_build_info gauge\n"
+         "memprof_build_info{version=\"" +
+         EscapeLabelValue(version) +
+         "\"} 1\n"
+         "# HELP memprof_scrape_duration_seconds How long this scrape took to ask every "
+         "target.\n"
+         "# TYPE memprof_scrape_duration_seconds gauge\n"
+         "memprof_scrape_duration_seconds " +
+         duration + "\n";
 }
 
 }  // namespace memprof::cli

@@ -35,6 +35,12 @@ struct TargetMetrics {
 // kPrometheusContentType.
 std::string RenderPrometheus(const std::vector<TargetMetrics>& targets);
 
+// The exporter's own families, to follow RenderPrometheus in its /metrics:
+//   memprof_build_info{version}                  1
+//   memprof_scrape_duration_seconds              how long collecting the
+//                                                targets' figures took
+std::string RenderExporterMetrics(std::string_view version, double scrape_seconds);
+
 inline constexpr char kPrometheusContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 
 // A label value as the format wants it: UTF-8 (invalid bytes become

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <regex>
 
-#include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/exporter_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/http_client.h"
@@ -22,52 +22,6 @@ using test_support::HttpReply;
 namespace {
 
 using std::chrono::seconds;
-
-// `promtool check metrics` on `exposition` (written to `scratch_file`).
-CommandResult PromtoolCheck(const std::string& promtool, const std::string& exposition,
-                            const std::string& scratch_file) {
-  {
-    std::ofstream out(scratch_file, std::ios::binary | std::ios::trunc);
-    out << exposition;
-  }
-  // promtool reads the exposition on stdin; RunCommand gives children /dev/null.
-  return RunCommand({"/bin/sh", "-c", "exec \"$0\" check metrics < \"$1\"", promtool, scratch_file},
-                    {});
-}
-
-class ExporterTest : public IntegrationTest {
- protected:
-  // promtool's verdict on `exposition` (a failure naming the package when
-  // promtool cannot run).
-  void ExpectPromtoolAccepts(const std::string& exposition) {
-    std::string promtool;
-    ASSERT_TRUE(test_support::CanRun(test_support::Promtool(), &promtool));
-    CommandResult r = PromtoolCheck(promtool, exposition, dir().File("exposition.prom"));
-    EXPECT_EQ(r.exit_code, 0) << r << "\n--- exposition ---\n" << exposition;
-  }
-
-  std::unique_ptr<Subprocess> StartExporter(std::vector<std::string> args) {
-    args.insert(args.begin(), {kMemprofctl, "exporter"});
-    auto p = Subprocess::Spawn(SpawnOptions{args, {{"MEMPROF_SOCKET_DIR", SocketDir()}}, -1});
-    EXPECT_TRUE(p.has_value()) << p.error().message;
-    return p ? std::move(*p) : nullptr;
-  }
-
-  // The address the exporter printed once it listens (readiness through
-  // its stderr pipe, with a deadline).
-  std::string AwaitListening(Subprocess& exporter) {
-    const std::regex serving("serving http://([0-9.]+:[0-9]+)/metrics");
-    std::smatch m;
-    std::string err;
-    WaitUntil(
-        [&] {
-          err = exporter.StderrText();
-          return std::regex_search(err, m, serving) || exporter.HasExited();
-        },
-        seconds(30));
-    return std::regex_search(err, m, serving) ? m[1].str() : "";
-  }
-};
 
 std::string UpLine(pid_t pid, const std::string& command) {
   return "memprof_up{pid=\"" + std::to_string(pid) + "\",command=\"" + command + "\"} ";
@@ -140,8 +94,14 @@ TEST_F(ExporterTest, ServesEveryLocalTargetAndSurvivesTheirTrouble) {
       << scrape.body;
   EXPECT_NE(scrape.body.find(UpLine(b->pid(), "linked_target") + "1\n"), std::string::npos)
       << scrape.body;
+  EXPECT_NE(scrape.body.find("# TYPE memprof_build_info gauge\nmemprof_build_info{version=\""),
+            std::string::npos)
+      << scrape.body;
+  EXPECT_TRUE(std::regex_search(
+      scrape.body, std::regex("\n# TYPE memprof_scrape_duration_seconds gauge\n"
+                              "memprof_scrape_duration_seconds [0-9]+\\.[0-9]+\n")))
+      << scrape.body;
   ExpectPromtoolAccepts(scrape.body);
-  EXPECT_EQ(HttpGet(address, "/").status, 404);
   EXPECT_EQ(HttpGet(address, "/metricsx").status, 404);
 
   // A target that does not answer (stopped) is down, and the scrape still works.

@@ -5,9 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <future>
+#include <mutex>
 #include <stdexcept>
 
-#include "cli/commands/exporter_command.h"
+#include "cli/exporter/exporter_routes.h"
+#include "cli/exporter/html_pages.h"
 #include "cli/exporter/prometheus_renderer.h"
 #include "tests/support/http_client.h"
 
@@ -85,27 +89,108 @@ TEST(HttpServerTest, StoppedServerRefusesConnections) {
 
 Result<std::string> Exposition() { return std::string("memprof_up{pid=\"1\"} 1\n"); }
 
+ExporterPages Pages(std::function<Result<std::string>()> metrics = Exposition) {
+  ExporterPages pages;
+  pages.metrics = std::move(metrics);
+  pages.pprof_index = [] { return Result<std::string>("<p>index</p>"); };
+  pages.heap = [](const HttpRequest& r) {
+    return HttpResponse{200, "application/octet-stream", "heap of " + *r.Argument("pid"), {}};
+  };
+  return pages;
+}
+
 TEST(ExporterRoutingTest, MetricsOtherPathsAndMethods) {
-  HttpResponse ok = RouteExporterRequest({"GET", "/metrics"}, Exposition);
+  HttpResponse ok = RouteExporterRequest({"GET", "/metrics", {}}, Pages());
   EXPECT_EQ(ok.status, 200u);
   EXPECT_EQ(ok.content_type, kPrometheusContentType);
   EXPECT_EQ(ok.body, "memprof_up{pid=\"1\"} 1\n");
-  EXPECT_EQ(RouteExporterRequest({"HEAD", "/metrics"}, Exposition).status, 200u);
-  for (const char* path : {"/", "/metrics/", "/favicon.ico", "/metricsx"}) {
-    EXPECT_EQ(RouteExporterRequest({"GET", path}, Exposition).status, 404u) << path;
+  EXPECT_EQ(RouteExporterRequest({"HEAD", "/metrics", {}}, Pages()).status, 200u);
+  for (const char* path :
+       {"/metrics/", "/favicon.ico", "/metricsx", "/debug/pprof/heapx", "/debug/pprof/profile"}) {
+    HttpResponse r = RouteExporterRequest({"GET", path, {}}, Pages());
+    EXPECT_EQ(r.status, 404u) << path;
+    EXPECT_NE(r.body.find("see / for all endpoints"), std::string::npos) << r.body;
   }
-  HttpResponse post = RouteExporterRequest({"POST", "/metrics"}, Exposition);
+  HttpResponse post = RouteExporterRequest({"POST", "/metrics", {}}, Pages());
   EXPECT_EQ(post.status, 405u);
   ASSERT_EQ(post.headers.size(), 1u);
   EXPECT_EQ(post.headers[0], (std::pair<std::string, std::string>{"Allow", "GET, HEAD"}));
 }
 
 TEST(ExporterRoutingTest, AScrapeThatCannotListTargetsIsA500WithTheReason) {
-  HttpResponse r = RouteExporterRequest({"GET", "/metrics"}, []() -> Result<std::string> {
-    return Fail(ErrorCode::kPermissionDenied, "cannot read /tmp/memprof");
-  });
+  HttpResponse r =
+      RouteExporterRequest({"GET", "/metrics", {}}, Pages([]() -> Result<std::string> {
+                             return Fail(ErrorCode::kPermissionDenied, "cannot read /tmp/memprof");
+                           }));
   EXPECT_EQ(r.status, 500u);
   EXPECT_EQ(r.body, "cannot read /tmp/memprof\n");
+}
+
+// A handler that takes long (a heap profile over S seconds) holds up only its
+// own connection: every connection has its own thread.
+TEST(HttpServerTest, ASlowHandlerDoesNotHoldUpOtherRequests) {
+  constexpr int kSlow = 3;  // more than one thread's worth
+  std::mutex mu;
+  std::condition_variable cv;
+  int waiting = 0;
+  bool released = false;
+  auto server = HttpServer::Start(AnyPort(), [&](const HttpRequest& r) {
+    std::unique_lock lock(mu);
+    if (r.path == "/slow") {
+      ++waiting;
+      cv.notify_all();
+      cv.wait_for(lock, std::chrono::seconds(30), [&] { return released; });
+      return HttpResponse{200, "text/plain", released ? "released" : "timed out", {}};
+    }
+    released = true;
+    cv.notify_all();
+    return HttpResponse{200, "text/plain", "fast", {}};
+  });
+  ASSERT_TRUE(server) << server.error().message;
+  const ListenAddress address = (*server)->address();
+  std::vector<std::future<test_support::HttpReply>> slow;
+  for (int i = 0; i < kSlow; ++i) {
+    slow.push_back(
+        std::async(std::launch::async, [&] { return HttpRequestTo(address, "GET", "/slow"); }));
+  }
+  {
+    // All of them are in their handlers at once, each holding its thread.
+    std::unique_lock lock(mu);
+    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(20), [&] { return waiting == kSlow; }))
+        << waiting << " of " << kSlow << " slow requests got a thread";
+  }
+  EXPECT_EQ(HttpRequestTo(address, "GET", "/fast").body, "fast");
+  for (auto& s : slow) EXPECT_EQ(s.get().body, "released");
+}
+
+TEST(ExporterRoutingTest, LandingPageIndexAndHeap) {
+  HttpResponse landing = RouteExporterRequest({"GET", "/", {}}, Pages());
+  EXPECT_EQ(landing.status, 200u);
+  EXPECT_EQ(landing.content_type, kHtmlContentType);
+  for (const char* link :
+       {"href=\"/metrics\"", "href=\"/debug/pprof/\"", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
+    EXPECT_NE(landing.body.find(link), std::string::npos) << link << "\n" << landing.body;
+  }
+  for (const char* path : {"/debug/pprof/", "/debug/pprof"}) {
+    HttpResponse index = RouteExporterRequest({"GET", path, {}}, Pages());
+    EXPECT_EQ(index.status, 200u) << path;
+    EXPECT_EQ(index.body, "<p>index</p>");
+  }
+  HttpResponse heap = RouteExporterRequest({"GET", "/debug/pprof/heap", {{"pid", "7"}}}, Pages());
+  EXPECT_EQ(heap.body, "heap of 7");
+  HttpResponse head = RouteExporterRequest({"HEAD", "/debug/pprof/heap", {{"pid", "7"}}}, Pages());
+  EXPECT_EQ(head.status, 405u) << "a HEAD would still make the target dump";
+}
+
+TEST(HttpServerTest, QueryArgumentsReachTheHandlerDecoded) {
+  auto server = HttpServer::Start(AnyPort(), [](const HttpRequest& r) {
+    std::string body;
+    for (const auto& [k, v] : r.query) body += "[" + k + "=" + v + "]";
+    return HttpResponse{200, "text/plain", body, {}};
+  });
+  ASSERT_TRUE(server) << server.error().message;
+  EXPECT_EQ(HttpRequestTo((*server)->address(), "GET", "/x?pid=12&seconds=3&a%20b=c%26d&flag").body,
+            "[pid=12][seconds=3][a b=c&d][flag=]");
 }
 
 }  // namespace

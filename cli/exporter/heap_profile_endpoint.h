@@ -1,0 +1,62 @@
+#ifndef MEMPROF_CLI_EXPORTER_HEAP_PROFILE_ENDPOINT_H_
+#define MEMPROF_CLI_EXPORTER_HEAP_PROFILE_ENDPOINT_H_
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "cli/client/target.h"
+#include "cli/exporter/heap_request_gate.h"
+#include "cli/exporter/http_server.h"
+#include "cli/exporter/target_metrics.h"
+#include "cli/targets/target_discovery.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// Takes the gzipped pprof profile of a target's heap: now, or after
+// profiling for `window`. The exporter command wires in
+// collect/heap_capture.h (the exporter folder does not include collect/).
+using HeapCapture = std::function<Result<std::string>(
+    const Target& target, std::optional<std::chrono::milliseconds> window)>;
+
+// How many heap profiles the exporter takes at once (each symbolizes here).
+inline constexpr size_t kMaxHeapRequests = 2;
+
+// GET /debug/pprof/heap?pid=N[&seconds=S], in the layout of Go's
+// net/http/pprof: 200 with the profile as application/octet-stream and
+// Content-Disposition: attachment; filename="heap.pb.gz". Without seconds,
+// profiling must be active (409 otherwise, saying to activate it or to pass
+// seconds). Admission by HeapRequestGate (429 with Retry-After). Failures
+// are plain text saying what is wrong and what to do, with the codes of
+// HeapErrorStatus. Thread-safe.
+class HeapProfileEndpoint {
+ public:
+  HeapProfileEndpoint(const TargetDiscovery& discovery, ClientFactory status_client,
+                      HeapCapture capture, size_t max_in_flight = kMaxHeapRequests);
+
+  HttpResponse Handle(const HttpRequest& request);
+
+ private:
+  Result<bool> ProfilingActive(const Target& target) const;
+  HttpResponse Capture(const Target& target, std::optional<std::chrono::seconds> seconds) const;
+
+  const TargetDiscovery& discovery_;
+  ClientFactory status_client_;
+  HeapCapture capture_;
+  HeapRequestGate gate_;
+};
+
+// The HTTP status for a failed heap request: kInvalidArgument 400,
+// kNotFound 404, kPermissionDenied 403, kFailedPrecondition 412 (profiling
+// not enabled at start-up, not jemalloc), kResourceExhausted 429 (the agent
+// is busy), kUnavailable and kCancelled 503, anything else 500; and 502
+// whatever the code when the target exited during the request
+// (`target_exited`).
+unsigned HeapErrorStatus(const Error& error, bool target_exited);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_EXPORTER_HEAP_PROFILE_ENDPOINT_H_

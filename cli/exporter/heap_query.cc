@@ -1,0 +1,69 @@
+#include "cli/exporter/heap_query.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <string>
+
+namespace memprof::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "ask /debug/pprof/heap?pid=N or /debug/pprof/heap?pid=N&seconds=S (the pids are listed "
+    "at /debug/pprof/)";
+
+// A decimal number without sign, spaces or trailing bytes.
+std::optional<int64_t> WholeNumber(const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < 0) return std::nullopt;
+  return value;
+}
+
+size_t Count(const HttpRequest& request, const std::string& name) {
+  return static_cast<size_t>(std::count_if(request.query.begin(), request.query.end(),
+                                           [&](const auto& kv) { return kv.first == name; }));
+}
+
+Result<pid_t> ParsePid(const HttpRequest& request) {
+  const std::string* text = request.Argument("pid");
+  if (text == nullptr) return Fail(ErrorCode::kInvalidArgument, std::string("no pid: ") + kUsage);
+  if (Count(request, "pid") > 1) {
+    return Fail(ErrorCode::kInvalidArgument, std::string("pid given twice: ") + kUsage);
+  }
+  const auto pid = WholeNumber(*text);
+  if (!pid || *pid < 1 || *pid > INT32_MAX) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "pid=" + *text + " is not a process id (a number from 1 up): " + kUsage);
+  }
+  return static_cast<pid_t>(*pid);
+}
+
+Result<std::optional<std::chrono::seconds>> ParseSeconds(const HttpRequest& request) {
+  const std::string* text = request.Argument("seconds");
+  if (text == nullptr) return std::nullopt;
+  const std::string range = "a whole number of seconds from " +
+                            std::to_string(kMinHeapSeconds.count()) + " to " +
+                            std::to_string(kMaxHeapSeconds.count());
+  if (Count(request, "seconds") > 1) {
+    return Fail(ErrorCode::kInvalidArgument, "seconds given twice: give it once, " + range);
+  }
+  const auto seconds = WholeNumber(*text);
+  if (!seconds || *seconds < kMinHeapSeconds.count() || *seconds > kMaxHeapSeconds.count()) {
+    return Fail(ErrorCode::kInvalidArgument, "seconds=" + *text + ": must be " + range);
+  }
+  return std::chrono::seconds(*seconds);
+}
+
+}  // namespace
+
+Result<HeapQuery> ParseHeapQuery(const HttpRequest& request) {
+  auto pid = ParsePid(request);
+  if (!pid) return Fail(pid.error());
+  auto seconds = ParseSeconds(request);
+  if (!seconds) return Fail(seconds.error());
+  return HeapQuery{*pid, *seconds};
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,32 @@
+#ifndef MEMPROF_CLI_EXPORTER_HEAP_QUERY_H_
+#define MEMPROF_CLI_EXPORTER_HEAP_QUERY_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+
+#include "cli/exporter/http_server.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// Bounds of /debug/pprof/heap?seconds=S (the HTTP client waits that long).
+inline constexpr std::chrono::seconds kMinHeapSeconds(1);
+inline constexpr std::chrono::seconds kMaxHeapSeconds(300);
+
+// What GET /debug/pprof/heap asks for.
+struct HeapQuery {
+  pid_t pid = 0;
+  std::optional<std::chrono::seconds> seconds;  // profile this long first
+};
+
+// pid=N (required, a positive number) and seconds=S (optional, a whole
+// number from kMinHeapSeconds to kMaxHeapSeconds). Other arguments (Go's
+// gc=1, debug=0) are ignored. kInvalidArgument, saying what is wrong and
+// what a valid request looks like, for a missing, repeated or malformed one.
+[[nodiscard]] Result<HeapQuery> ParseHeapQuery(const HttpRequest& request);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_EXPORTER_HEAP_QUERY_H_

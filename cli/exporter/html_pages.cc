@@ -1,0 +1,95 @@
+#include "cli/exporter/html_pages.h"
+
+#include "cli/exporter/heap_query.h"
+#include "cli/exporter/prometheus_renderer.h"
+
+namespace memprof::cli {
+namespace {
+
+constexpr char kHead[] =
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+constexpr char kStyle[] =
+    "</title>\n<style>body{font-family:sans-serif} td,th{padding:0 1em 0 0;text-align:left}"
+    " code{white-space:pre-wrap}</style>\n</head>\n<body>\n";
+constexpr char kTail[] = "</body>\n</html>\n";
+
+std::string Page(std::string_view title, std::string_view body) {
+  std::string page = kHead;
+  page += title;
+  page += kStyle;
+  page += body;
+  page += kTail;
+  return page;
+}
+
+std::string Row(const PprofTarget& t) {
+  const std::string pid = std::to_string(t.pid);
+  std::string row = "<tr><td>" + pid + "</td><td>" + HtmlEscape(t.command) + "</td><td><code>" +
+                    HtmlEscape(t.command_line) + "</code></td><td>" + HtmlEscape(t.profiling) +
+                    "</td><td>";
+  if (t.profilable) {
+    row += "<a href=\"heap?pid=" + pid + "\">heap</a> <a href=\"heap?pid=" + pid +
+           "&amp;seconds=30\">heap over 30s</a>";
+  }
+  return row + "</td></tr>\n";
+}
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  for (const char c : ValidUtf8(text)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderLandingPage() {
+  const std::string range =
+      std::to_string(kMinHeapSeconds.count()) + " to " + std::to_string(kMaxHeapSeconds.count());
+  return Page("memprofctl exporter",
+              "<h1>memprofctl exporter</h1>\n<ul>\n"
+              "<li><a href=\"/metrics\">/metrics</a>: the statistics of every local agent, "
+              "for Prometheus</li>\n"
+              "<li><a href=\"/debug/pprof/\">/debug/pprof/</a>: the targets, with links to "
+              "their heap profiles</li>\n"
+              "<li><code>/debug/pprof/heap?pid=N</code>: pid N's heap as a symbolized, "
+              "gzipped pprof profile of what has been sampled so far (profiling must be "
+              "active)</li>\n"
+              "<li><code>/debug/pprof/heap?pid=N&amp;seconds=S</code>: profile for S seconds "
+              "(" +
+                  range + ") first, then leave profiling as it was</li>\n</ul>\n");
+}
+
+std::string RenderPprofIndex(const std::vector<PprofTarget>& targets) {
+  std::string body =
+      "<h1>/debug/pprof/</h1>\n<p>Heap profiles of the local memprof agents "
+      "(<a href=\"/\">all endpoints</a>). <code>go tool pprof "
+      "http://HOST:PORT/debug/pprof/heap?pid=N</code> reads them.</p>\n";
+  if (targets.empty()) return Page("/debug/pprof/", body + "<p>No agents found.</p>\n");
+  body +=
+      "<table>\n<tr><th>pid</th><th>command</th><th>command line</th><th>profiling</th>"
+      "<th>profiles</th></tr>\n";
+  for (const PprofTarget& t : targets) body += Row(t);
+  return Page("/debug/pprof/", body + "</table>\n");
+}
+
+}  // namespace memprof::cli

@@ -1,0 +1,216 @@
+// The exporter's pprof endpoints (issue 15): /debug/pprof/heap fetched by the
+// real pprof from real targets, its profiling windows, its failures, its
+// index page, and two requests for one process at once.
+#include <gtest/gtest.h>
+#include <stdio.h>
+
+#include <future>
+#include <regex>
+
+#include "tests/integration/harness/exporter_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
+#include "tests/support/debian_tools.h"
+#include "tests/support/http_client.h"
+#include "tests/support/wait_until.h"
+
+namespace memprof::integration {
+namespace {
+
+using std::chrono::seconds;
+using test_support::HttpGet;
+using test_support::HttpReply;
+
+class ExporterPprofTest : public ExporterTest {
+ protected:
+  void SetUp() override {
+    ExporterTest::SetUp();
+    exporter_ = StartExporter({"--listen", "127.0.0.1:0"});
+    ASSERT_NE(exporter_, nullptr);
+    address_ = AwaitListening(*exporter_);
+    ASSERT_FALSE(address_.empty()) << exporter_->StderrText();
+  }
+
+  HttpReply Heap(const std::string& query) { return HttpGet(address_, "/debug/pprof/heap" + query); }
+  static std::string Pid(const TargetProcess& t) { return std::to_string(t.pid()); }
+
+  // many_stacks_target: 64 stacks through ManyStacksAllocate, 256 KiB each,
+  // every allocation sampled, then nothing more: a heap that stays put.
+  TargetProcess* StartSteadyTarget() {
+    TargetOptions options;
+    options.argv = {kManyStacksTarget, "--stacks", "64", "--bytes", "262144"};
+    options.env = {{"LD_PRELOAD", kAgentLibrary},
+                   {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
+    options.ready_timeout = seconds(60);
+    return Start(options);
+  }
+
+  // GET heap?pid=N&seconds=S in the background, returned once its window
+  // has opened (Status says active; the target starts inactive).
+  std::future<HttpReply> WindowInBackground(TargetProcess& t, int seconds_to_profile) {
+    const std::string query = "?pid=" + Pid(t) + "&seconds=" + std::to_string(seconds_to_profile);
+    auto reply = std::async(std::launch::async, [this, query] { return Heap(query); });
+    EXPECT_TRUE(WaitUntil([&] { return StatusJson(t)["profiling_active"] == true; }, seconds(30)))
+        << "the window did not open";
+    return reply;
+  }
+
+  std::unique_ptr<Subprocess> exporter_;
+  std::string address_;
+};
+
+std::string Header(const HttpReply& r, const std::string& name) {
+  std::smatch m;
+  const std::regex line("\r\n" + name + ": ([^\r]*)", std::regex::icase);
+  return std::regex_search(r.headers, m, line) ? m[1].str() : "";
+}
+
+// "of 16777216B total" in pprof -top -unit=B.
+double PprofTotal(const std::string& top) {
+  std::smatch m;
+  if (!std::regex_search(top, m, std::regex("of ([0-9.]+)B total"))) return -1;
+  return std::stod(m[1].str());
+}
+
+TEST_F(ExporterPprofTest, RealPprofFetchesTheHeapAndItsTotalIsReports) {
+  std::string pprof;
+  ASSERT_TRUE(test_support::CanRun(test_support::Pprof(MEMPROF_IT_PPROF_TOOL), &pprof));
+  TargetProcess* t = StartSteadyTarget();
+  ASSERT_NE(t, nullptr);
+  HttpReply direct = Heap("?pid=" + Pid(*t));
+  ASSERT_EQ(direct.status, 200) << direct.headers << direct.body;
+  EXPECT_EQ(Header(direct, "Content-Type"), "application/octet-stream") << direct.headers;
+  EXPECT_EQ(Header(direct, "Content-Disposition"), "attachment; filename=\"heap.pb.gz\"");
+  EXPECT_TRUE(direct.body.starts_with("\x1f\x8b")) << "gzipped";
+
+  // pprof's own fetch; -symbolize=none: the names must already be in it.
+  CommandResult top = RunCommand(
+      {pprof, "-top", "-unit=B", "-sample_index=inuse_space", "-symbolize=none",
+       "http://" + address_ + "/debug/pprof/heap?pid=" + Pid(*t)},
+      {{"HOME", dir().path()}});
+  ASSERT_EQ(top.exit_code, 0) << top;
+  EXPECT_NE(top.out.find("ManyStacksAllocate"), std::string::npos) << top.out;
+
+  const std::string dump = dir().File("after.heap");
+  ASSERT_EQ(CliFor(*t, "dump", {"--out", dump}).exit_code, 0);
+  const nlohmann::json report = ParseJsonOutput(Cli({"report", dump, "--format", "json"}));
+  const double expected = report["total"].get<double>();
+  EXPECT_GE(expected, 64.0 * 262144) << "the 64 blocks are live";
+  // The agent's own allocations while it dumps are sampled too: a little noise.
+  EXPECT_NEAR(PprofTotal(top.out), expected, expected * 0.02) << top.out;
+}
+
+TEST_F(ExporterPprofTest, SecondsProfilesAWindowAndPutsTheStateBack) {
+  std::string pprof;
+  ASSERT_TRUE(test_support::CanRun(test_support::Pprof(MEMPROF_IT_PPROF_TOOL), &pprof));
+  TargetProcess* t = StartShape(Shape::kPreloaded);  // profiling ready, inactive
+  ASSERT_NE(t, nullptr);
+  HttpReply inactive = Heap("?pid=" + Pid(*t));
+  EXPECT_EQ(inactive.status, 409) << inactive.body;
+  EXPECT_NE(inactive.body.find("profiling is not active in pid " + Pid(*t)), std::string::npos)
+      << inactive.body;
+  EXPECT_NE(inactive.body.find("&seconds=S"), std::string::npos) << inactive.body;
+
+  HttpReply window = Heap("?pid=" + Pid(*t) + "&seconds=1");
+  ASSERT_EQ(window.status, 200) << window.body;
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], false) << "switched off again, as it was";
+  const std::string file = dir().File("window.pb.gz");
+  ASSERT_TRUE(WriteFile(file, window.body));
+  CommandResult top = RunCommand({pprof, "-top", "-symbolize=none", file}, {{"HOME", dir().path()}});
+  EXPECT_EQ(top.exit_code, 0) << top;
+
+  // Active before: it stays active.
+  ASSERT_EQ(CliFor(*t, "activate").exit_code, 0);
+  ASSERT_EQ(Heap("?pid=" + Pid(*t) + "&seconds=1").status, 200);
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], true);
+  EXPECT_EQ(Heap("?pid=" + Pid(*t)).status, 200) << "active: what has been sampled so far";
+}
+
+TEST_F(ExporterPprofTest, EachFailureHasItsStatusAndSaysWhatToDo) {
+  TargetProcess* ready = StartShape(Shape::kPreloaded);
+  TargetOptions off_options;  // jemalloc and an agent, but no prof:true
+  off_options.argv = {kPlainTarget};
+  off_options.env = {{"LD_PRELOAD", kAgentLibrary}};
+  TargetProcess* off = Start(off_options);
+  TargetProcess* no_agent = StartWithoutAgent();
+  ASSERT_NE(ready, nullptr);
+  ASSERT_NE(off, nullptr);
+  ASSERT_NE(no_agent, nullptr);
+  const std::vector<std::tuple<std::string, int, std::string>> cases = {
+      {"", 400, "no pid: ask /debug/pprof/heap?pid=N"},
+      {"?pid=abc", 400, "pid=abc is not a process id"},
+      {"?pid=" + Pid(*ready) + "&seconds=0", 400,
+       "seconds=0: must be a whole number of seconds from 1 to 300"},
+      {"?pid=" + Pid(*ready) + "&seconds=301", 400, "from 1 to 300"},
+      {"?pid=" + Pid(*no_agent), 404, "has no memprof agent"},
+      {"?pid=" + Pid(*off) + "&seconds=1", 412,
+       "restart it with MALLOC_CONF=prof:true,prof_active:false"},
+  };
+  for (const auto& [query, status, message] : cases) {
+    HttpReply r = Heap(query);
+    EXPECT_EQ(r.status, status) << query << "\n" << r.body;
+    EXPECT_NE(r.body.find(message), std::string::npos) << query << "\n" << r.body;
+    EXPECT_NE(Header(r, "Content-Type").find("text/plain"), std::string::npos) << r.headers;
+  }
+  // A socket named after one pid but served by another: refused (SO_PEERCRED).
+  ASSERT_EQ(::rename(ready->socket_path().c_str(), no_agent->socket_path().c_str()), 0);
+  HttpReply forged = Heap("?pid=" + Pid(*no_agent));
+  EXPECT_EQ(forged.status, 403) << forged.body;
+  EXPECT_NE(forged.body.find("is not served by pid " + Pid(*no_agent)), std::string::npos)
+      << forged.body;
+}
+
+TEST_F(ExporterPprofTest, ATargetThatDiesDuringItsWindowIsA502) {
+  TargetProcess* t = StartShape(Shape::kPreloaded);
+  ASSERT_NE(t, nullptr);
+  auto request = WindowInBackground(*t, 20);
+  t->process().KillAndReap();
+  HttpReply died = request.get();
+  EXPECT_EQ(died.status, 502) << died.body;
+  EXPECT_NE(died.body.find("exited"), std::string::npos) << died.body;
+}
+
+TEST_F(ExporterPprofTest, ASecondRequestForOnePidIsTurnedAwayWithRetryAfter) {
+  TargetProcess* t = StartShape(Shape::kPreloaded);
+  ASSERT_NE(t, nullptr);
+  const std::string pid = Pid(*t);
+  auto first = WindowInBackground(*t, 3);
+  HttpReply second = Heap("?pid=" + pid + "&seconds=1");
+  EXPECT_EQ(second.status, 429) << second.body;
+  EXPECT_NE(second.body.find("a heap profile of pid " + pid + " is already being taken"),
+            std::string::npos)
+      << second.body;
+  EXPECT_FALSE(Header(second, "Retry-After").empty()) << second.headers;
+  HttpReply scrape = HttpGet(address_, "/metrics");
+  EXPECT_EQ(scrape.status, 200) << "the metrics are served meanwhile";
+  EXPECT_EQ(first.get().status, 200);
+  EXPECT_EQ(Heap("?pid=" + pid + "&seconds=1").status, 200) << "and afterwards it is free again";
+}
+
+TEST_F(ExporterPprofTest, TheIndexAndLandingPageLinkTheTargetsAndEscapeTheirCommandLines) {
+  TargetOptions hostile = {};
+  hostile.argv = {kPlainTarget, "<script>alert('x')</script>&\"quoted\""};
+  hostile.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+  TargetProcess* t = Start(hostile);
+  ASSERT_NE(t, nullptr);
+  HttpReply index = HttpGet(address_, "/debug/pprof/");
+  ASSERT_EQ(index.status, 200) << index.body;
+  EXPECT_EQ(Header(index, "Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(index.body.find("<td>" + Pid(*t) + "</td><td>plain_target</td>"), std::string::npos)
+      << index.body;
+  EXPECT_NE(index.body.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;quoted&quot;"),
+            std::string::npos)
+      << index.body;
+  EXPECT_EQ(index.body.find("<script>"), std::string::npos) << index.body;
+  EXPECT_NE(index.body.find("<td>inactive</td>"), std::string::npos) << index.body;
+  EXPECT_NE(index.body.find("<a href=\"heap?pid=" + Pid(*t) + "\">"), std::string::npos)
+      << index.body;
+  HttpReply landing = HttpGet(address_, "/");
+  ASSERT_EQ(landing.status, 200);
+  for (const char* link : {"href=\"/metrics\"", "href=\"/debug/pprof/\"",
+                           "/debug/pprof/heap?pid=N", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
+    EXPECT_NE(landing.body.find(link), std::string::npos) << link << "\n" << landing.body;
+  }
+}
+
+}  // namespace
+}  // namespace memprof::integration
