@@ -159,7 +159,7 @@ TEST_F(RunPlannerTest, RunRunHandsThePlanToTheExecutorAndWarns) {
 
 TEST_F(RunPlannerTest, ExecFailureIsAClearError) {
   ExecPlan plan;
-  plan.path = dir_.File("lib/libmemprof_agent.so");  // exists, not executable
+  plan.path = agent_;  // exists, not executable
   plan.argv = {"x"};
   auto result = ExecPlanNow(plan);
   ASSERT_FALSE(result);

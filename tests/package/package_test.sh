@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The Debian packages, as a new user gets them (issue 15): builds memprof and
+# libmemprof-agent-dev with cpack from BUILD_DIR, fails on any lintian error,
+# checks that no installed file names the build or source directory, then
+# installs both on a bare Debian 12 (`debootstrap --variant=minbase
+# bookworm`) with `dpkg -i` and `apt-get -f install`, and there:
+#  - profiles memprof-demo under `memprofctl run` (list, activate, dump, report);
+#  - builds packaging/examples/ through pkg-config and through
+#    find_package(memprof), and sees each program's agent in `memprofctl list`;
+#  - checks the man page and bash completion when the package has them.
+#
+#   bash tests/package/package_test.sh BUILD_DIR SOURCE_DIR   (ctest -L package)
+#
+# Needs root (debootstrap, chroot, mount; exits 77, ctest's skip, otherwise),
+# the Debian mirror this machine's apt uses (MEMPROF_PACKAGE_MIRROR overrides)
+# and about 1 GB under /var/tmp (MEMPROF_PACKAGE_PARENT). Everything it makes
+# is in one temporary directory, removed on exit, also on failure.
+set -euo pipefail
+
+readonly SKIP=77
+readonly SUITE=bookworm
+readonly BUILD_DIR="${1:?usage: package_test.sh BUILD_DIR SOURCE_DIR}"
+readonly SOURCE_DIR="${2:?usage: package_test.sh BUILD_DIR SOURCE_DIR}"
+readonly CHECK=/opt/memprof-check  # our files inside the root
+# Seconds to wait for an agent to answer, a profile to name the demo's
+# functions, a program to exit.
+readonly DEADLINE_SECONDS=60
+
+WORK=""       # the temporary directory: debs, extracted files, the root
+DEB_ROOT=""   # the Debian root, ${WORK}/root
+START=${SECONDS}
+
+log() { printf '\n==> [%(%H:%M:%S)T] %s\n' -1 "$*"; }
+fail() {
+  echo "package test: FAIL: $*" >&2
+  exit 1
+}
+
+# shellcheck source=tests/debian_root.sh
+source "${SOURCE_DIR}/tests/debian_root.sh"
+
+cleanup() {
+  local status=$?
+  if [[ -n "${DEB_ROOT}" ]]; then
+    debian_root_remove "${DEB_ROOT}" || status=1
+  fi
+  # Only once nothing is mounted below the root: rm must not walk into /dev.
+  if [[ -n "${WORK}" && ( -z "${DEB_ROOT}" || ! -d "${DEB_ROOT}" ) ]]; then
+    rm -rf --one-file-system "${WORK}"
+  fi
+  echo "package test: took $((SECONDS - START))s"
+  exit "${status}"
+}
+
+# --- the packages, on this machine ---------------------------------------------
+
+DEBS=()  # memprof_*.deb and libmemprof-agent-dev_*.deb
+
+build_debs() {
+  log "cpack from ${BUILD_DIR}"
+  cmake --build "${BUILD_DIR}" --target memprofctl memprof_agent memprof_agent_server memprof-demo
+  cpack --config "${BUILD_DIR}/CPackConfig.cmake" -B "${WORK}/debs" >"${WORK}/cpack.log" 2>&1 ||
+    { cat "${WORK}/cpack.log" >&2; fail "cpack failed"; }
+  DEBS=("${WORK}"/debs/memprof_*.deb "${WORK}"/debs/libmemprof-agent-dev_*.deb)
+  local deb
+  for deb in "${DEBS[@]}"; do
+    [[ -f "${deb}" ]] || fail "cpack made no ${deb##*/} (see ${WORK}/debs)"
+    dpkg-deb --info "${deb}"
+    dpkg-deb --contents "${deb}"
+  done
+}
+
+# Each package holds what packaging/README.md says, and no more than that.
+expect_contents() {
+  local deb="$1" path
+  shift
+  local listing
+  listing="$(dpkg-deb --contents "${deb}" | awk '{ print $6 }')"
+  for path in "$@"; do
+    grep -qxF "./${path#/}" <<<"${listing}" || fail "${deb##*/} lacks ${path}"
+  done
+}
+
+check_contents() {
+  local lib=usr/lib/x86_64-linux-gnu
+  expect_contents "${DEBS[0]}" usr/bin/memprofctl "${lib}/libmemprof_agent.so.0" \
+    "${lib}/libmemprof_agent.so.0.1.0" "${lib}/libmemprof_agent_server.so" \
+    usr/share/doc/memprof/copyright usr/share/doc/memprof/changelog.Debian.gz
+  expect_contents "${DEBS[1]}" usr/include/memprof/agent.h "${lib}/libmemprof_agent.so" \
+    "${lib}/pkgconfig/memprof-agent.pc" "${lib}/cmake/memprof/memprofConfig.cmake" \
+    usr/share/doc/libmemprof-agent-dev/copyright usr/share/doc/libmemprof-agent-dev/changelog.Debian.gz
+  ! dpkg-deb --contents "${DEBS[0]}" | grep -q 'usr/include/' || fail "the header is in the runtime package"
+  dpkg-deb --field "${DEBS[1]}" Depends | grep -qE '^memprof \(= [^)]+\)$' ||
+    fail "libmemprof-agent-dev does not depend on memprof (= its version)"
+}
+
+run_lintian() {
+  local deb out
+  for deb in "${DEBS[@]}"; do
+    log "lintian ${deb##*/}"
+    out="$(lintian --tag-display-limit 0 "${deb}" 2>&1 || true)"
+    echo "${out}"
+    ! grep -q '^E: ' <<<"${out}" || fail "lintian reports errors for ${deb##*/}"
+  done
+}
+
+# No installed file may name the directories memprof was built from.
+check_no_build_paths() {
+  local root="$1" file hits=""
+  log "strings: no ${BUILD_DIR} or ${SOURCE_DIR} in the installed files"
+  while read -r file; do
+    [[ -f "${root}${file}" && ! -L "${root}${file}" ]] || continue
+    if strings -a "${root}${file}" | grep -qF -e "${BUILD_DIR}" -e "${SOURCE_DIR}"; then
+      hits+=" ${file}"
+    fi
+  done < <(chroot "${root}" dpkg -L memprof libmemprof-agent-dev)
+  [[ -z "${hits}" ]] || fail "build paths in:${hits}"
+}
+
+# --- the Debian root ---------------------------------------------------------------
+
+make_root() {
+  local mirror="${MEMPROF_PACKAGE_MIRROR:-$(debian_root_mirror "${SUITE}")}"
+  [[ -n "${mirror}" ]] || fail "no ${SUITE} mirror in /etc/apt/sources.list*: set MEMPROF_PACKAGE_MIRROR"
+  debian_root_ensure_debootstrap
+  DEB_ROOT="${WORK}/root"
+  mkdir -m 0755 "${DEB_ROOT}"
+  debian_root_make "${DEB_ROOT}" "${SUITE}" "${mirror}" >"${WORK}/debootstrap.log" 2>&1 ||
+    { tail -n 30 "${WORK}/debootstrap.log" >&2; fail "debootstrap failed"; }
+  debian_root_mount "${DEB_ROOT}"
+}
+
+# in_root COMMAND: runs a bash command as root in the root, with the
+# environment of a fresh login.
+in_root() {
+  chroot "${DEB_ROOT}" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    DEBIAN_FRONTEND=noninteractive /bin/bash -euo pipefail -c "$1" </dev/null
+}
+
+install_packages() {
+  mkdir -p "${DEB_ROOT}${CHECK}/examples"
+  cp "${DEBS[@]}" "${DEB_ROOT}${CHECK}/"
+  cp "${BUILD_DIR}/tests/testprogs/memprof-demo" "${DEB_ROOT}${CHECK}/"
+  cp "${SOURCE_DIR}"/packaging/examples/* "${DEB_ROOT}${CHECK}/examples/"
+  cp "${SOURCE_DIR}/tests/package/in_root.sh" "${DEB_ROOT}${CHECK}/"
+  log "dpkg -i, then apt-get -f install"
+  in_root "apt-get update -q"
+  # dpkg leaves them unconfigured, missing their dependencies: apt fetches those.
+  in_root "dpkg -i ${CHECK}/*.deb || true"
+  in_root "apt-get -f install -y -q"
+  in_root "dpkg-query -W -f='\${Package} \${Version} \${Status}\n' memprof libmemprof-agent-dev" |
+    tee /dev/stderr | grep -c 'install ok installed' | grep -qx 2 ||
+    fail "the packages are not both installed"
+}
+
+# --- in the root -------------------------------------------------------------------
+
+main() {
+  if [[ "$(id -u)" -ne 0 ]]; then
+    echo "SKIP: the package test needs root (debootstrap, chroot and mount)"
+    exit "${SKIP}"
+  fi
+  trap cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  WORK="$(mktemp -d "${MEMPROF_PACKAGE_PARENT:-/var/tmp}/memprof-package.XXXXXX")"
+  chmod 0755 "${WORK}"
+  build_debs
+  check_contents
+  run_lintian
+  make_root
+  install_packages
+  check_no_build_paths "${DEB_ROOT}"
+  log "memprofctl run -- memprof-demo, list, activate, dump, report"
+  in_root "source ${CHECK}/in_root.sh && check_demo ${CHECK}/memprof-demo ${DEADLINE_SECONDS}"
+  log "packaging/examples/ through pkg-config and find_package(memprof)"
+  in_root "apt-get install -y -q --no-install-recommends g++ make cmake pkg-config"
+  in_root "source ${CHECK}/in_root.sh && check_examples ${CHECK}/examples ${DEADLINE_SECONDS}"
+  in_root "source ${CHECK}/in_root.sh && check_docs_and_completion"
+  log "package test passed"
+}
+
+main "$@"
