@@ -1,5 +1,6 @@
 #include "cli/doctor/doctor_collector.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "common/proc_smaps.h"
