@@ -1,8 +1,8 @@
 #include "common/proc_smaps.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "common/proc_status.h"
 
@@ -39,8 +39,8 @@ TEST(ProcSmapsTest, BreaksRecordedProcessDownIntoKindsThatAddUp) {
   EXPECT_EQ(b.other_files_bytes, 0u);
   EXPECT_EQ(b.shared_memory_bytes, 0u);
   EXPECT_EQ(b.anonymous_bytes, 8699904u);
-  EXPECT_EQ(b.thread_stacks_bytes + b.binaries_bytes + b.other_files_bytes +
-                b.shared_memory_bytes + b.anonymous_bytes,
+  EXPECT_EQ(b.thread_stacks_bytes + b.binaries_bytes + b.other_files_bytes + b.shared_memory_bytes +
+                b.anonymous_bytes,
             b.rss_bytes);
   ASSERT_EQ(b.top_anonymous.size(), 2u);
   EXPECT_EQ(b.top_anonymous[0].start, 0x7fa3c7080000u);
@@ -75,16 +75,16 @@ SmapsMapping Map(uint64_t start, uint64_t end, const char* perms, const char* pa
 // The guard must be adjacent, anonymous, PROT_NONE and at most 64 KiB.
 TEST(ProcSmapsTest, ThreadStackNeedsAnAdjacentSmallGuardBelow) {
   const std::vector<SmapsMapping> mappings = {
-      Map(0x10000, 0x11000, "---p"),                  // guard
-      Map(0x11000, 0x91000, "rw-p"),                  // 0: stack
-      Map(0xa0000, 0xb0000, "---p"),                  // 64 KiB guard (the limit)
-      Map(0xb0000, 0xc0000, "rw-p"),                  // 1: stack
-      Map(0xc0000, 0xd1000, "---p"),                  // 68 KiB: not a guard
-      Map(0xd1000, 0xe0000, "rw-p"),                  // not a stack
-      Map(0xf0000, 0xf1000, "---p"),                  // guard with a gap above it
-      Map(0xf2000, 0xf3000, "rw-p"),                  // not a stack
-      Map(0x100000, 0x101000, "---p", "/lib/x.so"),  // a file, not a guard
-      Map(0x101000, 0x102000, "rw-p"),                // not a stack
+      Map(0x10000, 0x11000, "---p"),                   // guard
+      Map(0x11000, 0x91000, "rw-p"),                   // 0: stack
+      Map(0xa0000, 0xb0000, "---p"),                   // 64 KiB guard (the limit)
+      Map(0xb0000, 0xc0000, "rw-p"),                   // 1: stack
+      Map(0xc0000, 0xd1000, "---p"),                   // 68 KiB: not a guard
+      Map(0xd1000, 0xe0000, "rw-p"),                   // not a stack
+      Map(0xf0000, 0xf1000, "---p"),                   // guard with a gap above it
+      Map(0xf2000, 0xf3000, "rw-p"),                   // not a stack
+      Map(0x100000, 0x101000, "---p", "/lib/x.so"),    // a file, not a guard
+      Map(0x101000, 0x102000, "rw-p"),                 // not a stack
       Map(0x7ff00000, 0x7ff10000, "rw-p", "[stack]"),  // 2: the main thread's
   };
   EXPECT_EQ(ThreadStackIndexes(mappings), (std::vector<size_t>{1, 3, 10}));

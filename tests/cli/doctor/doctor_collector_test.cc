@@ -1,8 +1,8 @@
 #include "cli/doctor/doctor_collector.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "common/proc_status.h"
 #include "tests/cli/testing/fake_profile_client.h"
@@ -51,8 +51,8 @@ TEST_F(DoctorCollectorTest, AProcessThatHasExited) {
   auto f = CollectDoctorFigures(target_, client_, kProcRoot);
   ASSERT_FALSE(f);
   EXPECT_EQ(f.error().code, ErrorCode::kNotFound);
-  EXPECT_EQ(f.error().message, "pid 4243 (plain_target) has exited (no " + kProcRoot +
-                                   "/4243/smaps_rollup)");
+  EXPECT_EQ(f.error().message,
+            "pid 4243 (plain_target) has exited (no " + kProcRoot + "/4243/smaps_rollup)");
 }
 
 TEST_F(DoctorCollectorTest, ARemoteTargetIsRefusedBeforeAnyCall) {

@@ -1,8 +1,8 @@
 #include "cli/doctor/doctor_figures.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "common/proc_status.h"
 

@@ -1,9 +1,9 @@
 #include "cli/doctor/doctor_findings.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace memprof::cli {
 namespace {
