@@ -39,6 +39,7 @@ readonly PACKAGES=(
   libgtest-dev libgmock-dev
   libdw-dev libelf-dev zlib1g-dev libssl-dev
   libmicrohttpd-dev
+  libxml2-dev
   golang-github-google-pprof-dev
   binutils procps perl file
   # The man pages are made from memprofctl's help by help2man at build time.

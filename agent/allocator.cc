@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agent/host_symbols.h"
+#include "agent/process_identity.h"
 
 namespace memprof::agent {
 namespace {
@@ -35,6 +36,9 @@ class JemallocAllocator final : public Allocator {
     return AllocatorReport{json ? ReportFormat::kJson : ReportFormat::kText, std::move(*text)};
   }
   const JemallocControl* Jemalloc() const override { return &control_; }
+  Result<uint64_t> UnusedBytes() const override { return control_.UnusedBytes(); }
+  Result<void> Purge() const override { return control_.PurgeAllArenas(); }
+  const char* PurgeMethod() const override { return "mallctl arena.4096.purge"; }
 
  private:
   JemallocControl control_;
@@ -76,6 +80,15 @@ class GlibcAllocator final : public Allocator {
     if (rc != 0) return Fail(ErrorCode::kInternal, "malloc_info failed");
     return AllocatorReport{ReportFormat::kXml, std::move(out)};
   }
+
+  Result<uint64_t> UnusedBytes() const override { return mallinfo2().fordblks; }
+  // malloc_trim(0) trims the top of every arena and, since glibc 2.8, also
+  // gives back whole free pages inside them (MADV_DONTNEED).
+  Result<void> Purge() const override {
+    malloc_trim(0);  // its return value only says whether anything was released
+    return {};
+  }
+  const char* PurgeMethod() const override { return "malloc_trim(0)"; }
 };
 
 class OtherAllocator final : public Allocator {
@@ -86,6 +99,13 @@ class OtherAllocator final : public Allocator {
                 "the process allocator is neither jemalloc nor glibc malloc; no statistics");
   }
   Result<AllocatorReport> Report(ReportFormat) const override { return Fail(Summary().error()); }
+  Result<uint64_t> UnusedBytes() const override { return Fail(Summary().error()); }
+  Result<void> Purge() const override {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "the process allocator is neither jemalloc nor glibc malloc; memprof cannot "
+                "make it give memory back");
+  }
+  const char* PurgeMethod() const override { return ""; }
 };
 
 bool MallocIsFromLibc() {
@@ -128,6 +148,31 @@ Result<const JemallocControl*> RequireHeapProfiling(const Allocator& allocator) 
                 "MALLOC_CONF=prof:true,prof_active:false (or use `memprofctl run`)");
   }
   return jemalloc;
+}
+
+namespace {
+
+Result<MemoryReading> ReadMemory(const Allocator& allocator) {
+  MemoryReading reading;
+  auto unused = allocator.UnusedBytes();  // jemalloc: refreshes the epoch first
+  if (!unused) return Fail(unused.error());
+  reading.unused_bytes = *unused;
+  auto summary = allocator.Summary();
+  if (!summary) return Fail(summary.error());
+  reading.summary = *summary;
+  reading.rss_bytes = CurrentRssBytes();
+  return reading;
+}
+
+}  // namespace
+
+Result<PurgeOutcome> PurgeAndMeasure(const Allocator& allocator) {
+  auto before = ReadMemory(allocator);
+  if (!before) return Fail(before.error());
+  if (auto purged = allocator.Purge(); !purged) return Fail(purged.error());
+  auto after = ReadMemory(allocator);
+  if (!after) return Fail(after.error());
+  return PurgeOutcome{*before, *after, allocator.PurgeMethod()};
 }
 
 const char* AllocatorKindName(AllocatorKind kind) {

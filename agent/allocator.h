@@ -42,7 +42,29 @@ class Allocator {
   // `wanted` format when the allocator has it, else in the one it has.
   [[nodiscard]] virtual Result<AllocatorReport> Report(ReportFormat wanted) const = 0;
   virtual const JemallocControl* Jemalloc() const { return nullptr; }
+  // Unused pages the allocator holds and could give back to the OS, in bytes
+  // (jemalloc: dirty + muzzy pages; glibc: free bytes in its arenas).
+  [[nodiscard]] virtual Result<uint64_t> UnusedBytes() const = 0;
+  // Gives unused pages back to the OS now; `PurgeMethod()` names how.
+  [[nodiscard]] virtual Result<void> Purge() const = 0;
+  virtual const char* PurgeMethod() const = 0;
 };
+
+// The memory of the process at one moment, around a purge.
+struct MemoryReading {
+  uint64_t rss_bytes = 0;
+  HeapSummary summary;
+  uint64_t unused_bytes = 0;
+};
+
+struct PurgeOutcome {
+  MemoryReading before;
+  MemoryReading after;
+  std::string method;
+};
+
+// Reads the process's memory, purges the allocator and reads it again.
+[[nodiscard]] Result<PurgeOutcome> PurgeAndMeasure(const Allocator& allocator);
 
 // Detects the allocator serving malloc() in this process: jemalloc when
 // JemallocControl::Detect() finds it, glibc when malloc comes from libc,

@@ -10,6 +10,10 @@
 namespace memprof::agent {
 namespace {
 
+// jemalloc's MALLCTL_ARENAS_ALL (4096): "every arena" in arena.<i>.* and
+// stats.arenas.<i>.* names. Spelled here because jemalloc.h is not included.
+#define MEMPROF_ARENAS_ALL "4096"
+
 // What an errno from mallctl(name) means, in jemalloc's terms.
 Error MallctlError(const char* name, int err) {
   std::string what = std::string("jemalloc mallctl(\"") + name + "\") failed: ";
@@ -140,6 +144,22 @@ Result<std::string> JemallocControl::StatsReport(bool json) const {
   stats_print_(&AppendToString, &out, json ? "J" : "");
   if (out.empty()) return Fail(ErrorCode::kInternal, "malloc_stats_print produced no output");
   return out;
+}
+
+Result<uint64_t> JemallocControl::UnusedBytes() const {
+  uint64_t epoch = 1;
+  if (auto r = Write("epoch", &epoch, sizeof(epoch)); !r) return Fail(r.error());
+  auto page = Read<size_t>("arenas.page");
+  if (!page) return Fail(page.error());
+  auto dirty = Read<size_t>("stats.arenas." MEMPROF_ARENAS_ALL ".pdirty");
+  if (!dirty) return Fail(dirty.error());
+  auto muzzy = Read<size_t>("stats.arenas." MEMPROF_ARENAS_ALL ".pmuzzy");
+  if (!muzzy) return Fail(muzzy.error());
+  return static_cast<uint64_t>(*dirty + *muzzy) * *page;
+}
+
+Result<void> JemallocControl::PurgeAllArenas() const {
+  return Write("arena." MEMPROF_ARENAS_ALL ".purge", nullptr, 0);
 }
 
 }  // namespace memprof::agent

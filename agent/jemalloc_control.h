@@ -58,6 +58,14 @@ class JemallocControl {
   [[nodiscard]] Result<HeapSummary> ReadSummary() const;
   // malloc_stats_print output: JSON (opts "J") or the human-readable text.
   [[nodiscard]] Result<std::string> StatsReport(bool json) const;
+  // Dirty plus muzzy bytes of all arenas (stats.arenas.<MALLCTL_ARENAS_ALL>.
+  // pdirty + pmuzzy, in pages of arenas.page), after an epoch refresh: unused
+  // pages jemalloc still holds and could give back to the OS.
+  [[nodiscard]] Result<uint64_t> UnusedBytes() const;
+  // arena.<MALLCTL_ARENAS_ALL>.purge: gives every arena's dirty and muzzy
+  // pages back to the OS now, whatever dirty_decay_ms/muzzy_decay_ms say.
+  // Thread caches keep theirs (they are in use as far as arenas know).
+  [[nodiscard]] Result<void> PurgeAllArenas() const;
 
  private:
   using MallctlFn = int (*)(const char*, void*, size_t*, void*, size_t);

@@ -59,6 +59,21 @@ std::string FirstProperty(const grpc::AuthContext& auth, const char* name) {
   return values.empty() ? std::string() : std::string(values.front().data(), values.front().size());
 }
 
+void ToProto(const HeapSummary& summary, v1::StatsSummary& s) {
+  s.set_allocated(summary.allocated);
+  s.set_active(summary.active);
+  s.set_metadata(summary.metadata);
+  s.set_resident(summary.resident);
+  s.set_mapped(summary.mapped);
+  s.set_retained(summary.retained);
+}
+
+void ToProto(const MemoryReading& reading, v1::PurgeReading& out) {
+  out.set_rss_bytes(reading.rss_bytes);
+  ToProto(reading.summary, *out.mutable_summary());
+  out.set_unused_bytes(reading.unused_bytes);
+}
+
 int64_t NowUnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -125,6 +140,12 @@ grpc::ServerUnaryReactor* MemoryProfileService::Stats(grpc::CallbackServerContex
                                                       const v1::StatsRequest* request,
                                                       v1::StatsResponse* response) {
   return Answer(context, [&] { return FillStats(*request, *response); });
+}
+
+grpc::ServerUnaryReactor* MemoryProfileService::Purge(grpc::CallbackServerContext* context,
+                                                      const v1::PurgeRequest*,
+                                                      v1::PurgeResponse* response) {
+  return Answer(context, [&] { return DoPurge(*response); });
 }
 
 grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
@@ -203,13 +224,7 @@ Result<void> MemoryProfileService::FillStats(const v1::StatsRequest& request,
   response.set_allocator(ToProto(allocator_.Info().kind));
   auto summary = allocator_.Summary();
   if (!summary) return Fail(summary.error());
-  auto* s = response.mutable_summary();
-  s->set_allocated(summary->allocated);
-  s->set_active(summary->active);
-  s->set_metadata(summary->metadata);
-  s->set_resident(summary->resident);
-  s->set_mapped(summary->mapped);
-  s->set_retained(summary->retained);
+  ToProto(*summary, *response.mutable_summary());
   response.set_rss_bytes(CurrentRssBytes());
   response.set_collected_unix_ms(NowUnixMs());
   response.set_profiling_active(allocator_.Info().profiling_active);
@@ -219,6 +234,16 @@ Result<void> MemoryProfileService::FillStats(const v1::StatsRequest& request,
   if (!report) return Fail(report.error());
   response.set_raw_format(ToProto(report->format));
   response.set_raw(std::move(report->text));
+  return {};
+}
+
+Result<void> MemoryProfileService::DoPurge(v1::PurgeResponse& response) const {
+  auto outcome = PurgeAndMeasure(allocator_);
+  if (!outcome) return Fail(outcome.error());
+  response.set_allocator(ToProto(allocator_.Info().kind));
+  ToProto(outcome->before, *response.mutable_before());
+  ToProto(outcome->after, *response.mutable_after());
+  response.set_method(outcome->method);
   return {};
 }
 

@@ -72,6 +72,9 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   grpc::ServerUnaryReactor* Stats(grpc::CallbackServerContext* context,
                                   const v1::StatsRequest* request,
                                   v1::StatsResponse* response) override;
+  grpc::ServerUnaryReactor* Purge(grpc::CallbackServerContext* context,
+                                  const v1::PurgeRequest* request,
+                                  v1::PurgeResponse* response) override;
 
  private:
   std::optional<grpc::Status> Refusal(const grpc::CallbackServerContext& context) const;
@@ -81,6 +84,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   Result<void> DoActivate(const v1::ActivateRequest& request, v1::ActivateResponse& response);
   Result<void> DoDeactivate(const v1::DeactivateRequest& request, v1::DeactivateResponse& response);
   Result<void> FillStats(const v1::StatsRequest& request, v1::StatsResponse& response) const;
+  Result<void> DoPurge(v1::PurgeResponse& response) const;
 
   const ProcessIdentity& identity_;
   const Allocator& allocator_;

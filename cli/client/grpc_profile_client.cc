@@ -321,6 +321,18 @@ Result<memprof::v1::StatsResponse> GrpcProfileClient::Stats(
       });
 }
 
+Result<memprof::v1::PurgeResponse> GrpcProfileClient::Purge(const Target& target) {
+  return CallUnary<memprof::v1::PurgeResponse>(
+      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
+        grpc::Status status = stub.Purge(ctx, memprof::v1::PurgeRequest(), response);
+        if (status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return status;
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            "the agent in " + DescribeTarget(target) +
+                                " is older than this memprofctl and has no purge; restart it "
+                                "with the current agent");
+      });
+}
+
 Result<void> GrpcProfileClient::Dump(const Target& target, const memprof::v1::DumpRequest& request,
                                      const DumpChunkSink& sink) {
   // Retries (only before any chunk arrived), and the wait for the agent to

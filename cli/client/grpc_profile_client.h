@@ -33,6 +33,7 @@ class GrpcProfileClient final : public ProfileClient {
       const Target& target, const memprof::v1::DeactivateRequest& request) override;
   Result<memprof::v1::StatsResponse> Stats(const Target& target,
                                            const memprof::v1::StatsRequest& request) override;
+  Result<memprof::v1::PurgeResponse> Purge(const Target& target) override;
   Result<void> Dump(const Target& target, const memprof::v1::DumpRequest& request,
                     const DumpChunkSink& sink) override;
 

@@ -68,6 +68,11 @@ Error ErrorFromGrpcStatus(const grpc::Status& status, const Target& target) {
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return Error(ErrorCode::kUnavailable,
                    who + " did not answer in time (raise the limit with --timeout)");
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return Error(ErrorCode::kFailedPrecondition,
+                   "the agent in " + DescribeTarget(target) +
+                       " is older than this memprofctl and does not serve this request; restart "
+                       "it with the current agent");
     case grpc::StatusCode::CANCELLED:
       return Error(ErrorCode::kCancelled, "request to " + DescribeTarget(target) + " cancelled");
     default:

@@ -13,7 +13,7 @@ namespace memprof::cli {
 // error return cancels the stream and becomes the result of Dump().
 using DumpChunkSink = std::function<Result<void>(const memprof::v1::DumpChunk&)>;
 
-// The CLI's view of one agent: the five RPCs of memprof.v1.MemoryProfile with
+// The CLI's view of one agent: the six RPCs of memprof.v1.MemoryProfile with
 // errors already translated into memprof::Error. Commands depend on this
 // interface only (tests pass a fake); GrpcProfileClient is the real one.
 // Every call names its target, so one client can serve `list` over many.
@@ -28,6 +28,9 @@ class ProfileClient {
       const Target& target, const memprof::v1::DeactivateRequest& request) = 0;
   [[nodiscard]] virtual Result<memprof::v1::StatsResponse> Stats(
       const Target& target, const memprof::v1::StatsRequest& request) = 0;
+  // Purge, from memprof 0.x on: an older agent answers kFailedPrecondition
+  // with a message that says so.
+  [[nodiscard]] virtual Result<memprof::v1::PurgeResponse> Purge(const Target& target) = 0;
   // Streams a heap profile into `sink`; returns when the stream ends, the
   // sink fails or the call is cancelled (kCancelled).
   [[nodiscard]] virtual Result<void> Dump(const Target& target,

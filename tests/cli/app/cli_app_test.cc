@@ -144,7 +144,7 @@ TEST_F(CliAppTest, UnknownCommandListsTheValidOnes) {
   EXPECT_EQ(Run({"statsu"}), 2);
   ExpectOneErrorLine(
       "unknown command 'statsu' (valid commands: list, status, activate, deactivate, dump, "
-      "profile, stats, exporter, report, run)");
+      "profile, stats, doctor, purge, exporter, report, run)");
 }
 
 TEST_F(CliAppTest, UnknownFlagListsTheValidOptions) {

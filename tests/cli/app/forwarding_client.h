@@ -22,6 +22,7 @@ class ForwardingClient : public ProfileClient {
                                            const memprof::v1::StatsRequest& r) override {
     return fake_.Stats(t, r);
   }
+  Result<memprof::v1::PurgeResponse> Purge(const Target& t) override { return fake_.Purge(t); }
   Result<void> Dump(const Target& t, const memprof::v1::DumpRequest& r,
                     const DumpChunkSink& sink) override {
     return fake_.Dump(t, r, sink);

@@ -127,6 +127,19 @@ TEST_F(GrpcProfileClientTest, AgentErrorsAreMapped) {
   EXPECT_EQ(status.error().message, "no jemalloc here");
 }
 
+// The scripted service does not implement Purge, like an agent built before
+// it: gRPC answers UNIMPLEMENTED, which must say what to do, as exit 5.
+TEST_F(GrpcProfileClientTest, PurgeOnAnOlderAgentSaysToRestartIt) {
+  GrpcProfileClient client(milliseconds(5000), {});
+  auto purge = client.Purge(target_);
+  ASSERT_FALSE(purge);
+  EXPECT_EQ(purge.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_EQ(purge.error().message,
+            "the agent in " + DescribeTarget(target_) +
+                " is older than this memprofctl and has no purge; restart it with the current "
+                "agent");
+}
+
 TEST_F(GrpcProfileClientTest, DeadlineBecomesUnavailable) {
   service_.hang_status = true;
   GrpcProfileClient client(milliseconds(200), {});

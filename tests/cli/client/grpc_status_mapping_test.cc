@@ -22,7 +22,14 @@ TEST(GrpcStatusMappingTest, CodesMapToErrorKinds) {
   EXPECT_EQ(Map(grpc::StatusCode::RESOURCE_EXHAUSTED).code, ErrorCode::kResourceExhausted);
   EXPECT_EQ(Map(grpc::StatusCode::INTERNAL).code, ErrorCode::kInternal);
   EXPECT_EQ(Map(grpc::StatusCode::UNKNOWN).code, ErrorCode::kInternal);
-  EXPECT_EQ(Map(grpc::StatusCode::UNIMPLEMENTED).code, ErrorCode::kInternal);
+  EXPECT_EQ(Map(grpc::StatusCode::UNIMPLEMENTED).code, ErrorCode::kFailedPrecondition);
+}
+
+// An agent older than the request: the user restarts it (exit 5).
+TEST(GrpcStatusMappingTest, UnimplementedMeansAnOlderAgent) {
+  EXPECT_EQ(Map(grpc::StatusCode::UNIMPLEMENTED).message,
+            "the agent in pid 1234 (demo) is older than this memprofctl and does not serve this "
+            "request; restart it with the current agent");
 }
 
 TEST(GrpcStatusMappingTest, AgentMessagesAreKeptAsTheyAre) {

@@ -19,6 +19,7 @@ class FakeProfileClient : public ProfileClient {
   Result<memprof::v1::ActivateResponse> activate_result = memprof::v1::ActivateResponse();
   Result<memprof::v1::DeactivateResponse> deactivate_result = memprof::v1::DeactivateResponse();
   Result<memprof::v1::StatsResponse> stats_result = memprof::v1::StatsResponse();
+  Result<memprof::v1::PurgeResponse> purge_result = memprof::v1::PurgeResponse();
   std::vector<memprof::v1::DumpChunk> dump_chunks;
   Result<void> dump_result;  // returned after all chunks were sunk
   // Called before chunk `index` is handed to the sink; a failure ends Dump with it.
@@ -60,6 +61,10 @@ class FakeProfileClient : public ProfileClient {
     last_stats = request;
     ++stats_calls;
     return stats_sequence ? stats_sequence(stats_calls) : stats_result;
+  }
+  Result<memprof::v1::PurgeResponse> Purge(const Target& target) override {
+    Record(target, "Purge");
+    return purge_result;
   }
   Result<void> Dump(const Target& target, const memprof::v1::DumpRequest&,
                     const DumpChunkSink& sink) override {

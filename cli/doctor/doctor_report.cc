@@ -1,0 +1,146 @@
+#include "cli/doctor/doctor_report.h"
+
+#include "cli/io/human_format.h"
+#include "cli/io/text_table.h"
+
+namespace memprof::cli {
+namespace {
+
+using nlohmann::json;
+
+const char* FamilyName(AllocatorFamily family) {
+  return family == AllocatorFamily::kJemalloc ? "jemalloc" : "glibc";
+}
+
+std::string ShareOf(uint64_t part, uint64_t whole) {
+  return whole == 0 ? "-" : FormatPercent(static_cast<double>(part) / static_cast<double>(whole));
+}
+
+void PrintBreakdown(const DoctorFigures& f, std::ostream& out) {
+  const RssParts p = PartsOf(f);
+  const uint64_t whole = f.smaps.rss_bytes;
+  TextTable table({"where", "RSS", "share", ""});
+  table.SetAlign(1, TextTable::Align::kRight);
+  table.SetAlign(2, TextTable::Align::kRight);
+  const auto row = [&](const char* what, uint64_t bytes, const std::string& note) {
+    table.AddRow({what, FormatBytes(bytes), ShareOf(bytes, whole), note});
+  };
+  row("allocator", p.allocator, std::string(FamilyName(f.allocator)) + "'s resident memory");
+  row("thread stacks", p.thread_stacks, std::to_string(f.smaps.thread_stacks) + " stacks");
+  row("binaries, libraries", p.binaries, "the program and its shared objects");
+  row("other files", p.other_files, "other file mappings");
+  row("shared memory", p.shared_memory, "/dev/shm, SysV, memfd, shared anonymous");
+  row("other anonymous", p.other_anonymous, "anonymous memory that is not the allocator's");
+  row("total", whole, "smaps; smaps_rollup says " + FormatBytes(f.rss_bytes));
+  table.Print(out);
+}
+
+void PrintAllocator(const DoctorFigures& f, std::ostream& out) {
+  const MemoryFigures& s = f.summary;
+  out << "\n" << FamilyName(f.allocator) << ": allocated " << FormatBytes(s.allocated)
+      << ", active " << FormatBytes(s.active) << ", metadata " << FormatBytes(s.metadata)
+      << ", resident " << FormatBytes(s.resident) << ", mapped " << FormatBytes(s.mapped)
+      << ", retained " << FormatBytes(s.retained) << '\n';
+  if (f.allocator == AllocatorFamily::kJemalloc) {
+    const JemallocFigures& j = f.jemalloc;
+    out << "  dirty " << FormatBytes(j.dirty_bytes) << ", muzzy " << FormatBytes(j.muzzy_bytes)
+        << ", thread caches " << FormatBytes(j.tcache_bytes) << ", " << j.arenas << " arenas, "
+        << j.threads << " threads\n  options: dirty_decay_ms:" << j.dirty_decay_ms
+        << " muzzy_decay_ms:" << j.muzzy_decay_ms
+        << " background_thread:" << (j.background_thread ? "true" : "false")
+        << " narenas:" << j.narenas << " tcache_max:" << j.tcache_max
+        << " retain:" << (j.retain ? "true" : "false") << '\n';
+  } else {
+    const GlibcFigures& g = f.glibc;
+    out << "  " << g.arenas << " arenas hold " << FormatBytes(g.system_bytes) << ", free in bins "
+        << FormatBytes(g.free_bytes) << ", in fast bins " << FormatBytes(g.fastbin_bytes) << ", "
+        << g.mmap_chunks << " mmap()ed chunks " << FormatBytes(g.mmap_bytes) << '\n';
+  }
+}
+
+void PrintRatios(const DoctorFigures& f, std::ostream& out) {
+  const DoctorRatios r = RatiosOf(f);
+  out << "\nfragmentation " << FormatPercent(r.fragmentation) << " (active vs allocated), unused "
+      << FormatPercent(r.dirty_share) << " of allocator memory, metadata "
+      << FormatPercent(r.metadata_share) << " of resident, outside the allocator "
+      << FormatPercent(r.unexplained_share) << " of RSS\n";
+}
+
+void PrintFindings(const std::vector<Finding>& findings, std::ostream& out) {
+  if (findings.empty()) {
+    out << "\nNo findings: nothing crosses doctor's thresholds.\n";
+    return;
+  }
+  out << "\nFindings:\n";
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding& finding = findings[i];
+    out << (i + 1) << ". " << finding.what << " [" << finding.id << "]\n"
+        << "   numbers: " << finding.numbers << '\n';
+    for (const std::string& advice : finding.advice) out << "   do: " << advice << '\n';
+  }
+}
+
+json AllocatorJson(const DoctorFigures& f) {
+  const MemoryFigures& s = f.summary;
+  const JemallocFigures& j = f.jemalloc;
+  const GlibcFigures& g = f.glibc;
+  return {{"kind", FamilyName(f.allocator)},    {"allocated", s.allocated},
+          {"active", s.active},                 {"metadata", s.metadata},
+          {"resident", s.resident},             {"mapped", s.mapped},
+          {"retained", s.retained},             {"unused_bytes", UnusedAllocatorBytes(f)},
+          {"jemalloc", {{"dirty_bytes", j.dirty_bytes}, {"muzzy_bytes", j.muzzy_bytes},
+                        {"tcache_bytes", j.tcache_bytes}, {"arenas", j.arenas},
+                        {"threads", j.threads}, {"dirty_decay_ms", j.dirty_decay_ms},
+                        {"muzzy_decay_ms", j.muzzy_decay_ms},
+                        {"background_thread", j.background_thread}, {"narenas", j.narenas},
+                        {"tcache_max", j.tcache_max}, {"retain", j.retain}}},
+          {"glibc", {{"arenas", g.arenas}, {"system_bytes", g.system_bytes},
+                     {"free_bytes", g.free_bytes}, {"fastbin_bytes", g.fastbin_bytes},
+                     {"mmap_bytes", g.mmap_bytes}, {"mmap_chunks", g.mmap_chunks}}}};
+}
+
+json BreakdownJson(const DoctorFigures& f) {
+  const RssParts p = PartsOf(f);
+  json top = json::array();
+  for (const SmapsMapping& m : f.smaps.top_anonymous) {
+    top.push_back({{"start", m.start}, {"end", m.end}, {"path", m.path}, {"rss_bytes", m.rss_bytes}});
+  }
+  return {{"allocator_bytes", p.allocator},         {"thread_stacks_bytes", p.thread_stacks},
+          {"thread_stacks", f.smaps.thread_stacks}, {"binaries_bytes", p.binaries},
+          {"other_files_bytes", p.other_files},     {"shared_memory_bytes", p.shared_memory},
+          {"other_anonymous_bytes", p.other_anonymous},
+          {"smaps_rss_bytes", f.smaps.rss_bytes},  {"top_anonymous_mappings", top}};
+}
+
+}  // namespace
+
+void PrintDoctorReport(const DoctorFigures& figures, const std::vector<Finding>& findings,
+                       std::ostream& out) {
+  out << "pid " << figures.pid << ": RSS " << FormatBytes(figures.rss_bytes) << "\n\n";
+  PrintBreakdown(figures, out);
+  PrintAllocator(figures, out);
+  PrintRatios(figures, out);
+  PrintFindings(findings, out);
+}
+
+json DoctorReportToJson(const DoctorFigures& f, const std::vector<Finding>& findings) {
+  const DoctorRatios r = RatiosOf(f);
+  json list = json::array();
+  for (const Finding& finding : findings) {
+    list.push_back({{"id", finding.id},
+                    {"what", finding.what},
+                    {"numbers", finding.numbers},
+                    {"advice", finding.advice}});
+  }
+  return {{"pid", f.pid},
+          {"rss_bytes", f.rss_bytes},
+          {"breakdown", BreakdownJson(f)},
+          {"allocator", AllocatorJson(f)},
+          {"ratios", {{"fragmentation", r.fragmentation}, {"unused_share", r.dirty_share},
+                      {"metadata_share", r.metadata_share},
+                      {"outside_allocator_share", r.unexplained_share},
+                      {"thread_stack_share", r.stack_share}}},
+          {"findings", list}};
+}
+
+}  // namespace memprof::cli
