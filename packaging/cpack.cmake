@@ -14,8 +14,9 @@
 # Runtime dependencies are computed from the binaries by dpkg-shlibdeps, so
 # they follow how each is linked (memprofctl has gRPC, protobuf, abseil and
 # OpenSSL built in: cmake/MemprofDeps.cmake). Listed by hand: what is loaded
-# with dlopen (libmicrohttpd for the exporter) and what memprof works with
-# rather than links (jemalloc, which `memprofctl run` preloads).
+# with dlopen (libmicrohttpd for the exporter, libxml2 for doctor on glibc
+# targets) and what memprof works with rather than links (jemalloc, which
+# `memprofctl run` preloads).
 #
 # Lintian rejects unstripped binaries, so the packages hold stripped ones and
 # the debug information goes into memprof-dbgsym_<version>_<arch>.ddeb
@@ -51,7 +52,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # --- memprof --------------------------------------------------------------------
 set(CPACK_DEBIAN_MEMPROF_PACKAGE_NAME memprof)
 set(CPACK_DEBIAN_MEMPROF_PACKAGE_SECTION devel)
-set(CPACK_DEBIAN_MEMPROF_PACKAGE_DEPENDS "libjemalloc2, ${MEMPROF_MICROHTTPD_PACKAGE}")
+set(CPACK_DEBIAN_MEMPROF_PACKAGE_DEPENDS
+  "libjemalloc2, ${MEMPROF_MICROHTTPD_PACKAGE}, libxml2")
 # jeprof (libjemalloc-dev) is only needed for the jeprof-based walkthroughs.
 set(CPACK_DEBIAN_MEMPROF_PACKAGE_SUGGESTS "libjemalloc-dev")
 set(CPACK_DEBIAN_MEMPROF_DESCRIPTION
