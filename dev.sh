@@ -49,6 +49,8 @@ readonly PACKAGES=(
   # The remote-agent tests make certificates with openssl and two network
   # namespaces joined by a veth pair with ip (iproute2).
   openssl iproute2
+  # The JSON output is validated against docs/schemas (tests/schemas).
+  python3 python3-jsonschema
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )
