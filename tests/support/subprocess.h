@@ -22,11 +22,8 @@ namespace memprof::test_support {
 // developer may well have exported in the shell running the tests. They are
 // removed from every child's environment unless a test sets them explicitly,
 // so a test sees exactly the environment it asked for.
-// (memprofctl's own settings: MEMPROFCTL_* and its config file under
-// XDG_CONFIG_HOME.)
-inline constexpr const char* kScrubbedEnvPrefixes[] = {
-    "MEMPROF_", "MEMPROFCTL_", "XDG_CONFIG_HOME", "LD_PRELOAD", "MALLOC_CONF", "JE_MALLOC_CONF",
-    "GRPC_"};
+inline constexpr const char* kScrubbedEnvPrefixes[] = {"MEMPROF_", "LD_PRELOAD", "MALLOC_CONF",
+                                                       "JE_MALLOC_CONF", "GRPC_"};
 
 struct SpawnOptions {
   // argv[0] must be a path (absolute or relative to the cwd); no PATH lookup.
