@@ -59,6 +59,8 @@ readonly PACKAGES=(
   # build-essential's dpkg-dev; lintian checks the .debs, debootstrap makes
   # the bare Debian 12 they are installed on.
   lintian debootstrap
+  # The JSON output is validated against docs/schemas (tests/schemas).
+  python3 python3-jsonschema
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 
+#include "cli/app/client_settings.h"
 #include "cli/app/command_line.h"
 #include "cli/app/multi_target_dispatch.h"
 #include "cli/app/usage_errors.h"
@@ -106,9 +108,15 @@ Result<void> ApplySingleTarget(const TargetSelection& selection, TargetOptions& 
 }
 
 // Picks the targets, then runs the command on one or on each.
-Result<void> DispatchTargets(Command& command, const CommandContext& context) {
+// The TLS files for remote agents may also come from the environment and the
+// config file (client_settings.h).
+Result<void> DispatchTargets(Command& command, const CommandContext& context,
+                             const std::string& config) {
   TargetOptions* options = command.target_options();
   if (options == nullptr) return command.Run(context);
+  auto tls_defaults = LoadTlsDefaults(config, context.env.variables);
+  if (!tls_defaults) return Fail(tls_defaults.error());
+  options->tls_defaults = std::move(*tls_defaults);
   auto selection = SelectTargets(*options, *context.discovery);
   if (!selection) return Fail(selection.error());
   if (selection->multi) return RunOnSelectedTargets(command, *selection, *options, context);
@@ -139,7 +147,7 @@ int RunAgentCommand(const CommandLine& cl, Command& command, const CliEnvironmen
   const Console console{*env.out, *env.err, cl.quiet};
   const CommandContext context{env,    console,   &discovery, client.get(),
                                cancel, end_early, timeout,    {}};
-  const Result<void> result = DispatchTargets(command, context);
+  const Result<void> result = DispatchTargets(command, context, cl.config);
   const int code = Finish(result, *env.out);
   if (watcher) {
     if (const int signal = SignalToReRaise(end, *watcher, result); signal != 0) {
@@ -156,6 +164,9 @@ CliEnvironment ProductionEnvironment() {
   env.out = &std::cout;
   env.err = &std::cerr;
   env.socket_dir = SocketDirectory();
+  for (const std::string& name : SettingsVariables()) {
+    if (const char* value = std::getenv(name.c_str())) env.variables[name] = value;
+  }
   env.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
   env.stdout_redraws = CanRedraw(STDOUT_FILENO);
   env.stderr_redraws = CanRedraw(STDERR_FILENO);

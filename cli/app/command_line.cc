@@ -23,6 +23,11 @@ CommandLine::CommandLine() : commands(MakeCommands()) {
                  "the agent is busy); with several targets, also of all the work for each one")
       ->check(DurationValidator(kMinTimeout, kMaxTimeout))
       ->type_name("DURATION");
+  app.add_option("--config", config,
+                 "Settings file (default: $MEMPROFCTL_CONFIG, else "
+                 "$XDG_CONFIG_HOME/memprof/memprofctl.toml or ~/.config/memprof/memprofctl.toml "
+                 "if it exists); holds tls-ca, tls-cert, tls-key for remote agents")
+      ->type_name("FILE");
   for (const auto& command : commands) {
     CLI::App* sub = command->Register(app);
     sub->fallthrough();  // global options may follow the command name

@@ -24,6 +24,7 @@ struct CommandLine {
   int verbosity = 0;
   bool quiet = false;  // -q: errors only on stderr
   std::string timeout = "10s";
+  std::string config;  // --config FILE (client_settings.h)
   std::vector<std::unique_ptr<Command>> commands;
   std::vector<CLI::App*> subcommands;  // commands[i] is registered as subcommands[i]
 

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "common/json_schema_versions.h"
+
 namespace memprof::cli {
 namespace {
 
@@ -43,7 +45,8 @@ Result<Fd> OpenScratchFile() {
 }
 
 nlohmann::json DumpSummaryToJson(const DumpSummary& summary, pid_t pid, const std::string& path) {
-  return {{"pid", pid},
+  return {{"schema_version", kDumpJsonVersion},
+          {"pid", pid},
           {"path", path},
           {"size_bytes", summary.size_bytes},
           {"sha256", summary.sha256_hex},

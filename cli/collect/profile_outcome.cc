@@ -6,6 +6,7 @@
 #include "cli/client/profiling_format.h"
 #include "cli/io/human_format.h"
 #include "common/duration.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -98,7 +99,8 @@ std::string DescribeProfile(const ProfileOutcome& o, std::chrono::system_clock::
 }
 
 nlohmann::json ProfileOutcomeToJson(const ProfileOutcome& o) {
-  return {{"pid", o.pid},
+  return {{"schema_version", kProfileJsonVersion},
+          {"pid", o.pid},
           {"path", o.path},
           {"format", o.format},
           {"size_bytes", o.dump.size_bytes},

@@ -8,6 +8,7 @@
 #include "cli/io/human_format.h"
 #include "cli/io/text_table.h"
 #include "common/duration.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -41,7 +42,8 @@ std::string FormatByteRate(double bytes_per_second) {
 
 nlohmann::json WatchSampleToJson(const Target& target, uint64_t sample_number,
                                  const StatsSample& sample, const StatsDelta& delta) {
-  nlohmann::json line = {{"pid", target.pid},
+  nlohmann::json line = {{"schema_version", kStatsWatchJsonVersion},
+                         {"pid", target.pid},
                          {"allocator", AllocatorName(sample.allocator)},
                          {"sample", sample_number},
                          {"unix_ms", sample.unix_ms},

@@ -6,6 +6,7 @@
 #include "cli/io/byte_size.h"
 #include "cli/io/human_format.h"
 #include "common/duration.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -134,7 +135,8 @@ std::string DescribeSampling(const memprof::v1::ActivateResponse& response, pid_
 
 nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, pid_t pid,
                                 uint64_t requested_sample_interval_bytes) {
-  return {{"pid", pid},
+  return {{"schema_version", kActivateJsonVersion},
+          {"pid", pid},
           {"previous", ProfilingStateToJson(response.previous())},
           {"current", ProfilingStateToJson(response.current())},
           {"window_replaced", response.window_replaced()},

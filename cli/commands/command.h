@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <stop_token>
@@ -33,6 +34,9 @@ struct CliEnvironment {
   std::ostream* err = nullptr;  // stderr (the logger writes here too)
   std::string proc_root = "/proc";
   std::string socket_dir;
+  // The environment variables of memprofctl's own settings
+  // (client_settings.h: MEMPROFCTL_*, XDG_CONFIG_HOME, HOME).
+  std::map<std::string, std::string> variables;
   StoppableClientFactory make_client;
   std::function<RunEnvironment()> run_environment;
   Executor exec;

@@ -3,6 +3,7 @@
 #include "cli/client/profiling_format.h"
 #include "cli/commands/target_flags.h"
 #include "cli/io/human_format.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 
@@ -42,7 +43,8 @@ std::string DescribeDeactivation(const memprof::v1::DeactivateResponse& response
 }
 
 nlohmann::json DeactivationToJson(const memprof::v1::DeactivateResponse& response, pid_t pid) {
-  return {{"pid", pid},
+  return {{"schema_version", kDeactivateJsonVersion},
+          {"pid", pid},
           {"previous", ProfilingStateToJson(response.previous())},
           {"current", ProfilingStateToJson(response.current())},
           {"activation_generation", response.activation_generation()}};

@@ -1,16 +1,17 @@
 #include "cli/commands/list_command.h"
 
-#include <memory>
 #include <unistd.h>
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "cli/client/profiling_format.h"
 #include "cli/io/logging.h"
 #include "cli/io/text_table.h"
 #include "cli/io/user_name.h"
+#include "common/json_schema_versions.h"
 #include "common/unix_socket.h"
 
 namespace memprof::cli {
@@ -198,7 +199,9 @@ nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& s
                        {"removed", row.removed},
                        {"problem", row.problem}});
   }
-  return {{"socket_dir", socket_dir}, {"targets", std::move(targets)}};
+  return {{"schema_version", kListJsonVersion},
+          {"socket_dir", socket_dir},
+          {"targets", std::move(targets)}};
 }
 
 void PrintList(const std::vector<ListRow>& rows, const std::string& socket_dir, std::ostream& out) {

@@ -1,7 +1,7 @@
 #include "cli/commands/stats_command.h"
 
-#include <memory>
 #include <algorithm>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -15,6 +15,7 @@
 #include "cli/io/human_format.h"
 #include "cli/io/text_table.h"
 #include "common/duration.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -205,6 +206,7 @@ double FragmentationRatio(const memprof::v1::StatsSummary& summary) {
 Result<nlohmann::json> StatsToJson(const StatsResponse& stats, pid_t pid) {
   const auto& s = stats.summary();
   nlohmann::json json = {
+      {"schema_version", kStatsJsonVersion},
       {"pid", pid},
       {"allocator", AllocatorName(stats.allocator())},
       {"allocated", s.allocated()},

@@ -9,6 +9,7 @@
 #include "cli/io/human_format.h"
 #include "cli/io/text_table.h"
 #include "cli/io/user_name.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -71,6 +72,7 @@ Result<void> RunStatus(const StatusOptions& options, TargetDiscovery& discovery,
 
 nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) {
   return {
+      {"schema_version", kStatusJsonVersion},
       {"pid", target.pid},
       {"executable", status.executable()},
       {"command_line",

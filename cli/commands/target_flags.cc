@@ -15,9 +15,14 @@ void AddTlsOptions(CLI::App& command, TargetOptions& options) {
         ->group(kTargetsGroup);
   };
   add("--tls-ca", options.tls_ca,
-      "CA certificate(s) (PEM) that signed the remote agents' certificates");
-  add("--tls-cert", options.tls_cert, "Our client certificate (PEM), signed by the agents' CA");
-  add("--tls-key", options.tls_key, "The private key (PEM) of --tls-cert");
+      "CA certificate(s) (PEM) that signed the remote agents' certificates (default: "
+      "$MEMPROFCTL_TLS_CA, else tls-ca in the --config file)");
+  add("--tls-cert", options.tls_cert,
+      "Our client certificate (PEM), signed by the agents' CA (default: $MEMPROFCTL_TLS_CERT, "
+      "else tls-cert in the --config file)");
+  add("--tls-key", options.tls_key,
+      "The private key (PEM) of --tls-cert (default: $MEMPROFCTL_TLS_KEY, else tls-key in the "
+      "--config file)");
 }
 
 }  // namespace

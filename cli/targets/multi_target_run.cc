@@ -12,6 +12,7 @@
 #include "cli/io/logging.h"
 #include "cli/io/parallel_for.h"
 #include "common/duration.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -158,6 +159,7 @@ nlohmann::json TargetOutcomeJson(const TargetOutcome& outcome) {
     if (result.is_discarded() || !result.is_object()) result = {{"output", outcome.out}};
   }
   return {
+      {"schema_version", kMultiTargetJsonVersion},
       {"target", outcome.spec.ToString()},
       {"pid", outcome.target.pid},
       {"command", outcome.target.command},

@@ -17,6 +17,22 @@ namespace memprof::cli {
 inline constexpr size_t kDefaultParallel = 8;
 inline constexpr size_t kMaxParallel = 256;
 
+// A TLS file named outside the command line: its path and where it came from
+// ("$MEMPROFCTL_TLS_CA", "tls-ca (FILE:LINE)"), for messages.
+struct TlsFileSetting {
+  std::string path;
+  std::string origin;
+};
+
+// The TLS files for remote agents from the environment or the config file
+// (cli/app/client_settings.h), each used only when its --tls-* flag is not
+// given and only when a remote target is named.
+struct TlsDefaults {
+  TlsFileSetting ca;
+  TlsFileSetting cert;
+  TlsFileSetting key;
+};
+
 // Options shared by the commands that talk to agents: which targets
 // (--pid, --name, --all, --targets, --target), how (TLS material for remote
 // agents, --parallel) and --json.
@@ -29,6 +45,7 @@ struct TargetOptions {
   std::string tls_ca;
   std::string tls_cert;
   std::string tls_key;
+  TlsDefaults tls_defaults;  // for the --tls-* flags not given
   size_t parallel = kDefaultParallel;
   bool json = false;
 

@@ -1,8 +1,11 @@
 #include "cli/targets/target_selection.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "cli/io/dump_file_name.h"
+#include "cli/io/logging.h"
 #include "common/proc_status.h"
 
 namespace memprof::cli {
@@ -30,7 +33,24 @@ Result<std::string> ReadPem(const std::string& flag, const std::string& path) {
   return std::move(*text);
 }
 
-// The TLS material for remote targets: all three files or none.
+// A private key others can read is no longer private: said, not refused.
+void WarnIfReadableByOthers(const TlsFileSetting& key) {
+  struct stat st {};
+  if (::stat(key.path.c_str(), &st) != 0 || (st.st_mode & (S_IRGRP | S_IROTH)) == 0) return;
+  Log().warn("{}: {} is readable by group or others (mode {:04o}); chmod 600 it", key.origin,
+             key.path, st.st_mode & 07777);
+}
+
+// The flag's value, else the one from the environment or the config file.
+TlsFileSetting Pick(const std::string& flag_value, const char* flag,
+                    const TlsFileSetting& fallback) {
+  if (!flag_value.empty()) return {flag_value, flag};
+  return fallback;
+}
+
+// The TLS material for remote targets: all three files or none. Only the
+// flags make a local run an error; the environment and the config file are
+// there for the runs that name a remote target.
 Result<std::shared_ptr<const TlsMaterial>> LoadTls(const TargetOptions& options, bool remote) {
   const bool any = !options.tls_ca.empty() || !options.tls_cert.empty() || !options.tls_key.empty();
   if (!remote) {
@@ -40,21 +60,26 @@ Result<std::shared_ptr<const TlsMaterial>> LoadTls(const TargetOptions& options,
                 "or HOST:PORT lines in --targets); local agents are reached through their Unix "
                 "socket");
   }
-  if (options.tls_ca.empty() || options.tls_cert.empty() || options.tls_key.empty()) {
+  const TlsFileSetting ca = Pick(options.tls_ca, "--tls-ca", options.tls_defaults.ca);
+  const TlsFileSetting cert = Pick(options.tls_cert, "--tls-cert", options.tls_defaults.cert);
+  const TlsFileSetting key = Pick(options.tls_key, "--tls-key", options.tls_defaults.key);
+  if (ca.path.empty() || cert.path.empty() || key.path.empty()) {
     return Fail(ErrorCode::kInvalidArgument,
                 "remote targets need --tls-ca, --tls-cert and --tls-key: a remote agent accepts "
-                "only mutual TLS");
+                "only mutual TLS (each may also come from $MEMPROFCTL_TLS_CA, _CERT, _KEY or "
+                "from tls-ca, tls-cert, tls-key in the config file)");
   }
   auto tls = std::make_shared<TlsMaterial>();
-  auto ca = ReadPem("--tls-ca", options.tls_ca);
-  if (!ca) return Fail(ca.error());
-  auto cert = ReadPem("--tls-cert", options.tls_cert);
-  if (!cert) return Fail(cert.error());
-  auto key = ReadPem("--tls-key", options.tls_key);
-  if (!key) return Fail(key.error());
-  tls->ca_pem = std::move(*ca);
-  tls->cert_pem = std::move(*cert);
-  tls->key_pem = std::move(*key);
+  auto ca_pem = ReadPem(ca.origin, ca.path);
+  if (!ca_pem) return Fail(ca_pem.error());
+  auto cert_pem = ReadPem(cert.origin, cert.path);
+  if (!cert_pem) return Fail(cert_pem.error());
+  auto key_pem = ReadPem(key.origin, key.path);
+  if (!key_pem) return Fail(key_pem.error());
+  WarnIfReadableByOthers(key);
+  tls->ca_pem = std::move(*ca_pem);
+  tls->cert_pem = std::move(*cert_pem);
+  tls->key_pem = std::move(*key_pem);
   return std::shared_ptr<const TlsMaterial>(std::move(tls));
 }
 

@@ -328,7 +328,7 @@ TEST_F(BadInputTest, UnknownCommandAndFlagListTheValidChoices) {
        2,
        "unknown option '--bogus' for 'status' (valid options: -h/--help, --pid, --all, --name, "
        "--targets, --target, --tls-ca, --tls-cert, --tls-key, --parallel, --json; "
-       "global: --version, -v/--verbose, -q/--quiet, --timeout)"},
+       "global: --version, -v/--verbose, -q/--quiet, --timeout, --config)"},
       {{"--bogus", "list"}, 2, "unknown option '--bogus' for 'list' (valid options: "},
       {{}, 2, "missing command (valid commands: list, status, "},
       {{"-v"}, 2, "missing command"},

@@ -396,5 +396,53 @@ TEST_F(RemoteAgentTest, MemprofctlTargetsFileMixesRemoteAndLocalAndSurvivesADead
       << r;
 }
 
+// The TLS files may come from $MEMPROFCTL_TLS_* instead of the flags: the
+// good client material is served, the other CA's client is refused (so the
+// variables are what the handshake used), and the agent's own MEMPROF_TLS_*
+// are not taken for ours.
+TEST_F(RemoteAgentTest, MemprofctlTakesItsTlsFilesFromTheEnvironment) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  const TlsFiles& f = tls_->files();
+  const std::vector<std::string> status = {kMemprofctl, "status", "--target", Listen(), "--json"};
+  CommandResult r = netns_->Run(Side::kB, status,
+                                {{"MEMPROFCTL_TLS_CA", f.ca_cert},
+                                 {"MEMPROFCTL_TLS_CERT", f.client_cert},
+                                 {"MEMPROFCTL_TLS_KEY", f.client_key}});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(ParseJsonOutput(r)["pid"], target->pid());
+  ExpectCliError(netns_->Run(Side::kB, status,
+                             {{"MEMPROFCTL_TLS_CA", f.ca_cert},
+                              {"MEMPROFCTL_TLS_CERT", f.wrong_client_cert},
+                              {"MEMPROFCTL_TLS_KEY", f.wrong_client_key}}),
+                 4, "does not accept our client certificate");
+  ExpectCliError(netns_->Run(Side::kB, status, tls_->AgentEnv()), 2,
+                 "remote targets need --tls-ca, --tls-cert and --tls-key");
+  ExpectHealthy(*target);
+}
+
+// ... and from the config file (--config or $MEMPROFCTL_CONFIG), whose
+// relative paths are relative to the file; a flag still wins over it.
+TEST_F(RemoteAgentTest, MemprofctlTakesItsTlsFilesFromTheConfigFile) {
+  TargetProcess* target = StartInA(RemoteEnv(), true);
+  ASSERT_NE(target, nullptr);
+  const TlsFiles& f = tls_->files();
+  const std::string config = socket_dir_->File("memprofctl.toml");
+  ASSERT_TRUE(WriteFile(config, "# remote agents\ntls-ca = \"" + f.ca_cert + "\"\ntls-cert = \"" +
+                                    f.client_cert + "\"\ntls-key = \"" + f.client_key + "\"\n"));
+  CommandResult r = netns_->Run(
+      Side::kB, {kMemprofctl, "--config", config, "status", "--target", Listen(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(ParseJsonOutput(r)["pid"], target->pid());
+  const std::vector<std::string> activate = {kMemprofctl, "activate", "--target", Listen()};
+  r = netns_->Run(Side::kB, activate, {{"MEMPROFCTL_CONFIG", config}});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  std::vector<std::string> wrong_ca = activate;
+  wrong_ca.insert(wrong_ca.end(), {"--tls-ca", f.wrong_ca_cert});
+  ExpectCliError(netns_->Run(Side::kB, wrong_ca, {{"MEMPROFCTL_CONFIG", config}}), 4,
+                 "the agent's certificate is not signed by --tls-ca");
+  ExpectHealthy(*target);
+}
+
 }  // namespace
 }  // namespace memprof::integration

@@ -59,8 +59,15 @@ Result<std::pair<Fd, Fd>> MakeStdinSocket() {
   return std::make_pair(std::move(ends[0]), std::move(ends[1]));
 }
 
+// memprofctl's own settings (MEMPROFCTL_*, and its config file under
+// XDG_CONFIG_HOME) are scrubbed too, like kScrubbedEnvPrefixes.
+constexpr const char* kScrubbedSettingsPrefixes[] = {"MEMPROFCTL_", "XDG_CONFIG_HOME="};
+
 bool IsScrubbed(std::string_view entry) {
   for (std::string_view prefix : kScrubbedEnvPrefixes) {
+    if (entry.starts_with(prefix)) return true;
+  }
+  for (std::string_view prefix : kScrubbedSettingsPrefixes) {
     if (entry.starts_with(prefix)) return true;
   }
   return false;

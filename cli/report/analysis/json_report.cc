@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_schema_versions.h"
+
 namespace memprof::analysis {
 namespace {
 
@@ -148,6 +150,7 @@ void WriteArray(std::string_view name, const Items& items, const LineOf& line_of
 // the small rest is dumped by the library.
 Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
   Json report;
+  report["schema_version"] = kReportJsonVersion;
   report["metric"] = MetricName(aggregation.metric);
   report["unit"] = IsObjectMetric(aggregation.metric) ? "objects" : "bytes";
   report["total"] = aggregation.total;

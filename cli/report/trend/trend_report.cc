@@ -2,10 +2,10 @@
 
 #include <cstdio>
 #include <ctime>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/report/analysis/report_format.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::trend {
 namespace {
@@ -110,8 +110,10 @@ Result<void> RenderTrendJson(const TrendResult& trend, const TrendReportOptions&
                      {"verdict", VerdictKey(row.verdict)},
                      {"values", row.values}});
   }
-  nlohmann::json document = {
-      {"metric", MetricName(trend.metric)}, {"dumps", dumps}, {"call_sites", sites}};
+  nlohmann::json document = {{"schema_version", kTrendJsonVersion},
+                             {"metric", MetricName(trend.metric)},
+                             {"dumps", dumps},
+                             {"call_sites", sites}};
   out << document.dump(2) << '\n';
   out.flush();
   if (!out) return Fail(ErrorCode::kInternal, "writing the report failed");

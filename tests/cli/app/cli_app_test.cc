@@ -1,10 +1,12 @@
 #include "cli/app/cli_app.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -43,6 +45,7 @@ class CliAppTest : public ::testing::Test {
   int clients_made_ = 0;
   milliseconds timeout_{0};
   std::optional<ExecPlan> executed_;
+  std::map<std::string, std::string> variables_;  // CliEnvironment::variables
 
   void SetUp() override {
     testing::MakeDirs(proc_);
@@ -66,6 +69,7 @@ class CliAppTest : public ::testing::Test {
     env.proc_root = proc_;
     env.socket_dir = sockets_;
     env.watch_signals = false;
+    env.variables = variables_;
     env.make_client = [this](milliseconds timeout, std::stop_token) {
       ++clients_made_;
       timeout_ = timeout;
@@ -319,6 +323,111 @@ TEST_F(CliAppTest, RunUnknownCommandIsExit2) {
 TEST_F(CliAppTest, RunStaticProgramIsExit5) {
   EXPECT_EQ(Run({"run", MEMPROF_TEST_STATIC_PROBE}), 5);
   ExpectOneErrorLine("statically linked");
+}
+
+// TLS files for remote agents from the environment and the config file
+// (cli/app/client_settings.h): command line > environment > config file.
+class CliTlsSettingsTest : public CliAppTest {
+ protected:
+  void SetUp() override {
+    CliAppTest::SetUp();
+    for (const char* name : {"ca", "cert", "key", "env-ca", "env-cert", "flag-ca"}) {
+      testing::WriteFile(tmp_.File(std::string(name) + ".pem"),
+                         std::string("-----BEGIN ") + name + "-----\n");
+      ::chmod(tmp_.File(std::string(name) + ".pem").c_str(), 0600);
+    }
+    fake_.status_result->set_pid(4242);
+  }
+  // The PEM texts the remote target was called with.
+  std::string Used(const std::string& which) const {
+    if (fake_.targets.empty() || !fake_.targets.front().tls) return "no TLS";
+    const TlsMaterial& tls = *fake_.targets.front().tls;
+    return which == "ca" ? tls.ca_pem : which == "cert" ? tls.cert_pem : tls.key_pem;
+  }
+  static std::string Pem(const std::string& name) { return "-----BEGIN " + name + "-----\n"; }
+  std::string Config(const std::string& text) {
+    testing::WriteFile(tmp_.File("memprofctl.toml"), text);
+    return tmp_.File("memprofctl.toml");
+  }
+};
+
+TEST_F(CliTlsSettingsTest, RemoteTargetTakesTheTlsFilesFromTheEnvironment) {
+  variables_ = {{"MEMPROFCTL_TLS_CA", tmp_.File("env-ca.pem")},
+                {"MEMPROFCTL_TLS_CERT", tmp_.File("env-cert.pem")},
+                {"MEMPROFCTL_TLS_KEY", tmp_.File("key.pem")}};
+  EXPECT_EQ(Run({"status", "--target", "db7:7070", "--json"}), 0) << err_.str();
+  EXPECT_EQ(Used("ca"), Pem("env-ca"));
+  EXPECT_EQ(Used("cert"), Pem("env-cert"));
+  EXPECT_EQ(Used("key"), Pem("key"));
+}
+
+TEST_F(CliTlsSettingsTest, RemoteTargetTakesTheTlsFilesFromTheConfigFile) {
+  const std::string config = Config("tls-ca = \"ca.pem\"\ntls-cert = \"" + tmp_.File("cert.pem") +
+                                    "\"\ntls-key = \"key.pem\"\n");
+  EXPECT_EQ(Run({"--config", config, "status", "--target", "db7:7070"}), 0) << err_.str();
+  EXPECT_EQ(Used("ca"), Pem("ca"));
+  EXPECT_EQ(Used("cert"), Pem("cert"));
+  EXPECT_EQ(Used("key"), Pem("key"));
+  EXPECT_EQ(err_.str(), "");
+}
+
+TEST_F(CliTlsSettingsTest, CommandLineBeatsEnvironmentBeatsConfigFile) {
+  variables_ = {{"MEMPROFCTL_CONFIG",
+                 Config("tls-ca = \"ca.pem\"\ntls-cert = \"cert.pem\"\ntls-key = \"key.pem\"\n")},
+                {"MEMPROFCTL_TLS_CA", tmp_.File("env-ca.pem")},
+                {"MEMPROFCTL_TLS_CERT", tmp_.File("env-cert.pem")}};
+  EXPECT_EQ(Run({"status", "--target", "db7:7070", "--tls-ca", tmp_.File("flag-ca.pem")}), 0)
+      << err_.str();
+  EXPECT_EQ(Used("ca"), Pem("flag-ca"));
+  EXPECT_EQ(Used("cert"), Pem("env-cert"));
+  EXPECT_EQ(Used("key"), Pem("key"));
+}
+
+TEST_F(CliTlsSettingsTest, LocalTargetsIgnoreTheEnvironmentsTlsFiles) {
+  AddAgent(42, "demo");
+  variables_ = {{"MEMPROFCTL_TLS_CA", tmp_.File("env-ca.pem")}};
+  EXPECT_EQ(Run({"status", "--pid", "42", "--json"}), 0) << err_.str();
+  EXPECT_EQ(Used("ca"), "no TLS");
+}
+
+TEST_F(CliTlsSettingsTest, UnknownConfigKeyIsAUsageErrorWithFileLineAndValidKeys) {
+  AddAgent(42, "demo");
+  const std::string config = Config("# remote\ntls-ca = \"ca.pem\"\nsocket-dir = \"/run\"\n");
+  EXPECT_EQ(Run({"--config", config, "status", "--pid", "42"}), 2);
+  ExpectOneErrorLine(config +
+                     ":3: unknown key 'socket-dir' (valid keys: tls-ca, tls-cert, tls-key)");
+  EXPECT_EQ(fake_.calls, 0);
+}
+
+TEST_F(CliTlsSettingsTest, MalformedAndUnreadableConfigFilesAreUsageErrors) {
+  variables_ = {{"MEMPROFCTL_CONFIG", Config("tls-ca \"ca.pem\"\n")}};
+  EXPECT_EQ(Run({"status", "--target", "db7:7070"}), 2);
+  ExpectOneErrorLine(tmp_.File("memprofctl.toml") +
+                     ":1: expected KEY = \"VALUE\", found 'tls-ca \"ca.pem\"'");
+  err_.str("");
+  EXPECT_EQ(Run({"--config", tmp_.File("none.toml"), "status", "--target", "db7:7070"}), 2);
+  ExpectOneErrorLine("config file: cannot read " + tmp_.File("none.toml") +
+                     ": No such file or directory");
+  EXPECT_EQ(fake_.calls, 0);
+}
+
+TEST_F(CliTlsSettingsTest, ATlsFileFromTheEnvironmentThatCannotBeReadNamesTheVariable) {
+  variables_ = {{"MEMPROFCTL_TLS_CA", tmp_.File("gone.pem")},
+                {"MEMPROFCTL_TLS_CERT", tmp_.File("cert.pem")},
+                {"MEMPROFCTL_TLS_KEY", tmp_.File("key.pem")}};
+  EXPECT_EQ(Run({"status", "--target", "db7:7070"}), 2);
+  ExpectOneErrorLine("$MEMPROFCTL_TLS_CA: cannot read " + tmp_.File("gone.pem") +
+                     ": No such file or directory");
+}
+
+TEST_F(CliTlsSettingsTest, AKeyOthersCanReadIsWarnedAbout) {
+  ::chmod(tmp_.File("key.pem").c_str(), 0644);
+  variables_ = {{"MEMPROFCTL_TLS_CA", tmp_.File("ca.pem")},
+                {"MEMPROFCTL_TLS_CERT", tmp_.File("cert.pem")},
+                {"MEMPROFCTL_TLS_KEY", tmp_.File("key.pem")}};
+  EXPECT_EQ(Run({"status", "--target", "db7:7070"}), 0);
+  EXPECT_EQ(err_.str(), "memprofctl: warning: $MEMPROFCTL_TLS_KEY: " + tmp_.File("key.pem") +
+                            " is readable by group or others (mode 0644); chmod 600 it\n");
 }
 
 }  // namespace

@@ -126,7 +126,8 @@ TEST(ProfileOutcomeTest, JsonHasFixedKeysAndTypes) {
   o.ended_early = true;
   o.profiled = milliseconds(1'500);
   const auto j = ProfileOutcomeToJson(o);
-  EXPECT_EQ(j, nlohmann::json::parse(R"({"pid": 42, "path": "out.heap", "format": "heap",
+  EXPECT_EQ(j, nlohmann::json::parse(
+                   R"({"schema_version": 1, "pid": 42, "path": "out.heap", "format": "heap",
       "size_bytes": 43008, "sha256": "abc123", "sample_interval_bytes": 524288,
       "created_unix_ms": 1700000000000, "requested_seconds": 30.0, "profiled_seconds": 1.5,
       "ended_early": true,

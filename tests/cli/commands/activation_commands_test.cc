@@ -79,7 +79,7 @@ TEST_F(ActivationCommandsTest, ActivateJsonShape) {
   response.set_samples_reset(true);
   response.set_activation_generation(3);
   const auto j = ActivationToJson(response, 42, 1000);
-  EXPECT_EQ(j, nlohmann::json::parse(R"({"pid": 42,
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"schema_version": 1, "pid": 42,
       "previous": {"active": true, "window_end_unix_ms": 5},
       "current": {"active": true, "window_end_unix_ms": 6},
       "window_replaced": true,
@@ -199,7 +199,7 @@ TEST_F(ActivationCommandsTest, DeactivateJsonShape) {
   r.mutable_previous()->set_window_end_unix_ms(99);
   r.set_activation_generation(4);
   const auto j = DeactivationToJson(r, 42);
-  EXPECT_EQ(j, nlohmann::json::parse(R"({"pid": 42,
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"schema_version": 1, "pid": 42,
       "previous": {"active": true, "window_end_unix_ms": 99},
       "current": {"active": false, "window_end_unix_ms": 0},
       "activation_generation": 4})"));

@@ -142,7 +142,8 @@ TEST_F(DumpCommandTest, JsonSummaryHasStableKeysAndTypes) {
   client_.dump_chunks = MakeDumpStream(data, 4096);
   ASSERT_TRUE(RunDump(Options(out_path_, true), discovery_, client_, console_, {}));
   const auto j = nlohmann::json::parse(out_.str());
-  EXPECT_EQ(j, nlohmann::json({{"pid", 42},
+  EXPECT_EQ(j, nlohmann::json({{"schema_version", 1},
+                               {"pid", 42},
                                {"path", out_path_},
                                {"size_bytes", data.size()},
                                {"sha256", Sha(data)},

@@ -34,8 +34,9 @@ TEST_F(StatusCommandTest, JsonHasEveryContractKeyWithStableTypes) {
   const Target target{42, "/tmp/memprof/42.sock", "demo"};
   const nlohmann::json j = StatusToJson(StatusResponse(), target);  // all zero values
   const char* numbers[] = {
-      "pid",          "uid",       "sample_interval_bytes", "window_end_unix_ms",
-      "dumps_served", "rss_bytes", "agent_started_unix_ms", "activation_generation"};
+      "schema_version",       "pid",          "uid",       "sample_interval_bytes",
+      "window_end_unix_ms",   "dumps_served", "rss_bytes", "agent_started_unix_ms",
+      "activation_generation"};
   const char* strings[] = {"executable",        "agent_version", "allocator",
                            "allocator_version", "malloc_conf",   "socket"};
   const char* booleans[] = {"profiling_supported", "profiling_enabled", "profiling_active"};
