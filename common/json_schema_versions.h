@@ -18,6 +18,8 @@ inline constexpr int kStatsWatchJsonVersion = 1;   // stats-watch.schema.json (e
 inline constexpr int kReportJsonVersion = 1;       // report.schema.json
 inline constexpr int kTrendJsonVersion = 1;        // report-trend.schema.json
 inline constexpr int kMultiTargetJsonVersion = 1;  // multi-target.schema.json (each line)
+inline constexpr int kDoctorJsonVersion = 1;       // doctor.schema.json
+inline constexpr int kPurgeJsonVersion = 1;        // purge.schema.json
 
 }  // namespace memprof
 

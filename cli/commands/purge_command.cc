@@ -6,6 +6,7 @@
 #include "cli/commands/target_flags.h"
 #include "cli/io/human_format.h"
 #include "cli/io/text_table.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -62,7 +63,8 @@ Result<void> RunPurge(const PurgeOptions& options, TargetDiscovery& discovery,
 }
 
 nlohmann::json PurgeToJson(const PurgeResponse& purge, const Target& target) {
-  return {{"pid", target.pid},
+  return {{"schema_version", kPurgeJsonVersion},
+          {"pid", target.pid},
           {"allocator", AllocatorName(purge.allocator())},
           {"method", purge.method()},
           {"before", ReadingJson(purge.before())},

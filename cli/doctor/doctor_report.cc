@@ -2,6 +2,7 @@
 
 #include "cli/io/human_format.h"
 #include "cli/io/text_table.h"
+#include "common/json_schema_versions.h"
 
 namespace memprof::cli {
 namespace {
@@ -132,7 +133,8 @@ json DoctorReportToJson(const DoctorFigures& f, const std::vector<Finding>& find
                     {"numbers", finding.numbers},
                     {"advice", finding.advice}});
   }
-  return {{"pid", f.pid},
+  return {{"schema_version", kDoctorJsonVersion},
+          {"pid", f.pid},
           {"rss_bytes", f.rss_bytes},
           {"breakdown", BreakdownJson(f)},
           {"allocator", AllocatorJson(f)},

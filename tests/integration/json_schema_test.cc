@@ -78,6 +78,11 @@ TEST_F(JsonSchemaTest, StatsFollowsItsSchemas) {
               true);
 }
 
+TEST_F(JsonSchemaTest, DoctorAndPurgeFollowTheirSchemas) {
+  ExpectValid("doctor", Save(CliFor(*target_, "doctor", {"--json"}), "doctor.json"));
+  ExpectValid("purge", Save(CliFor(*target_, "purge", {"--json"}), "purge.json"));
+}
+
 TEST_F(JsonSchemaTest, DumpAndReportsFollowTheirSchemas) {
   ASSERT_EQ(CliFor(*target_, "activate").exit_code, 0);
   const std::string heap = Out("one.heap");
