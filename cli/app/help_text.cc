@@ -11,14 +11,17 @@ std::string RootDescription() {
 }
 
 std::string RootFooter() {
-  return "Target selection (status, activate, deactivate, dump, profile, stats):\n"
+  return "Target selection (status, activate, deactivate, dump, profile, stats, doctor, purge):\n"
          "  --pid PID, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n"
          "  `exporter` serves every process with an agent, found anew at each scrape.\n\n"
          "Environment:\n"
          "  MEMPROF_SOCKET_DIR    where agents put their sockets (default /tmp/memprof)\n"
          "  MEMPROF_PID           default target pid\n"
          "  MEMPROF_AGENT_LIB     agent library for `run` (default: found next to memprofctl)\n"
-         "  MEMPROF_JEMALLOC_LIB  jemalloc library for `run`\n\n" +
+         "  MEMPROF_JEMALLOC_LIB  jemalloc library for `run`\n"
+         "  MEMPROFCTL_CONFIG     config file (default ~/.config/memprof/memprofctl.toml)\n"
+         "  MEMPROFCTL_TLS_CA, MEMPROFCTL_TLS_CERT, MEMPROFCTL_TLS_KEY\n"
+         "                        TLS files for remote agents (--tls-* beat them)\n\n" +
          ExitCodeHelp() +
          "\nExamples:\n"
          "  memprofctl run -- ./my-server &                # start with the agent preloaded\n"
@@ -32,7 +35,9 @@ std::string RootFooter() {
          "  memprofctl stats --pid 1234 --json             # allocator statistics for scripts\n"
          "  memprofctl stats --pid 1234 --watch 2s         # live, with changes per second\n"
          "  memprofctl dump --pid 1234 --every 5m --out-dir heaps   # timestamped dumps\n"
-         "  memprofctl exporter --listen 127.0.0.1:9464    # Prometheus: GET /metrics\n"
+         "  memprofctl doctor --pid 1234                   # where the RSS is, and what to do\n"
+         "  memprofctl purge --pid 1234                    # give unused pages back now\n"
+         "  memprofctl exporter --listen 127.0.0.1:9464    # GET /metrics, /debug/pprof/heap?pid=N\n"
          "  memprofctl report profile.heap --top 20        # top allocating functions\n"
          "  memprofctl report profile.heap -f svg -o h.svg # flame graph for a browser\n\n"
          "Run `memprofctl COMMAND --help` for the options of a command.\n";
