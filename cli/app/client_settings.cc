@@ -26,9 +26,15 @@ std::string Variable(const std::map<std::string, std::string>& variables, const 
   return it == variables.end() ? std::string() : it->second;
 }
 
-bool Exists(const std::string& path) {
+// Whether the default config file is there to read. A path we may not even
+// look into (EACCES: another user's HOME, kept by `sudo -u` or setpriv) has
+// no file of ours: the command goes on without one, as if none existed.
+bool DefaultExists(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 || errno != ENOENT;
+  if (::stat(path.c_str(), &st) == 0) return true;
+  const int err = errno;
+  if (err == EACCES) Log().debug("config file {}: its directory is closed to us; none used", path);
+  return err != ENOENT && err != ENOTDIR && err != EACCES;
 }
 
 // Anyone who may write the file may point us at their CA and key.
@@ -42,7 +48,7 @@ Result<std::optional<ConfigFile>> ReadConfig(const std::string& config_flag,
                                              const std::map<std::string, std::string>& variables) {
   const std::string path = ConfigFilePath(config_flag, variables);
   const bool named = !config_flag.empty() || !Variable(variables, kConfigVariable).empty();
-  if (path.empty() || (!named && !Exists(path))) return std::optional<ConfigFile>();
+  if (path.empty() || (!named && !DefaultExists(path))) return std::optional<ConfigFile>();
   auto file = ConfigFile::Load(path, {kCa.key, kCert.key, kKey.key});
   if (!file) return Fail(file.error());
   WarnIfWritableByOthers(path);
