@@ -7,8 +7,8 @@
 # every command and option here with `memprofctl --help` and
 # `memprofctl COMMAND --help`.
 
-_memprofctl_commands='list status activate deactivate dump profile stats exporter report run'
-_memprofctl_globals='-h --help --version -v --verbose -q --quiet --timeout'
+_memprofctl_commands='list status activate deactivate dump profile stats doctor purge exporter report run'
+_memprofctl_globals='-h --help --version -v --verbose -q --quiet --timeout --config'
 _memprofctl_targets='--pid --all --name --targets --target --tls-ca --tls-cert --tls-key --parallel'
 
 # The options of command $1, besides the global ones.
@@ -21,6 +21,7 @@ _memprofctl_options() {
     dump) echo "$_memprofctl_targets -o --out --out-dir --every --count -f --format --json" ;;
     profile) echo "$_memprofctl_targets --duration -o --out --out-dir -f --format --json" ;;
     stats) echo "$_memprofctl_targets --json --raw -f --format --watch --count" ;;
+    doctor | purge) echo "$_memprofctl_targets --json" ;;
     exporter) echo '--listen --allow-remote --target-timeout' ;;
     report)
       echo '--inuse-objects --alloc-space --alloc-objects --base --focus --ignore --top' \
@@ -53,7 +54,7 @@ _memprofctl_value() {
       mapfile -t COMPREPLY < <(compgen -W "$(_memprofctl_pids "${COMP_WORDS[0]}")" -- "$cur")
       ;;
     -f | --format) mapfile -t COMPREPLY < <(compgen -W "$(_memprofctl_formats "$2")" -- "$cur") ;;
-    -o | --out | --base | --targets | --tls-ca | --tls-cert | --tls-key)
+    -o | --out | --base | --targets | --tls-ca | --tls-cert | --tls-key | --config)
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       ;;
