@@ -27,7 +27,7 @@ listed() { memprofctl list | awk -v pid="$1" '$1 == pid { found = 1 } END { exit
 profile_names_the_leak() {
   local pid="$1" dump="$2"
   memprofctl dump --pid "${pid}" --out "${dump}" &&
-    memprofctl report "${dump}" --top 20 | grep -q 'SessionRegistry::LeakSession'
+    memprofctl report "${dump}" --top 20 | grep 'SessionRegistry::LeakSession' >/dev/null
 }
 
 # Stops PID with SIGTERM and expects exit status 0.
@@ -41,7 +41,7 @@ stop_and_reap() {
 # check_demo DEMO SECONDS: the README's session, with the packaged memprofctl.
 check_demo() {
   local demo="$1" seconds="$2" pid dump=/tmp/demo.heap
-  command -v memprofctl | grep -qx /usr/bin/memprofctl || die "memprofctl is not /usr/bin/memprofctl"
+  command -v memprofctl | grep -x /usr/bin/memprofctl >/dev/null || die "memprofctl is not /usr/bin/memprofctl"
   memprofctl run -- "${demo}" &
   pid=$!
   trap 'kill -KILL '"${pid}"' 2>/dev/null || true' EXIT
@@ -89,7 +89,7 @@ check_examples() {
   local program
   for program in /tmp/example-pkg-config /tmp/example-cmake/agent_example; do
     # /lib is /usr/lib on Debian 12 (merged /usr): ldd may name either.
-    ldd "${program}" | grep -qE 'libmemprof_agent\.so\.0 => (/usr)?/lib/x86_64-linux-gnu/libmemprof_agent\.so\.0' ||
+    ldd "${program}" | grep -E 'libmemprof_agent\.so\.0 => (/usr)?/lib/x86_64-linux-gnu/libmemprof_agent\.so\.0' >/dev/null ||
       die "${program} does not load the installed libmemprof_agent.so.0"
     serve_and_list "${program}" "${seconds}"
   done
@@ -102,7 +102,7 @@ check_examples() {
 
 check_man_page() {
   local page=/usr/share/man/man1/memprofctl.1.gz
-  dpkg -L memprof | grep -qxF "${page}" || { echo "no ${page} in the package: skipped"; return 0; }
+  dpkg -L memprof | grep -xF "${page}" >/dev/null || { echo "no ${page} in the package: skipped"; return 0; }
   apt-get install -y -q --no-install-recommends man-db >/dev/null
   local text
   text="$(MANWIDTH=80 man -P cat memprofctl 2>&1)" || die "man memprofctl failed: ${text}"
@@ -132,7 +132,7 @@ bash_completions() {
 
 check_bash_completion() {
   local script=/usr/share/bash-completion/completions/memprofctl
-  dpkg -L memprof | grep -qxF "${script}" || { echo "no ${script} in the package: skipped"; return 0; }
+  dpkg -L memprof | grep -xF "${script}" >/dev/null || { echo "no ${script} in the package: skipped"; return 0; }
   apt-get install -y -q --no-install-recommends bash-completion >/dev/null
   local offered
   # bash-completion is not written for set -eu.

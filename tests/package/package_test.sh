@@ -89,8 +89,8 @@ check_contents() {
   expect_contents "${DEBS[1]}" usr/include/memprof/agent.h "${lib}/libmemprof_agent.so" \
     "${lib}/pkgconfig/memprof-agent.pc" "${lib}/cmake/memprof/memprofConfig.cmake" \
     usr/share/doc/libmemprof-agent-dev/copyright usr/share/doc/libmemprof-agent-dev/changelog.Debian.gz
-  ! dpkg-deb --contents "${DEBS[0]}" | grep -q 'usr/include/' || fail "the header is in the runtime package"
-  dpkg-deb --field "${DEBS[1]}" Depends | grep -qE '^memprof \(= [^)]+\)$' ||
+  ! dpkg-deb --contents "${DEBS[0]}" | grep 'usr/include/' >/dev/null || fail "the header is in the runtime package"
+  dpkg-deb --field "${DEBS[1]}" Depends | grep -E '^memprof \(= [^)]+\)$' >/dev/null ||
     fail "libmemprof-agent-dev does not depend on memprof (= its version)"
 }
 
@@ -110,7 +110,7 @@ check_no_build_paths() {
   log "strings: no ${BUILD_DIR} or ${SOURCE_DIR} in the installed files"
   while read -r file; do
     [[ -f "${root}${file}" && ! -L "${root}${file}" ]] || continue
-    if strings -a "${root}${file}" | grep -qF -e "${BUILD_DIR}" -e "${SOURCE_DIR}"; then
+    if strings -a "${root}${file}" | grep -F -e "${BUILD_DIR}" -e "${SOURCE_DIR}" >/dev/null; then
       hits+=" ${file}"
     fi
   done < <(chroot "${root}" dpkg -L memprof libmemprof-agent-dev)
@@ -150,7 +150,7 @@ install_packages() {
   in_root "dpkg -i ${CHECK}/*.deb || true"
   in_root "apt-get -f install -y -q"
   in_root "dpkg-query -W -f='\${Package} \${Version} \${Status}\n' memprof libmemprof-agent-dev" |
-    tee /dev/stderr | grep -c 'install ok installed' | grep -qx 2 ||
+    tee /dev/stderr | grep -c 'install ok installed' | grep -x 2 >/dev/null ||
     fail "the packages are not both installed"
 }
 
