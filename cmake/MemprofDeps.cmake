@@ -84,3 +84,18 @@ memprof_deps(memprof_hash_deps SHARED absl::flat_hash_map absl::flat_hash_set
 # static too, so that one process never holds two copies.
 memprof_deps(memprof_crypto_deps SHARED OpenSSL::Crypto ARCHIVES crypto)
 target_include_directories(memprof_crypto_deps SYSTEM INTERFACE ${OPENSSL_INCLUDE_DIR})
+
+# The soname of lib<name>, a library memprofctl loads with dlopen (so that
+# only its headers are used at build time), as the build host has it:
+# <out_var> is "lib<name>.so.N" and <out_var>_MAJOR is N. <library_var> caches
+# where the library was found.
+function(memprof_dlopened_soname out_var library_var name)
+  find_library(${library_var} ${name} REQUIRED)
+  file(REAL_PATH ${${library_var}} _real)
+  get_filename_component(_file ${_real} NAME)
+  if(NOT _file MATCHES "^(lib${name}\\.so\\.([0-9]+))")
+    message(FATAL_ERROR "cannot tell lib${name}'s soname from ${_real}")
+  endif()
+  set(${out_var} ${CMAKE_MATCH_1} PARENT_SCOPE)
+  set(${out_var}_MAJOR ${CMAKE_MATCH_2} PARENT_SCOPE)
+endfunction()
