@@ -7,6 +7,7 @@
 
 #include "agent/agent_logger.h"
 #include "agent/allocator.h"
+#include "agent/capture_watcher.h"
 #include "agent/dump_streamer.h"
 #include "agent/memory_profile_service.h"
 #include "agent/on_demand_server.h"
@@ -46,10 +47,11 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(const AgentConfig& conf
       *s->allocator_, DumpLimits{.max_active = kMaxConcurrentDumps,
                                  .max_waiting = kMaxWaitingDumps,
                                  .stall_timeout = config.dump_stall_timeout});
+  s->captures_ = std::make_unique<CaptureWatcher>(*s->allocator_);
   s->peers_ = std::make_unique<PeerRegistry>(s->identity_->uid);
   PeerRegistry* peers = s->peers_.get();
   s->service_ = std::make_unique<MemoryProfileService>(
-      *s->identity_, *s->allocator_, *s->profiling_, *s->dumps_,
+      *s->identity_, *s->allocator_, *s->profiling_, *s->dumps_, *s->captures_,
       [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
   s->server_ =
       std::make_unique<OnDemandServer>(*s->service_, s->service_->calls(), config.idle_timeout);
@@ -71,8 +73,8 @@ void AgentServer::StartRemote() {
   }
   for (const auto& warning : tls->warnings) Logger().warn("{}", warning);
   if (!remote_service_) {
-    remote_service_ = std::make_unique<MemoryProfileService>(*identity_, *allocator_, *profiling_,
-                                                             *dumps_, RemoteAuthorizer());
+    remote_service_ = std::make_unique<MemoryProfileService>(
+        *identity_, *allocator_, *profiling_, *dumps_, *captures_, RemoteAuthorizer());
   }
   auto server = RemoteServer::Start(config_.remote->address, *tls, *remote_service_);
   if (!server) {

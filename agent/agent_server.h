@@ -15,6 +15,7 @@
 namespace memprof::agent {
 
 class Allocator;
+class CaptureWatcher;
 class DumpStreamer;
 class MemoryProfileService;
 class OnDemandServer;
@@ -60,6 +61,7 @@ class AgentServer {
   std::unique_ptr<Allocator> allocator_;
   std::unique_ptr<ProfilingController> profiling_;
   std::unique_ptr<DumpStreamer> dumps_;
+  std::unique_ptr<CaptureWatcher> captures_;  // outlives gRPC: captures need no client
   std::unique_ptr<MemoryProfileService> service_;
   std::unique_ptr<OnDemandServer> server_;
   std::unique_ptr<MemoryProfileService> remote_service_;  // its own authorizer and call count

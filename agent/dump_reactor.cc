@@ -93,13 +93,7 @@ void DumpReactor::TakeDump(DumpSlot slot) {
       Finish(ToGrpcStatus(started.error()));
       return;
     }
-    auto* meta = chunk_.mutable_metadata();
-    meta->set_format("jemalloc_heap_v2");
-    meta->set_size_bytes(0);
-    meta->set_sample_interval_bytes(header_.sample_interval_bytes);
-    meta->set_created_unix_ms(started->dump->created_unix_ms());
-    meta->set_pid(header_.pid);
-    meta->set_sequence(started->dump->sequence());
+    SetMetadata(*started->dump);
     {
       std::lock_guard lock(stream_->mu);
       stream_->dump = std::move(started->dump);
@@ -111,6 +105,27 @@ void DumpReactor::TakeDump(DumpSlot slot) {
     return;
   }
   WriteDumpSoon(calls_, std::move(write_dump));
+  Write();
+}
+
+// The first chunk. The size is 0 for a dump still being written (the
+// trailer has it).
+void DumpReactor::SetMetadata(const HeapDump& dump) {
+  auto* meta = chunk_.mutable_metadata();
+  meta->set_format("jemalloc_heap_v2");
+  meta->set_size_bytes(dump.size());
+  meta->set_sample_interval_bytes(header_.sample_interval_bytes);
+  meta->set_created_unix_ms(dump.created_unix_ms());
+  meta->set_pid(header_.pid);
+  meta->set_sequence(dump.sequence());
+}
+
+void DumpReactor::StartWith(std::unique_ptr<HeapDump> dump) {
+  SetMetadata(*dump);
+  {
+    std::lock_guard lock(stream_->mu);
+    stream_->dump = std::move(dump);
+  }
   Write();
 }
 

@@ -56,6 +56,9 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
 
   // Takes the dump now if a slot is free, or queues for one.
   void Start();
+  // Instead of Start(): streams `dump`, a complete profile taken earlier (a
+  // peak capture), with no slot to wait for.
+  void StartWith(std::unique_ptr<HeapDump> dump);
 
   void OnSlot(DumpSlot slot) override;
   void OnWriteDone(bool ok) override;
@@ -68,6 +71,7 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
   struct Stream;
 
   void TakeDump(DumpSlot slot);
+  void SetMetadata(const HeapDump& dump);
   static void WriteDumpSoon(CallTracker& calls, std::function<void()> write_dump);
   void WriteNext();
   void Write();

@@ -25,7 +25,9 @@ int64_t NowUnixMs() {
       .count();
 }
 
-Result<Fd> CreateAnonymousFile() {
+}  // namespace
+
+Result<Fd> CreateDumpFile() {
   Fd fd(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
   if (!fd) {
     return Fail(ErrorCode::kInternal,
@@ -35,9 +37,11 @@ Result<Fd> CreateAnonymousFile() {
   return fd;
 }
 
+namespace {
+
 // jemalloc opens the dump path itself; /proc/thread-self/fd/N reopens our
 // memfd from whichever thread's descriptor table it is in.
-std::string PathOf(const Fd& fd) { return "/proc/thread-self/fd/" + std::to_string(fd.get()); }
+std::string PathOf(int fd) { return "/proc/thread-self/fd/" + std::to_string(fd); }
 
 Result<uint64_t> SizeOf(int fd) {
   struct stat st{};
@@ -48,21 +52,13 @@ Result<uint64_t> SizeOf(int fd) {
 }
 
 // A dump that does not start with the heap_v2 header is not a profile.
-Result<void> CheckMagic(const Fd& fd) {
+Result<void> CheckMagic(int fd) {
   char head[sizeof(kHeapMagic) - 1] = {};
-  ssize_t n = ::pread(fd.get(), head, sizeof(head), 0);
+  ssize_t n = ::pread(fd, head, sizeof(head), 0);
   if (n != static_cast<ssize_t>(sizeof(head)) || std::memcmp(head, kHeapMagic, sizeof(head)) != 0) {
     return Fail(ErrorCode::kInternal, "jemalloc wrote something that is not a heap_v2 profile");
   }
   return {};
-}
-
-// Has jemalloc write a heap profile into `fd`; its size, once it is checked
-// to be a profile.
-Result<uint64_t> WriteProfile(const JemallocControl& jemalloc, const Fd& fd) {
-  if (auto r = jemalloc.DumpTo(PathOf(fd)); !r) return Fail(r.error());
-  if (auto r = CheckMagic(fd); !r) return Fail(r.error());
-  return SizeOf(fd.get());
 }
 
 void LogProfile(uint64_t sequence, uint64_t size, std::chrono::steady_clock::time_point start,
@@ -81,7 +77,7 @@ void WriteDump(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
   const auto start = std::chrono::steady_clock::now();
   Result<uint64_t> outcome = 0;
   try {  // the streamer waits for Finish: it must come, whatever happens
-    outcome = WriteProfile(*jemalloc, fd);
+    outcome = WriteProfileInto(*jemalloc, fd.get());
     if (outcome) LogProfile(sequence, *outcome, start, " (streamed while written)");
   } catch (const std::exception& e) {
     outcome = Fail(ErrorCode::kInternal, std::string("writing the heap profile: ") + e.what());
@@ -122,6 +118,12 @@ class DumpWriter {
 
 }  // namespace
 
+Result<uint64_t> WriteProfileInto(const JemallocControl& jemalloc, int fd) {
+  if (auto r = jemalloc.DumpTo(PathOf(fd)); !r) return Fail(r.error());
+  if (auto r = CheckMagic(fd); !r) return Fail(r.error());
+  return SizeOf(fd);
+}
+
 void DumpProgress::Finish(Result<uint64_t> outcome) {
   {
     std::lock_guard lock(mu_);
@@ -159,6 +161,9 @@ HeapDump::HeapDump(Fd fd, uint64_t sequence, std::shared_ptr<DumpProgress> progr
       sequence_(sequence),
       created_unix_ms_(NowUnixMs()),
       progress_(std::move(progress)) {}
+
+HeapDump::HeapDump(Fd fd, uint64_t size, uint64_t sequence, int64_t created_unix_ms)
+    : fd_(std::move(fd)), size_(size), sequence_(sequence), created_unix_ms_(created_unix_ms) {}
 
 HeapDump::~HeapDump() {
   // The file first: the next waiter's dump must not coexist with this one.
@@ -225,10 +230,10 @@ Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump() {
 Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump(DumpSlot slot) {
   auto jemalloc = RequireHeapProfiling(allocator_);
   if (!jemalloc) return Fail(jemalloc.error());
-  auto fd = CreateAnonymousFile();
+  auto fd = CreateDumpFile();
   if (!fd) return Fail(fd.error());
   const auto start = std::chrono::steady_clock::now();
-  auto size = WriteProfile(**jemalloc, *fd);
+  auto size = WriteProfileInto(**jemalloc, fd->get());
   if (!size) return Fail(size.error());
   const uint64_t sequence = served_.fetch_add(1) + 1;
   LogProfile(sequence, *size, start, "");
@@ -244,7 +249,7 @@ Result<StreamedDump> DumpStreamer::Begin() {
 Result<StreamedDump> DumpStreamer::Begin(DumpSlot slot) {
   auto jemalloc = RequireHeapProfiling(allocator_);
   if (!jemalloc) return Fail(jemalloc.error());
-  auto fd = CreateAnonymousFile();
+  auto fd = CreateDumpFile();
   if (!fd) return Fail(fd.error());
   Fd writer(::fcntl(fd->get(), F_DUPFD_CLOEXEC, HighFdFloor()));
   if (!writer) {

@@ -58,6 +58,9 @@ class HeapDump {
   // A dump still being written (see DumpStreamer::Begin): its size is known
   // once ReadNext has returned false.
   HeapDump(Fd fd, uint64_t sequence, std::shared_ptr<DumpProgress> progress);
+  // A profile taken earlier (a capture, capture_keeper.h): complete, with its
+  // own time, and no slot (its memory is held by the capture anyway).
+  HeapDump(Fd fd, uint64_t size, uint64_t sequence, int64_t created_unix_ms);
   ~HeapDump();
   HeapDump(const HeapDump&) = delete;
   HeapDump& operator=(const HeapDump&) = delete;
@@ -87,6 +90,13 @@ class HeapDump {
   DumpSlot slot_;
   std::shared_ptr<DumpProgress> progress_;  // null once written (or never streamed)
 };
+
+// An anonymous in-memory file (memfd, close-on-exec) for a heap profile.
+[[nodiscard]] Result<Fd> CreateDumpFile();
+// Has jemalloc write a heap profile into the file `fd` (prof.dump through
+// /proc/thread-self/fd, so `fd` must be in the calling thread's table) and
+// checks that it is one; its size.
+[[nodiscard]] Result<uint64_t> WriteProfileInto(const JemallocControl& jemalloc, int fd);
 
 // What DumpStreamer::Begin hands back: the dump to stream, and the task that
 // has jemalloc write it (with its own descriptor of the same file).

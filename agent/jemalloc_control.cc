@@ -137,6 +137,14 @@ Result<HeapSummary> JemallocControl::ReadSummary() const {
   return s;
 }
 
+Result<uint64_t> JemallocControl::ReadAllocated() const {
+  uint64_t epoch = 1;
+  if (auto r = Write("epoch", &epoch, sizeof(epoch)); !r) return Fail(r.error());
+  auto allocated = Read<size_t>("stats.allocated");
+  if (!allocated) return Fail(allocated.error());
+  return static_cast<uint64_t>(*allocated);
+}
+
 Result<std::string> JemallocControl::StatsReport(bool json) const {
   std::string out;
   // The callback only appends to a string; jemalloc buffers its output and

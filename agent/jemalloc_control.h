@@ -56,6 +56,9 @@ class JemallocControl {
   [[nodiscard]] Result<void> DumpTo(const std::string& path) const;
   // Refreshes the statistics epoch, then reads the summary.
   [[nodiscard]] Result<HeapSummary> ReadSummary() const;
+  // Refreshes the statistics epoch, then reads stats.allocated alone (the
+  // capture watcher's poll: two mallctl calls).
+  [[nodiscard]] Result<uint64_t> ReadAllocated() const;
   // malloc_stats_print output: JSON (opts "J") or the human-readable text.
   [[nodiscard]] Result<std::string> StatsReport(bool json) const;
   // Dirty plus muzzy bytes of all arenas (stats.arenas.<MALLCTL_ARENAS_ALL>.

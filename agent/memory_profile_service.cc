@@ -53,6 +53,21 @@ void ToProto(const ProfilingState& state, v1::ProfilingState& out) {
   out.set_window_end_unix_ms(state.window_end_unix_ms);
 }
 
+void ToProto(const CaptureState& state, v1::CaptureState& out) {
+  out.set_armed(state.armed);
+  out.set_growth_bytes(state.growth_bytes);
+  out.set_keep(state.keep);
+  out.set_high_water_bytes(state.high_water_bytes);
+  out.set_taken_total(state.taken_total);
+  for (const CaptureInfo& info : state.held) {
+    auto* held = out.add_held();
+    held->set_sequence(info.sequence);
+    held->set_created_unix_ms(info.created_unix_ms);
+    held->set_allocated_bytes(info.allocated_bytes);
+    held->set_size_bytes(info.size_bytes);
+  }
+}
+
 // The first value of an auth-context property, or "".
 std::string FirstProperty(const grpc::AuthContext& auth, const char* name) {
   auto values = auth.FindPropertyValues(name);
@@ -72,6 +87,12 @@ void ToProto(const MemoryReading& reading, v1::PurgeReading& out) {
   out.set_rss_bytes(reading.rss_bytes);
   ToProto(reading.summary, *out.mutable_summary());
   out.set_unused_bytes(reading.unused_bytes);
+}
+
+CaptureSettings CaptureSettingsOf(const v1::ActivateRequest& request) {
+  return CaptureSettings{.growth_bytes = request.capture_growth_bytes(),
+                         .keep = request.capture_keep() == 0 ? kDefaultCaptureKeep
+                                                             : request.capture_keep()};
 }
 
 int64_t NowUnixMs() {
@@ -151,6 +172,7 @@ grpc::ServerUnaryReactor* MemoryProfileService::Purge(grpc::CallbackServerContex
 grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
     grpc::CallbackServerContext* context, const v1::DumpRequest* request) {
   if (auto refusal = Refusal(*context)) return new DumpReactor(calls_, *refusal);
+  if (request->capture_sequence() != 0) return StreamCapture(context, *request);
   try {
     DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request->chunk_size_bytes());
@@ -158,6 +180,21 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
     return reactor;
   } catch (const std::exception& e) {
     Logger().error("dump failed: {}", e.what());
+    return new DumpReactor(calls_, grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+  }
+}
+
+grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamCapture(
+    grpc::CallbackServerContext* context, const v1::DumpRequest& request) {
+  try {
+    auto opened = captures_.Open(request.capture_sequence());
+    if (!opened) return new DumpReactor(calls_, ToGrpcStatus(opened.error()));
+    DumpReactor::Header header{identity_.pid, opened->info.sample_interval_bytes};
+    auto* reactor = new DumpReactor(calls_, context, dumps_, header, request.chunk_size_bytes());
+    reactor->StartWith(std::move(opened->dump));
+    return reactor;
+  } catch (const std::exception& e) {
+    Logger().error("streaming a capture failed: {}", e.what());
     return new DumpReactor(calls_, grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
   }
 }
@@ -184,6 +221,7 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_dumps_served(dumps_.DumpsServed());
   r.set_rss_bytes(CurrentRssBytes());
   r.set_agent_started_unix_ms(identity_.started_unix_ms);
+  ToProto(captures_.State(), *r.mutable_capture());
   return {};
 }
 
@@ -197,8 +235,12 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   activation.sample_interval_bytes = request.sample_interval_bytes();
   activation.reset = request.reset();
   activation.if_generation = request.if_generation();
+  if (request.capture_growth_bytes() != 0) {  // bounds first: a bad request changes nothing
+    if (auto ok = CheckCaptureSettings(CaptureSettingsOf(request)); !ok) return ok;
+  }
   auto change = profiling_.Activate(activation);
   if (!change) return Fail(change.error());
+  if (auto armed = ApplyCapture(request); !armed) return armed;
   ToProto(change->previous, *response.mutable_previous());
   ToProto(change->current, *response.mutable_current());
   response.set_window_replaced(change->window_replaced);
@@ -206,6 +248,16 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   response.set_previous_sample_interval_bytes(change->previous_sample_interval_bytes);
   response.set_samples_reset(change->samples_reset);
   response.set_activation_generation(change->generation);
+  ToProto(captures_.State(), *response.mutable_capture());
+  return {};
+}
+
+// Arms peak capture after the activation it needs (profiling must be active
+// for a capture to show anything).
+Result<void> MemoryProfileService::ApplyCapture(const v1::ActivateRequest& request) {
+  if (request.capture_growth_bytes() == 0) return {};
+  auto armed = captures_.Arm(CaptureSettingsOf(request));
+  if (!armed) return Fail(armed.error());
   return {};
 }
 
@@ -213,9 +265,11 @@ Result<void> MemoryProfileService::DoDeactivate(const v1::DeactivateRequest& req
                                                 v1::DeactivateResponse& response) {
   auto change = profiling_.Deactivate(request.if_generation());
   if (!change) return Fail(change.error());
+  captures_.Disarm();
   ToProto(change->previous, *response.mutable_previous());
   ToProto(change->current, *response.mutable_current());
   response.set_activation_generation(change->generation);
+  ToProto(captures_.State(), *response.mutable_capture());
   return {};
 }
 
@@ -228,6 +282,9 @@ Result<void> MemoryProfileService::FillStats(const v1::StatsRequest& request,
   response.set_rss_bytes(CurrentRssBytes());
   response.set_collected_unix_ms(NowUnixMs());
   response.set_profiling_active(allocator_.Info().profiling_active);
+  const CaptureState capture = captures_.State();
+  response.set_captures_held(capture.held.size());
+  response.set_captures_taken_total(capture.taken_total);
   if (request.raw_format() == v1::RAW_STATS_FORMAT_NONE) return {};
   const bool json = request.raw_format() == v1::RAW_STATS_FORMAT_JSON;
   auto report = allocator_.Report(json ? ReportFormat::kJson : ReportFormat::kText);

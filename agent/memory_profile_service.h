@@ -8,6 +8,7 @@
 
 #include "agent/allocator.h"
 #include "agent/call_tracker.h"
+#include "agent/capture_watcher.h"
 #include "agent/dump_streamer.h"
 #include "agent/process_identity.h"
 #include "agent/profiling_controller.h"
@@ -48,11 +49,12 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
 
   MemoryProfileService(const ProcessIdentity& identity, const Allocator& allocator,
                        ProfilingController& profiling, DumpStreamer& dumps,
-                       Authorizer authorizer = {})
+                       CaptureWatcher& captures, Authorizer authorizer = {})
       : identity_(identity),
         allocator_(allocator),
         profiling_(profiling),
         dumps_(dumps),
+        captures_(captures),
         authorizer_(std::move(authorizer)) {}
 
   // Every call is counted from its start until it has finished.
@@ -82,6 +84,9 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
                                    const std::function<Result<void>()>& body);
   Result<void> FillStatus(v1::StatusResponse& response) const;
   Result<void> DoActivate(const v1::ActivateRequest& request, v1::ActivateResponse& response);
+  Result<void> ApplyCapture(const v1::ActivateRequest& request);
+  grpc::ServerWriteReactor<v1::DumpChunk>* StreamCapture(grpc::CallbackServerContext* context,
+                                                         const v1::DumpRequest& request);
   Result<void> DoDeactivate(const v1::DeactivateRequest& request, v1::DeactivateResponse& response);
   Result<void> FillStats(const v1::StatsRequest& request, v1::StatsResponse& response) const;
   Result<void> DoPurge(v1::PurgeResponse& response) const;
@@ -90,6 +95,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   const Allocator& allocator_;
   ProfilingController& profiling_;
   DumpStreamer& dumps_;
+  CaptureWatcher& captures_;
   Authorizer authorizer_;
   CallTracker calls_;
 };

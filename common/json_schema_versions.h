@@ -12,6 +12,7 @@ inline constexpr int kStatusJsonVersion = 1;       // status.schema.json
 inline constexpr int kActivateJsonVersion = 1;     // activate.schema.json
 inline constexpr int kDeactivateJsonVersion = 1;   // deactivate.schema.json
 inline constexpr int kDumpJsonVersion = 1;         // dump.schema.json (also each --every line)
+inline constexpr int kDumpCapturedJsonVersion = 1;  // dump-captured.schema.json
 inline constexpr int kProfileJsonVersion = 1;      // profile.schema.json
 inline constexpr int kStatsJsonVersion = 1;        // stats.schema.json
 inline constexpr int kStatsWatchJsonVersion = 1;   // stats-watch.schema.json (each line)

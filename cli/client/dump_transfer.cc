@@ -19,10 +19,12 @@ constexpr uint32_t kDumpChunkBytes = 1024 * 1024;
 }  // namespace
 
 Result<DumpSummary> StreamDump(const Target& target, ProfileClient& client,
-                               const DumpReceiver::Writer& write, const std::stop_token& stop) {
+                               const DumpReceiver::Writer& write, const std::stop_token& stop,
+                               uint64_t capture_sequence) {
   DumpReceiver receiver(write);
   memprof::v1::DumpRequest request;
   request.set_chunk_size_bytes(kDumpChunkBytes);
+  request.set_capture_sequence(capture_sequence);
   auto streamed = client.Dump(
       target, request,
       [&receiver](const memprof::v1::DumpChunk& chunk) { return receiver.OnChunk(chunk); });

@@ -20,7 +20,8 @@ namespace memprof::cli {
 // requested, even if the stream happened to finish.
 [[nodiscard]] Result<DumpSummary> StreamDump(const Target& target, ProfileClient& client,
                                              const DumpReceiver::Writer& write,
-                                             const std::stop_token& stop);
+                                             const std::stop_token& stop,
+                                             uint64_t capture_sequence = 0);
 
 // An unnamed file (O_TMPFILE) in $TMPDIR or /tmp, for a raw profile while it
 // is analysed: nothing is left behind whatever happens to memprofctl. Read

@@ -76,7 +76,8 @@ Result<DeliveredDump> DumpToOutput(const DumpDestination& destination,
   auto target = discovery.Resolve(destination.target);
   if (!target) return Fail(target.error());
   auto summary = StreamDump(
-      *target, client, [&output](std::string_view data) { return output->Write(data); }, stop);
+      *target, client, [&output](std::string_view data) { return output->Write(data); }, stop,
+      destination.capture_sequence);
   auto fail = [&](const Error& e) {
     return Fail(WithNote(e, output->FailureNote(e, destination.out)));
   };

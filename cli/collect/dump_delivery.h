@@ -24,6 +24,7 @@ struct DumpDestination {
   std::string out;  // FILE, or "-" for console.out
   std::string format = kRawDumpFormat;
   bool json = false;  // console.out carries --json, so "-" is refused
+  uint64_t capture_sequence = 0;  // non-zero: that peak capture, not a new dump
 };
 
 // What a dump delivered: the verified heap profile (for a report format, the

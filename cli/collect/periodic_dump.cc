@@ -138,9 +138,15 @@ std::string DumpFileExtension(const std::string& format) {
 
 std::string UnusedDumpPath(const std::string& dir, const std::string& host, pid_t pid,
                            std::chrono::system_clock::time_point time, const std::string& format) {
+  return UnusedPath(dir, [&](int attempt) {
+    return DumpFileName(host, pid, time, DumpFileExtension(format), attempt);
+  });
+}
+
+std::string UnusedPath(const std::string& dir, const std::function<std::string(int)>& name) {
   std::string path;
   for (int attempt = 0; attempt < kMaxNameAttempts; ++attempt) {
-    path = JoinPath(dir, DumpFileName(host, pid, time, DumpFileExtension(format), attempt));
+    path = JoinPath(dir, name(attempt));
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) break;
   }

@@ -39,6 +39,10 @@ struct PeriodicDumpClocks {
 // "heap" for a raw profile, else the file extension of the report format.
 std::string DumpFileExtension(const std::string& format);
 
+// The path in `dir` under `name(attempt)` that no file has yet, for attempt
+// 0, 1, 2, ... (up to 100).
+std::string UnusedPath(const std::string& dir, const std::function<std::string(int)>& name);
+
 // The path in `dir` under DumpFileName (host, pid, time, the format's
 // extension) that no file has yet, trying "-1", "-2", ... suffixes.
 std::string UnusedDumpPath(const std::string& dir, const std::string& host, pid_t pid,

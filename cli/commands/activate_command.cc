@@ -1,5 +1,6 @@
 #include "cli/commands/activate_command.h"
 
+#include "cli/client/capture_format.h"
 #include "cli/client/profiling_format.h"
 #include "cli/commands/option_validators.h"
 #include "cli/commands/target_flags.h"
@@ -29,6 +30,16 @@ Result<memprof::v1::ActivateRequest> MakeRequest(const ActivateOptions& options,
     request.set_sample_interval_bytes(interval->bytes);
   }
   request.set_reset(options.reset);
+  if (!options.capture_growth.empty()) {
+    auto growth = ParseCaptureGrowth(options.capture_growth);
+    if (!growth) {
+      return Fail(ErrorCode::kInvalidArgument, "--capture-growth: " + growth.error().message);
+    }
+    request.set_capture_growth_bytes(*growth);
+    request.set_capture_keep(options.keep == 0 ? kDefaultCaptureKeep : options.keep);
+  } else if (options.keep != 0) {
+    return Fail(ErrorCode::kInvalidArgument, "--keep needs --capture-growth SIZE");
+  }
   return request;
 }
 
@@ -37,12 +48,38 @@ Result<memprof::v1::ActivateRequest> MakeRequest(const ActivateOptions& options,
 Result<void> CheckSamplingSupported(const memprof::v1::ActivateRequest& request,
                                     const memprof::v1::ActivateResponse& response,
                                     const Target& target) {
+  if (request.capture_growth_bytes() != 0 && !response.has_capture()) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "the memprof agent of " + DescribeTarget(target) +
+                    " is too old for --capture-growth (upgrade the agent); profiling was "
+                    "activated, but peak capture is not armed");
+  }
   const bool asked = request.sample_interval_bytes() != 0 || request.reset();
   if (!asked || response.sample_interval_bytes() != 0) return {};
   return Fail(ErrorCode::kFailedPrecondition,
               "the memprof agent of " + DescribeTarget(target) +
                   " is too old for --sample-interval and --reset (upgrade the agent); profiling "
                   "was activated, but no samples were discarded and the interval did not change");
+}
+
+}  // namespace
+
+namespace {
+
+void AddCaptureOptions(CLI::App& cmd, ActivateOptions& options) {
+  CLI::Option* growth =
+      cmd.add_option("--capture-growth", options.capture_growth,
+                     "Peak capture: the agent takes a heap profile into its own memory each "
+                     "time allocated bytes grow SIZE past the previous high-water mark "
+                     "(1 MiB to 1024 GiB, e.g. 100MiB, 1GiB); fetch them with `dump --captured`")
+          ->check(CaptureGrowthValidator())
+          ->type_name("SIZE");
+  cmd.add_option("--keep", options.keep,
+                 "With --capture-growth: keep the last N captures, the oldest dropped "
+                 "(1 to 16; default 4)")
+      ->check(CountValidator(kMinCaptureKeep, kMaxCaptureKeep))
+      ->type_name("N")
+      ->needs(growth);
 }
 
 }  // namespace
@@ -65,13 +102,15 @@ CLI::App* RegisterActivateCommand(CLI::App& app, ActivateOptions& options) {
   cmd->add_flag("--reset", options.reset,
                 "DISCARD every sample collected so far (jemalloc prof.reset), then activate. "
                 "Only --reset and a new --sample-interval discard samples; deactivate keeps them");
+  AddCaptureOptions(*cmd, options);
   AddJsonFlag(*cmd, options.target.json);
   cmd->footer(
       "Examples:\n"
       "  memprofctl activate --pid 1234            # until deactivated\n"
       "  memprofctl activate --pid 1234 --for 5m   # the agent stops sampling after 5 minutes\n"
       "  memprofctl activate --pid 1234 --sample-interval 128KiB   # finer; discards samples\n"
-      "  memprofctl activate --pid 1234 --reset    # start afresh: discards samples so far\n");
+      "  memprofctl activate --pid 1234 --reset    # start afresh: discards samples so far\n"
+      "  memprofctl activate --pid 1234 --capture-growth 100MiB --keep 4   # peak capture\n");
   return cmd;
 }
 
@@ -93,7 +132,17 @@ Result<void> RunActivate(const ActivateOptions& options, TargetDiscovery& discov
   const std::string sampling =
       DescribeSampling(*response, target->pid, requested_interval, options.reset);
   if (!sampling.empty()) out << sampling << '\n';
+  const std::string capture =
+      DescribeCaptureArming(*response, target->pid, request->capture_growth_bytes() != 0);
+  if (!capture.empty()) out << capture << '\n';
   return {};
+}
+
+std::string DescribeCaptureArming(const memprof::v1::ActivateResponse& response, pid_t pid,
+                                  bool requested) {
+  if (!requested) return "";
+  return "pid " + std::to_string(pid) + ": peak capture " +
+         DescribeCaptureState(response.capture());
 }
 
 std::string DescribeActivation(const memprof::v1::ActivateResponse& response, pid_t pid,
@@ -144,6 +193,7 @@ nlohmann::json ActivationToJson(const memprof::v1::ActivateResponse& response, p
           {"previous_sample_interval_bytes", response.previous_sample_interval_bytes()},
           {"requested_sample_interval_bytes", requested_sample_interval_bytes},
           {"samples_reset", response.samples_reset()},
+          {"capture", CaptureStateToJson(response.capture())},
           {"activation_generation", response.activation_generation()}};
 }
 

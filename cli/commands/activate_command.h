@@ -17,14 +17,27 @@
 namespace memprof::cli {
 
 // `memprofctl activate [--pid N] [--for DURATION] [--sample-interval SIZE]
-// [--reset] [--json]`: start sampling allocations, optionally for a window the
-// agent closes by itself, optionally after discarding the samples so far.
+// [--reset] [--capture-growth SIZE [--keep N]] [--json]`: start sampling
+// allocations, optionally for a window the agent closes by itself, optionally
+// after discarding the samples so far, optionally arming peak capture.
 struct ActivateOptions {
   TargetOptions target;
   std::string duration;         // --for; empty: until deactivated
   std::string sample_interval;  // --sample-interval SIZE; empty: keep the current one
   bool reset = false;           // --reset: discard the samples collected so far
+  std::string capture_growth;   // --capture-growth SIZE; empty: peak capture as it is
+  uint32_t keep = 0;            // --keep N (needs --capture-growth); 0: the default
 };
+
+// Captures kept by `activate --capture-growth` (--keep).
+inline constexpr uint32_t kMinCaptureKeep = 1;
+inline constexpr uint32_t kMaxCaptureKeep = 16;
+inline constexpr uint32_t kDefaultCaptureKeep = 4;
+
+// "pid 42: peak capture armed: a heap profile each time ..." after an
+// activation that armed it, or "" when it did not ask to.
+std::string DescribeCaptureArming(const memprof::v1::ActivateResponse& response, pid_t pid,
+                                  bool requested);
 
 CLI::App* RegisterActivateCommand(CLI::App& app, ActivateOptions& options);
 

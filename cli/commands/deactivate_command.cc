@@ -1,5 +1,6 @@
 #include "cli/commands/deactivate_command.h"
 
+#include "cli/client/capture_format.h"
 #include "cli/client/profiling_format.h"
 #include "cli/commands/target_flags.h"
 #include "cli/io/human_format.h"
@@ -26,6 +27,11 @@ Result<void> RunDeactivate(const DeactivateOptions& options, TargetDiscovery& di
     out << DeactivationToJson(*response, target->pid).dump(2) << '\n';
   } else {
     out << DescribeDeactivation(*response, target->pid, std::chrono::system_clock::now()) << '\n';
+    if (response->capture().held_size() > 0) {
+      out << "pid " << target->pid << ": peak capture not armed; "
+          << response->capture().held_size()
+          << " captures kept (memprofctl dump --captured --out-dir DIR)\n";
+    }
   }
   return {};
 }
@@ -47,6 +53,7 @@ nlohmann::json DeactivationToJson(const memprof::v1::DeactivateResponse& respons
           {"pid", pid},
           {"previous", ProfilingStateToJson(response.previous())},
           {"current", ProfilingStateToJson(response.current())},
+          {"capture", CaptureStateToJson(response.capture())},
           {"activation_generation", response.activation_generation()}};
 }
 

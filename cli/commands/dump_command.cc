@@ -6,6 +6,7 @@
 
 
 #include "cli/client/dump_transfer.h"
+#include "cli/collect/captured_dump.h"
 #include "cli/collect/dump_delivery.h"
 #include "cli/collect/periodic_dump.h"
 #include "cli/commands/option_validators.h"
@@ -27,6 +28,7 @@ constexpr char kDumpExamples[] =
     "  memprofctl dump --pid 1234 --every 5m --count 12 --out-dir /var/tmp/heaps\n"
     "  memprofctl dump --pid 1234 --every 1m --out-dir heaps --json   # until Ctrl-C\n"
     "  memprofctl dump --all --out-dir heaps --json    # one file and one JSON line per agent\n"
+    "  memprofctl dump --pid 1234 --captured --out-dir heaps   # the peak captures held\n"
     "  memprofctl report profile.heap --top 20\n";
 
 DumpDestination Destination(const DumpOptions& options) {
@@ -74,6 +76,11 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
       ->check(CountValidator(1, kMaxDumpCount))
       ->type_name("N")
       ->needs(every);
+  cmd->add_flag("--captured", options.captured,
+                "Fetch every peak capture the agent holds (`activate --capture-growth`) into "
+                "--out-dir, named {host}-{pid}-{capture time}-capture{N}-{allocated}MiB.heap")
+      ->needs(out_dir)
+      ->excludes(every);
   cmd->add_option("-f,--format", options.format,
                   "heap (the raw profile, default), or analyse it right away on this host: "
                   "text, collapsed, pprof, svg, json (see `memprofctl report`)")
@@ -124,6 +131,15 @@ Result<void> RunDumpIntoDirectory(const DumpOptions& options, TargetDiscovery& d
 Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, ProfileClient& client,
                      const Console& console, std::stop_token stop) {
   if (auto ok = CheckDumpFormat(options.format); !ok) return ok;
+  if (options.captured) {
+    if (options.format != kRawDumpFormat) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "--captured writes the raw profiles (--format heap); run `memprofctl report` "
+                  "on the files it writes");
+    }
+    return RunCapturedDump(options.target.selector(), options.out_dir, options.target.json,
+                           discovery, client, console, stop);
+  }
   if (!options.out_dir.empty()) {
     return RunDumpIntoDirectory(options, discovery, client, console, stop);
   }

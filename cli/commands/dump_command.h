@@ -24,6 +24,8 @@ namespace memprof::cli {
 // (jemalloc heap_v2) from the agent into FILE, or to stdout for "-".
 // `dump --out-dir DIR [--every DURATION [--count N]]`: timestamped files in
 // DIR, one now or one per period (see periodic_dump.h).
+// `dump --captured --out-dir DIR`: the peak captures the agent holds (see
+// captured_dump.h).
 struct DumpOptions {
   TargetOptions target;
   std::string out;
@@ -34,6 +36,7 @@ struct DumpOptions {
   // profile is then analysed right away, on this host, where the target's
   // binaries are (read through /proc/<pid>), and only the report is written.
   std::string format = "heap";
+  bool captured = false;  // --captured: the agent's peak captures into --out-dir
 };
 
 CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options);

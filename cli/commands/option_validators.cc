@@ -27,6 +27,15 @@ CLI::Validator SampleIntervalValidator() {
       "");
 }
 
+CLI::Validator CaptureGrowthValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto parsed = ParseCaptureGrowth(text);
+        return parsed ? std::string() : parsed.error().message;
+      },
+      "");
+}
+
 CLI::Validator PidValidator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -16,6 +16,9 @@ CLI::Validator DurationValidator(std::chrono::milliseconds min, std::chrono::mil
 // A sample interval: a size (cli/io/byte_size.h) from 1 B to 1 GiB.
 CLI::Validator SampleIntervalValidator();
 
+// A peak capture growth: a size from 1 MiB to 1024 GiB (ParseCaptureGrowth).
+CLI::Validator CaptureGrowthValidator();
+
 // A positive process id.
 CLI::Validator PidValidator();
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/client/capture_format.h"
 #include "cli/client/profiling_format.h"
 #include "cli/commands/target_flags.h"
 #include "cli/io/human_format.h"
@@ -91,6 +92,7 @@ nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) 
       {"rss_bytes", status.rss_bytes()},
       {"agent_started_unix_ms", status.agent_started_unix_ms()},
       {"activation_generation", status.activation_generation()},
+      {"capture", CaptureStateToJson(status.capture())},
       {"socket", target.socket_path},
   };
 }
@@ -114,6 +116,12 @@ void PrintStatus(const StatusResponse& status, const Target& target,
                                         : FormatBytes(status.sample_interval_bytes())});
   table.AddRow({"MALLOC_CONF:", status.malloc_conf().empty() ? "(unset)" : status.malloc_conf()});
   table.AddRow({"dumps served:", std::to_string(status.dumps_served())});
+  if (status.has_capture()) {  // unset: an agent from before peak capture
+    table.AddRow({"peak capture:", DescribeCaptureState(status.capture())});
+    for (const std::string& line : DescribeHeldCaptures(status.capture())) {
+      table.AddRow({"", line});
+    }
+  }
   table.AddRow({"RSS:", FormatBytes(status.rss_bytes())});
   table.AddRow({"agent version:", status.agent_version()});
   table.AddRow({"agent started:", StartedText(status, now)});

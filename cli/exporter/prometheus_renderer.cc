@@ -16,6 +16,7 @@ struct Family {
   const char* help;
   bool with_allocator;
   std::function<std::optional<uint64_t>(const TargetMetrics&)> value;
+  const char* type = "gauge";
 };
 
 std::optional<uint64_t> WhenUp(const TargetMetrics& t, uint64_t value) {
@@ -58,6 +59,13 @@ const std::vector<Family>& Families() {
       {"memprof_jemalloc_metadata_bytes",
        "Bytes of the allocator's own bookkeeping (jemalloc stats.metadata).", true,
        JemallocFigure(&MemoryFigures::metadata)},
+      {"memprof_captures_held",
+       "Peak captures (heap profiles taken at new high-water marks) the agent holds now.", false,
+       [](const TargetMetrics& t) { return t.up ? t.captures_held : std::nullopt; }},
+      {"memprof_captures_taken_total",
+       "Peak captures the agent has taken since the process started.", false,
+       [](const TargetMetrics& t) { return t.up ? t.captures_taken_total : std::nullopt; },
+       "counter"},
   };
   return kFamilies;
 }
@@ -80,7 +88,7 @@ void RenderFamily(const Family& family, const std::vector<TargetMetrics>& target
   }
   if (samples.empty()) return;
   out += std::string("# HELP ") + family.name + " " + EscapeHelpText(family.help) + "\n";
-  out += std::string("# TYPE ") + family.name + " gauge\n";
+  out += std::string("# TYPE ") + family.name + " " + family.type + "\n";
   out += samples;
 }
 

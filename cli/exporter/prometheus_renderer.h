@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,10 @@ struct TargetMetrics {
   std::string allocator;  // "jemalloc", "glibc", "other"
   bool profiling_active = false;
   MemoryFigures figures;
+  // Peak capture (`activate --capture-growth`); nullopt from an agent that
+  // predates it.
+  std::optional<uint64_t> captures_held;
+  std::optional<uint64_t> captures_taken_total;
 };
 
 // The Prometheus text exposition format (version 0.0.4) for `targets`: each
@@ -29,6 +35,8 @@ struct TargetMetrics {
 //   memprof_profiling_active{pid,command,allocator}
 //   memprof_process_resident_bytes{...}
 //   memprof_jemalloc_{allocated,active,resident,mapped,retained,metadata}_bytes{...}
+//   memprof_captures_held{pid,command}            peak captures the agent holds
+//   memprof_captures_taken_total{pid,command}     a counter: peak captures taken
 // The jemalloc families only carry jemalloc targets (a glibc process's
 // mallinfo2 figures do not mean jemalloc's stats.*); a family without
 // samples is left out. The content type to serve it with is

@@ -45,6 +45,10 @@ Result<TargetMetrics> QueryTargetMetrics(const Target& target, ProfileClient& cl
   metrics.allocator = AllocatorName(stats->allocator());
   metrics.profiling_active = *active;
   metrics.figures = FiguresOf(*stats);
+  if (stats->has_captures_held()) metrics.captures_held = stats->captures_held();
+  if (stats->has_captures_taken_total()) {
+    metrics.captures_taken_total = stats->captures_taken_total();
+  }
   return metrics;
 }
 

@@ -85,4 +85,13 @@ Result<SampleIntervalChoice> ParseSampleInterval(std::string_view text) {
   return SampleIntervalChoice{*bytes, NearestPowerOfTwo(*bytes)};
 }
 
+Result<uint64_t> ParseCaptureGrowth(std::string_view text) {
+  auto bytes = ParseByteSize(text);
+  if (!bytes) return Fail(bytes.error());
+  if (*bytes < kMinCaptureGrowthBytes || *bytes > kMaxCaptureGrowthBytes) {
+    return Fail(Invalid(text, "a capture growth must be between 1 MiB and 1024 GiB"));
+  }
+  return *bytes;
+}
+
 }  // namespace memprof::cli

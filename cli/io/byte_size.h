@@ -35,6 +35,13 @@ struct SampleIntervalChoice {
 // rounding to the nearest power of two (jemalloc samples every 2^n bytes).
 [[nodiscard]] Result<SampleIntervalChoice> ParseSampleInterval(std::string_view text);
 
+// Bounds of a peak capture's growth (`activate --capture-growth`).
+inline constexpr uint64_t kMinCaptureGrowthBytes = uint64_t{1} << 20;  // 1 MiB
+inline constexpr uint64_t kMaxCaptureGrowthBytes = uint64_t{1} << 40;  // 1 TiB
+
+// ParseByteSize, then the bounds 1 MiB to 1 TiB (1024GiB). kInvalidArgument.
+[[nodiscard]] Result<uint64_t> ParseCaptureGrowth(std::string_view text);
+
 }  // namespace memprof::cli
 
 #endif  // MEMPROF_CLI_IO_BYTE_SIZE_H_

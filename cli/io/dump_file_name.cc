@@ -65,4 +65,14 @@ std::string DumpFileName(std::string_view host, pid_t pid,
   return name;
 }
 
+std::string CaptureFileName(std::string_view host, pid_t pid,
+                            std::chrono::system_clock::time_point time, uint64_t sequence,
+                            uint64_t allocated_bytes, int attempt) {
+  std::string name = FileSafeHostName(host) + "-" + std::to_string(pid) + "-" +
+                     UtcTimestamp(time) + "-capture" + std::to_string(sequence) + "-" +
+                     std::to_string(allocated_bytes >> 20) + "MiB";
+  if (attempt > 0) name += "-" + std::to_string(attempt);
+  return name + ".heap";
+}
+
 }  // namespace memprof::cli

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,14 @@ namespace memprof::cli {
 std::string DumpFileName(std::string_view host, pid_t pid,
                          std::chrono::system_clock::time_point time, std::string_view extension,
                          int attempt = 0);
+
+// Names of the files `dump --captured --out-dir DIR` writes: as DumpFileName
+// with the capture's time, then the capture's sequence and the allocated
+// bytes when it was taken, in whole MiB:
+// "web1-1234-20261122T211530Z-capture3-312MiB.heap".
+std::string CaptureFileName(std::string_view host, pid_t pid,
+                            std::chrono::system_clock::time_point time, uint64_t sequence,
+                            uint64_t allocated_bytes, int attempt = 0);
 
 // "20261122T211530Z": whole seconds, UTC.
 std::string UtcTimestamp(std::chrono::system_clock::time_point time);

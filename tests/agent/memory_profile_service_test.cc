@@ -30,10 +30,11 @@ class MemoryProfileServiceTest : public ::testing::Test {
     identity_ = CurrentProcessIdentity("prof:true");
     profiling_ = std::make_unique<ProfilingController>(*allocator_);
     dumps_ = std::make_unique<DumpStreamer>(*allocator_, DumpLimits{.max_active = 2});
+    captures_ = std::make_unique<CaptureWatcher>(*allocator_);
     // The agent's own authorization path: the peer registry, filled in
     // Connect() with the credentials of the test's end of the socketpair.
     service_ = std::make_unique<MemoryProfileService>(
-        identity_, *allocator_, *profiling_, *dumps_,
+        identity_, *allocator_, *profiling_, *dumps_, *captures_,
         [this](const CallPeer& peer) { return peers_.Refusal(peer.address); });
     server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(),
                                                std::chrono::milliseconds(200));
@@ -62,6 +63,7 @@ class MemoryProfileServiceTest : public ::testing::Test {
   ProcessIdentity identity_;
   std::unique_ptr<ProfilingController> profiling_;
   std::unique_ptr<DumpStreamer> dumps_;
+  std::unique_ptr<CaptureWatcher> captures_;
   std::unique_ptr<MemoryProfileService> service_;
   std::unique_ptr<OnDemandServer> server_;
   std::unique_ptr<v1::MemoryProfile::Stub> stub_;

@@ -33,7 +33,8 @@ class RemoteServerTest : public ::testing::Test {
     identity_ = CurrentProcessIdentity("prof:true");
     profiling_ = std::make_unique<ProfilingController>(*allocator_);
     dumps_ = std::make_unique<DumpStreamer>(*allocator_, DumpLimits{.max_active = 2});
-    service_ = std::make_unique<MemoryProfileService>(identity_, *allocator_, *profiling_, *dumps_,
+    captures_ = std::make_unique<CaptureWatcher>(*allocator_);
+    service_ = std::make_unique<MemoryProfileService>(identity_, *allocator_, *profiling_, *dumps_, *captures_,
                                                       RemoteAuthorizer());
     ca_ = MakeTestCa("test CA");
     PemPair server = MakeTestLeaf(ca_, "agent", CertUse::kServer, "IP:127.0.0.1");
@@ -74,6 +75,7 @@ class RemoteServerTest : public ::testing::Test {
   ProcessIdentity identity_;
   std::unique_ptr<ProfilingController> profiling_;
   std::unique_ptr<DumpStreamer> dumps_;
+  std::unique_ptr<CaptureWatcher> captures_;
   std::unique_ptr<MemoryProfileService> service_;
   PemPair ca_;
   PemPair client_;

@@ -67,6 +67,10 @@ TEST_F(JsonSchemaTest, ControlCommandsFollowTheirSchemas) {
   ExpectValid("activate",
               Save(CliFor(*target_, "activate", {"--sample-interval", "4KiB", "--reset", "--json"}),
                    "activate-reset.json"));
+  ExpectValid("activate", Save(CliFor(*target_, "activate",
+                                      {"--capture-growth", "64MiB", "--keep", "2", "--json"}),
+                               "activate-capture.json"));
+  ExpectValid("status", Save(CliFor(*target_, "status", {"--json"}), "status-armed.json"));
   ExpectValid("deactivate", Save(CliFor(*target_, "deactivate", {"--json"}), "deactivate.json"));
 }
 

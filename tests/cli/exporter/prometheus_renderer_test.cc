@@ -74,6 +74,23 @@ TEST(PrometheusRendererTest, GlibcTargetHasNoJemallocFamilies) {
       << text;
 }
 
+TEST(PrometheusRendererTest, PeakCapturesAreAGaugeAndACounter) {
+  TargetMetrics capturing = Jemalloc(42, "demo");
+  capturing.captures_held = 3;
+  capturing.captures_taken_total = 7;
+  const std::string text = RenderPrometheus({capturing, Jemalloc(43, "old-agent")});
+  EXPECT_NE(text.find("# TYPE memprof_captures_held gauge\n"
+                      "memprof_captures_held{pid=\"42\",command=\"demo\"} 3\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE memprof_captures_taken_total counter\n"
+                      "memprof_captures_taken_total{pid=\"42\",command=\"demo\"} 7\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("pid=\"43\",command=\"old-agent\"} 0"), std::string::npos)
+      << "an agent before peak capture has no capture samples\n" << text;
+}
+
 TEST(PrometheusRendererTest, NoTargetsIsAnEmptyExposition) {
   EXPECT_EQ(RenderPrometheus({}), "");
 }

@@ -100,6 +100,15 @@ TEST_F(TargetMetricsTest, OneCallPerTargetWhenStatsSaysWhetherProfilingIsActive)
   ASSERT_TRUE(metrics) << metrics.error().message;
   EXPECT_TRUE(metrics->profiling_active);
   EXPECT_EQ(fake.rpcs, std::vector<std::string>{"Stats"});
+  EXPECT_FALSE(metrics->captures_held);  // an agent before peak capture
+
+  stats.set_captures_held(2);
+  stats.set_captures_taken_total(5);
+  fake.stats_result = stats;
+  auto capturing = QueryTargetMetrics(Target{7, "/s/7.sock", "demo"}, fake);
+  ASSERT_TRUE(capturing) << capturing.error().message;
+  EXPECT_EQ(capturing->captures_held, 2u);
+  EXPECT_EQ(capturing->captures_taken_total, 5u);
 
   testing::FakeProfileClient old_agent;
   memprof::v1::StatusResponse status;

@@ -1,0 +1,32 @@
+#ifndef MEMPROF_CLI_COLLECT_CAPTURED_DUMP_H_
+#define MEMPROF_CLI_COLLECT_CAPTURED_DUMP_H_
+
+#include <stop_token>
+#include <string>
+
+#include "cli/client/profile_client.h"
+#include "cli/io/console.h"
+#include "cli/targets/target_discovery.h"
+#include "common/result.h"
+
+namespace memprof::cli {
+
+// `dump --captured --out-dir DIR`: fetches every peak capture the agent holds
+// (`activate --capture-growth`), each into DIR under CaptureFileName (the
+// capture's time, sequence and allocated bytes), with the guarantees of
+// `dump --out-dir` (unnamed temp file, size and SHA-256 verified, linked in
+// whole; existing files never replaced). Prints a line per file, or with
+// `json` one object {"pid", "out_dir", "captures": [{sequence,
+// created_unix_ms, allocated_bytes, path, size_bytes, sha256}]}.
+//
+// Errors: DIR as CheckOutputDirectory; kFailedPrecondition (exit 5) when the
+// agent holds no capture (saying whether it is armed); a capture dropped for
+// a newer one while the others were fetched is skipped with a note.
+[[nodiscard]] Result<void> RunCapturedDump(const TargetSelector& selector,
+                                           const std::string& out_dir, bool json,
+                                           TargetDiscovery& discovery, ProfileClient& client,
+                                           const Console& console, const std::stop_token& stop);
+
+}  // namespace memprof::cli
+
+#endif  // MEMPROF_CLI_COLLECT_CAPTURED_DUMP_H_
