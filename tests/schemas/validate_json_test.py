@@ -17,8 +17,11 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validate_json
 SCHEMAS = sys.argv.pop(1) if len(sys.argv) > 1 else "docs/schemas"
 
 STATE = {"active": False, "window_end_unix_ms": 0}
+CAPTURE = {"armed": False, "growth_bytes": 0, "keep": 0, "high_water_bytes": 0,
+           "taken_total": 1, "held": [{"sequence": 1, "created_unix_ms": 1700000000000,
+                                       "allocated_bytes": 1 << 30, "size_bytes": 4096}]}
 DEACTIVATE = {"schema_version": 1, "pid": 42, "previous": STATE, "current": STATE,
-              "activation_generation": 3}
+              "capture": CAPTURE, "activation_generation": 3}
 WATCH_FIGURES = ["allocated", "active", "metadata", "resident", "mapped", "retained", "rss_bytes"]
 WATCH = dict({"schema_version": 1, "pid": 42, "allocator": "jemalloc", "sample": 1,
               "unix_ms": 1700000000000, "interval_seconds": 0.0, "fragmentation_ratio": 0.1,
