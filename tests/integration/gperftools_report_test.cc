@@ -177,6 +177,25 @@ TEST_F(GperftoolsReportTest, TextCollapsedAndSvgNameTheFunctions) {
       << collapsed.out;
 }
 
+// The json report of each kind, plain and as a --base diff, follows the
+// report schema (docs/schemas, checked by tests/schemas/validate_json.py).
+TEST_F(GperftoolsReportTest, JsonReportsFollowTheSchema) {
+  for (const std::string& profile : {exact_, sampled_}) {
+    for (const std::vector<std::string>& more :
+         {std::vector<std::string>{}, std::vector<std::string>{"--base", profile}}) {
+      std::vector<std::string> args = {"report", profile, "--format", "json", "--out",
+                                       profile + ".json"};
+      args.insert(args.end(), more.begin(), more.end());
+      CommandResult r = Cli(args);
+      ASSERT_EQ(r.exit_code, 0) << r;
+      CommandResult valid = RunCommand({MEMPROF_IT_PYTHON3, MEMPROF_IT_JSON_VALIDATOR,
+                                        MEMPROF_IT_REPORT_SCHEMA, profile + ".json"},
+                                       {});
+      EXPECT_EQ(valid.exit_code, 0) << valid;
+    }
+  }
+}
+
 // --base and merging work across gperftools profiles like across dumps.
 TEST_F(GperftoolsReportTest, BaseAndMergeReadGperftoolsProfiles) {
   nlohmann::json diff = ReportJson(exact_, {"--base", exact_});
