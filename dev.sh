@@ -61,6 +61,9 @@ readonly PACKAGES=(
   lintian debootstrap
   # The JSON output is validated against docs/schemas (tests/schemas).
   python3 python3-jsonschema
+  # gperftools' tcmalloc: the testprog that writes real gperftools heap
+  # profiles for the report tests.
+  libgoogle-perftools-dev
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )

@@ -6,7 +6,7 @@
 #include <thread>
 #include <utility>
 
-#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/heap_dump_reader.h"
 #include "cli/report/analysis/unsample.h"
 
 namespace memprof::report {
@@ -21,7 +21,7 @@ unsigned ReportThreadCount() {
 }
 
 Result<analysis::HeapProfile> LoadProfile(const std::string& path) {
-  auto dump = analysis::ParseHeapV2File(path);
+  auto dump = analysis::ParseHeapDumpFile(path);
   if (!dump) return Fail(dump.error());
   return analysis::Unsample(std::move(*dump));
 }

@@ -9,7 +9,8 @@
 
 namespace memprof::report {
 
-// Parses and unsamples one heap_v2 dump (errors: see ParseHeapV2File).
+// Parses and unsamples one heap profile, jemalloc's or gperftools' (errors:
+// see ParseHeapDumpFile).
 [[nodiscard]] Result<analysis::HeapProfile> LoadProfile(const std::string& path);
 
 // Loads `paths` side by side on a few threads; the profiles come back in the

@@ -1,5 +1,6 @@
-// libFuzzer entry point for the heap_v2 parser and everything a parsed dump
-// flows into (unsampling, --base, aggregation, the three reports): whatever
+// libFuzzer entry point for the heap profile parsers (jemalloc's heap_v2
+// streamed; then the format detection, which also reaches gperftools' parser,
+// in place) and everything a parsed dump flows into (unsampling, --base, aggregation, the three reports): whatever
 // the bytes, the result must be an Error or a rendered report, never a crash,
 // a hang or unbounded memory. See CMakeLists.txt for how to run it.
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include "cli/report/analysis/aggregate.h"
 #include "cli/report/analysis/base_profile.h"
 #include "cli/report/analysis/collapsed_report.h"
+#include "cli/report/analysis/heap_dump_reader.h"
 #include "cli/report/analysis/heap_v2_parser.h"
 #include "cli/report/analysis/json_report.h"
 #include "cli/report/analysis/symbolization.h"
@@ -22,6 +24,7 @@ namespace {
 
 using namespace memprof::analysis;  // NOLINT: a fuzz entry point, not a header
 
+using memprof::Result;
 using memprof::fuzz::NullBuffer;
 
 // Limits small enough that a fuzz input cannot make one run slow.
@@ -50,19 +53,24 @@ void RenderAll(const HeapProfile& profile, Metric metric) {
   (void)JsonReportRenderer(report).Render(*aggregation, out);
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
-  auto dump = ParseHeapV2(in, "fuzz.heap", FuzzLimits());
+void Consume(Result<HeapDump> dump) {
   if (!dump) {
     // Every error names the input and a line.
     if (dump.error().message.rfind("fuzz.heap:", 0) != 0) __builtin_trap();
-    return 0;
+    return;
   }
   HeapProfile profile = Unsample(std::move(*dump));
   RenderAll(profile, Metric::kInuseSpace);
   RenderAll(profile, Metric::kAllocObjects);
   RenderAll(SubtractBase(profile, profile), Metric::kInuseObjects);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  std::istringstream in(text);
+  Consume(ParseHeapV2(in, "fuzz.heap", FuzzLimits()));
+  Consume(ParseHeapDumpText(text, "fuzz.heap", FuzzLimits()));
   return 0;
 }

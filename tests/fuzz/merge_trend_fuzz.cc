@@ -15,7 +15,7 @@
 
 #include "cli/report/analysis/aggregate.h"
 #include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/heap_dump_reader.h"
 #include "cli/report/analysis/symbolization.h"
 #include "cli/report/analysis/unsample.h"
 #include "cli/report/merge/profile_merge.h"
@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<analysis::HeapProfile> profiles;
   std::vector<double> times;
   for (const Piece& piece : Split(input)) {
-    auto dump = analysis::ParseHeapV2Text(piece.text, "fuzz.heap", FuzzLimits());
+    auto dump = analysis::ParseHeapDumpText(piece.text, "fuzz.heap", FuzzLimits());
     if (!dump) continue;
     profiles.push_back(analysis::Unsample(std::move(*dump)));
     times.push_back(piece.seconds);

@@ -24,6 +24,7 @@ Amount Negated(const Amount& b) { return {0.0 - b.objects, 0.0 - b.bytes}; }
 
 HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base, bool drop_negative) {
   HeapProfile result;
+  result.format = profile.format;
   result.sample_period = profile.sample_period;
   result.has_alloc = profile.has_alloc || base.has_alloc;
   result.mapped_libraries = profile.mapped_libraries;

@@ -15,9 +15,9 @@ namespace {
 constexpr uint32_t kRootNode = 0;
 
 // Shared objects of the C/C++ runtime and the allocator, by file-name prefix.
-constexpr std::array<std::string_view, 9> kRuntimeModules = {
-    "libc.so",  "libc-",   "libstdc++",  "libjemalloc", "ld-linux",
-    "libgcc_s", "libm.so", "libpthread", "libdl"};
+constexpr std::array<std::string_view, 10> kRuntimeModules = {
+    "libc.so",  "libc-",      "libstdc++", "libjemalloc", "libtcmalloc",
+    "ld-linux", "libgcc_s",   "libm.so",   "libpthread",  "libdl"};
 
 // Runtime code that the compiler inlined or instantiated into the program
 // (templates, operator new) still reads as "not my code" to the user.

@@ -14,178 +14,23 @@
 // dropped (jeprof does too), and empty lines before the maps are ignored.
 #include "cli/report/analysis/heap_v2_parser.h"
 
-#include <cctype>
-#include <charconv>
-#include <cstdio>
-#include <cstring>
-#include <optional>
 #include <utility>
 
-#include "cli/report/analysis/line_reader.h"
+#include "cli/report/analysis/dump_line_parser.h"
+#include "cli/report/analysis/dump_scanner.h"
 #include "cli/report/analysis/mapped_file.h"
 
 namespace memprof::analysis {
 namespace {
 
 constexpr std::string_view kHeaderPrefix = "heap_v2/";
-constexpr std::string_view kMapsMarker = "MAPPED_LIBRARIES:";
-constexpr size_t kExcerptBytes = 40;
-constexpr size_t kMaxHexDigits = 16;
-
-// Errors of the per-field parsers carry only "what"; the parser adds where.
-std::unexpected<Error> Bad(std::string what) {
-  return Fail(ErrorCode::kInvalidArgument, std::move(what));
-}
-
-bool IsBlank(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && IsBlank(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-// A short, printable rendering of untrusted input for an error message.
-std::string Excerpt(std::string_view text) {
-  std::string out = "'";
-  for (char c : text.substr(0, kExcerptBytes)) {
-    auto byte = static_cast<unsigned char>(c);
-    if (std::isprint(byte) != 0) {
-      out += c;
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof(escaped), "\\x%02x", byte);
-      out += escaped;
-    }
-  }
-  if (text.size() > kExcerptBytes) out += "...";
-  return out + "'";
-}
-
-std::string Named(std::string_view kind, std::string_view what) {
-  std::string name(kind);
-  if (!name.empty()) name += ' ';
-  return name += what;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// "0x1a2b" or "1a2b": at most 16 digits, nothing else.
-std::optional<uint64_t> ParseHexAddress(std::string_view token) {
-  if (token.starts_with("0x") || token.starts_with("0X")) token.remove_prefix(2);
-  if (token.empty() || token.size() > kMaxHexDigits) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : token) {
-    const int digit = HexDigit(c);
-    if (digit < 0) return std::nullopt;
-    value = value << 4 | static_cast<uint64_t>(digit);
-  }
-  return value;
-}
-
-// A cursor over one line for the small field parsers below.
-class Scanner {
- public:
-  explicit Scanner(std::string_view text) : text_(text) {}
-
-  void SkipBlanks() {
-    while (!text_.empty() && IsBlank(text_.front())) text_.remove_prefix(1);
-  }
-  bool Consume(char c) {
-    if (text_.empty() || text_.front() != c) return false;
-    text_.remove_prefix(1);
-    return true;
-  }
-  bool AtEnd() const { return text_.empty(); }
-  std::string_view rest() const { return text_; }
-
-  // A decimal unsigned 64-bit number; `kind` and `what` name it in errors
-  // ("in-use" "object count"), joined only when there is an error.
-  Result<uint64_t> Decimal(std::string_view kind, std::string_view what) {
-    uint64_t value = 0;
-    auto [end, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), value);
-    if (ec == std::errc::result_out_of_range) {
-      return Bad(Named(kind, what) + " does not fit in 64 bits");
-    }
-    if (ec != std::errc() || end == text_.data()) {
-      return Bad("expected " + Named(kind, what) + ", got " + Excerpt(text_));
-    }
-    text_.remove_prefix(static_cast<size_t>(end - text_.data()));
-    return value;
-  }
-
-  // A code address: hex with an optional 0x (jemalloc prints 0 as "0").
-  // Hand-rolled rather than from_chars: a dump holds a million of them.
-  Result<uint64_t> Address() {
-    size_t length = 0;
-    while (length < text_.size() && !IsBlank(text_[length])) ++length;
-    std::string_view token = text_.substr(0, length);
-    text_.remove_prefix(length);
-    std::optional<uint64_t> value = ParseHexAddress(token);
-    if (!value) return Bad("bad stack address " + Excerpt(token));
-    return *value;
-  }
-
- private:
-  std::string_view text_;
-};
-
-Result<void> Expect(Scanner& scanner, char c, std::string_view where) {
-  scanner.SkipBlanks();
-  if (scanner.Consume(c)) return {};
-  return Bad(std::string("expected '") + c + "' " + std::string(where) + ", got " +
-             Excerpt(scanner.rest()));
-}
-
-// "<objects>: <bytes>".
-Result<RawCounts> ParsePair(Scanner& scanner, std::string_view kind) {
-  RawCounts counts;
-  scanner.SkipBlanks();
-  auto objects = scanner.Decimal(kind, "object count");
-  if (!objects) return Fail(objects.error());
-  if (auto ok = Expect(scanner, ':', "after the object count"); !ok) return Fail(ok.error());
-  scanner.SkipBlanks();
-  auto bytes = scanner.Decimal(kind, "byte count");
-  if (!bytes) return Fail(bytes.error());
-  // Either would make jeprof divide by zero; jemalloc never writes them.
-  if (*objects == 0 && *bytes != 0) {
-    return Bad(std::string(kind) + " counts have " + std::to_string(*bytes) +
-               " bytes in 0 objects");
-  }
-  if (*objects != 0 && *bytes == 0) {
-    return Bad(std::string(kind) + " counts have " + std::to_string(*objects) +
-               " objects of 0 bytes");
-  }
-  counts.objects = *objects;
-  counts.bytes = *bytes;
-  return counts;
-}
-
-// "<objects>: <bytes> [<objects>: <bytes>]", the part after "t*:".
-Result<CountLine> ParseCountLine(Scanner& scanner) {
-  CountLine line;
-  auto inuse = ParsePair(scanner, "in-use");
-  if (!inuse) return Fail(inuse.error());
-  if (auto ok = Expect(scanner, '[', "before the accumulated counts"); !ok) return Fail(ok.error());
-  auto alloc = ParsePair(scanner, "accumulated");
-  if (!alloc) return Fail(alloc.error());
-  if (auto ok = Expect(scanner, ']', "after the accumulated counts"); !ok) return Fail(ok.error());
-  line.inuse = *inuse;
-  line.alloc = *alloc;
-  return line;
-}
 
 // The thread part of a counts line: "t*:" (kAllThreads) or "t<N>:".
 constexpr uint64_t kAllThreads = UINT64_MAX;
 
-Result<uint64_t> ParseThreadTag(Scanner& scanner) {
+Result<uint64_t> ParseThreadTag(DumpScanner& scanner) {
   if (!scanner.Consume('t'))
-    return Bad("expected 't*:' or 't<thread>:', got " + Excerpt(scanner.rest()));
+    return BadField("expected 't*:' or 't<thread>:', got " + Excerpt(scanner.rest()));
   uint64_t thread = kAllThreads;
   if (!scanner.Consume('*')) {
     auto id = scanner.Decimal("", "a thread number after 't'");
@@ -193,7 +38,7 @@ Result<uint64_t> ParseThreadTag(Scanner& scanner) {
     thread = *id;
   }
   if (!scanner.Consume(':'))
-    return Bad("expected ':' after the thread, got " + Excerpt(scanner.rest()));
+    return BadField("expected ':' after the thread, got " + Excerpt(scanner.rest()));
   return thread;
 }
 
@@ -204,7 +49,7 @@ struct ParsedCounts {
 };
 
 Result<ParsedCounts> ParseCountsLine(std::string_view line) {
-  Scanner scanner(line);
+  DumpScanner scanner(line);
   ParsedCounts parsed;
   auto thread = ParseThreadTag(scanner);
   if (!thread) return Fail(thread.error());
@@ -214,7 +59,7 @@ Result<ParsedCounts> ParseCountsLine(std::string_view line) {
   parsed.counts = *counts;
   parsed.trailer = scanner.rest();
   if (!parsed.trailer.empty() && !IsBlank(parsed.trailer.front())) {
-    return Bad("unexpected text after the counts: " + Excerpt(parsed.trailer));
+    return BadField("unexpected text after the counts: " + Excerpt(parsed.trailer));
   }
   parsed.trailer = Trim(parsed.trailer);
   return parsed;
@@ -222,103 +67,45 @@ Result<ParsedCounts> ParseCountsLine(std::string_view line) {
 
 Result<uint64_t> ParseHeader(std::string_view line) {
   if (!line.starts_with(kHeaderPrefix)) {
-    return Bad("not a jemalloc heap profile: expected a 'heap_v2/<sample period>' header, got " +
+    return BadField("not a jemalloc heap profile: expected a 'heap_v2/<sample period>' header, got " +
                Excerpt(line));
   }
-  Scanner scanner(line.substr(kHeaderPrefix.size()));
+  DumpScanner scanner(line.substr(kHeaderPrefix.size()));
   auto period = scanner.Decimal("", "the sample period after 'heap_v2/'");
   if (!period) return Fail(period.error());
   if (!scanner.AtEnd())
-    return Bad("unexpected text after the sample period: " + Excerpt(scanner.rest()));
+    return BadField("unexpected text after the sample period: " + Excerpt(scanner.rest()));
   return *period;
 }
 
-// The addresses of a '@' line into `stack` (cleared first), which the caller
-// reuses from line to line so that a stack costs one exact-size copy.
-Result<void> ParseStack(std::string_view line, size_t max_frames, std::vector<uint64_t>& stack) {
-  Scanner scanner(line.substr(1));  // after '@'
-  stack.clear();
-  scanner.SkipBlanks();
-  while (!scanner.AtEnd()) {
-    if (stack.size() == max_frames) {
-      return Bad("stack has more than " + std::to_string(max_frames) + " frames");
-    }
-    auto address = scanner.Address();
-    if (!address) return Fail(address.error());
-    stack.push_back(*address);
-    scanner.SkipBlanks();
-  }
-  if (stack.empty()) return Bad("stack line '@' has no addresses");
-  return {};
-}
-
-// The state machine over lines. One instance parses one input, fed by a
-// LineReader (a stream) or a BufferLineReader (a mapped file).
-class HeapV2Parser {
+// The state machine over the lines of one input.
+class HeapV2Parser : public DumpLineParser<HeapV2Parser> {
  public:
-  HeapV2Parser(std::string_view source, const ParseLimits& limits)
-      : source_(source), limits_(limits) {}
+  using DumpLineParser::DumpLineParser;
 
-  template <typename Reader>
-  Result<HeapDump> Run(Reader& reader);
+  Result<void> ReadLine(std::string_view line, bool had_newline);
+  Result<void> Finish() const;
 
  private:
   enum class State { kHeader, kTotals, kThreads, kStackCounts, kStackThreads, kMaps };
 
-  std::unexpected<Error> At(size_t line, ErrorCode code, const std::string& what) const {
-    return Fail(code, source_ + ":" + std::to_string(line) + ": " + what);
-  }
-  std::unexpected<Error> Here(const Error& error) const {
-    return At(line_number_, error.code, error.message);
-  }
-
-  Result<void> ReadLine(std::string_view line, bool had_newline);
   Result<void> BodyLine(std::string_view line);
   Result<void> CountsLine(std::string_view line);
   Result<void> StackLine(std::string_view line);
-  Result<void> MapsLine(std::string_view line);
-  Result<void> Finish() const;
 
-  std::string source_;
-  ParseLimits limits_;
   State state_ = State::kHeader;
-  size_t line_number_ = 0;  // of the line being parsed
-  size_t stack_line_ = 0;   // where the current record's '@' line is
+  size_t stack_line_ = 0;        // where the current record's '@' line is
   std::vector<uint64_t> stack_;  // the '@' line being parsed; reused
-  HeapDump dump_;
 };
 
-template <typename Reader>
-Result<HeapDump> HeapV2Parser::Run(Reader& reader) {
-  for (;;) {
-    const LineReader::Status status = reader.Next();
-    line_number_ = reader.line_number();
-    switch (status) {
-      case LineReader::Status::kLine:
-        if (auto ok = ReadLine(reader.line(), reader.had_newline()); !ok) return Fail(ok.error());
-        continue;
-      case LineReader::Status::kEnd:
-        if (auto ok = Finish(); !ok) return Fail(ok.error());
-        return std::move(dump_);
-      case LineReader::Status::kTooLong:
-        return At(line_number_, ErrorCode::kInvalidArgument,
-                  "line is longer than " + std::to_string(limits_.max_line_bytes) + " bytes");
-      case LineReader::Status::kReadError:
-        return At(line_number_, ErrorCode::kDataLoss, "read error");
-    }
-  }
-}
-
-Result<void> HeapV2Parser::ReadLine(std::string_view line, bool had_newline) {
-  if (line.ends_with('\r')) line.remove_suffix(1);
-  if (line.find('\0') != std::string_view::npos) {
-    return Here(Error(ErrorCode::kInvalidArgument, "NUL byte in line (binary data?)"));
-  }
+Result<void> HeapV2Parser::ReadLine(std::string_view raw, bool had_newline) {
+  auto cleaned = CleanLine(raw);
+  if (!cleaned) return Fail(cleaned.error());
+  std::string_view line = *cleaned;
   if (state_ == State::kMaps) return MapsLine(line);
   line = Trim(line);
   if (!had_newline && line != kMapsMarker) {
-    return Here(
-        Error(ErrorCode::kDataLoss, "input ends in the middle of this line (truncated dump)"));
+    return Here(ErrorCode::kDataLoss, "input ends in the middle of this line (truncated dump)");
   }
   if (state_ == State::kHeader) {
     auto period = ParseHeader(line);
@@ -391,20 +178,10 @@ Result<void> HeapV2Parser::StackLine(std::string_view line) {
     return Here(Error(ErrorCode::kInvalidArgument,
                       "more than " + std::to_string(limits_.max_records) + " stacks"));
   }
-  if (auto ok = ParseStack(line, limits_.max_frames, stack_); !ok) return Here(ok.error());
+  if (auto ok = ParseStackAddresses(line.substr(1), limits_.max_frames, stack_); !ok) return Here(ok.error());
   dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), {}});
   stack_line_ = line_number_;
   state_ = State::kStackCounts;
-  return {};
-}
-
-Result<void> HeapV2Parser::MapsLine(std::string_view line) {
-  if (dump_.mapped_libraries.size() == limits_.max_mapped_lines) {
-    return Here(
-        Error(ErrorCode::kInvalidArgument,
-              "more than " + std::to_string(limits_.max_mapped_lines) + " MAPPED_LIBRARIES lines"));
-  }
-  dump_.mapped_libraries.emplace_back(line);
   return {};
 }
 
@@ -435,14 +212,12 @@ Result<void> HeapV2Parser::Finish() const {
 
 Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
                              const ParseLimits& limits) {
-  LineReader reader(in, limits.max_line_bytes);
-  return HeapV2Parser(source_name, limits).Run(reader);
+  return ParseStream<HeapV2Parser>(in, source_name, limits);
 }
 
 Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
                                  const ParseLimits& limits) {
-  BufferLineReader reader(text, limits.max_line_bytes);
-  return HeapV2Parser(source_name, limits).Run(reader);
+  return ParseInPlace<HeapV2Parser>(text, source_name, limits);
 }
 
 Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& limits) {

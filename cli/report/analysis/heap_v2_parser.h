@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/report/analysis/profile.h"
 #include "common/result.h"
 
 namespace memprof::analysis {
@@ -42,7 +43,10 @@ struct StackRecord {
 
 // A parsed jemalloc heap_v2 dump, exactly as sampled. Records appear in
 // file order and are not merged (unsampling merges, as jeprof does).
+// gperftools' profiles (gperftools_parser.h) fill the same: no threads, and
+// for its sampled form no accumulated counts.
 struct HeapDump {
+  DumpFormat format = DumpFormat::kJemalloc;
   uint64_t sample_period = 0;  // bytes; 2^lg_prof_sample (0 and 1 are legal)
   CountLine totals;            // the header's `t*:` line
   std::vector<ThreadSummary> threads;

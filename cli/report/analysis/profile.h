@@ -8,6 +8,14 @@
 
 namespace memprof::analysis {
 
+// What wrote a dump. It decides how the counts are unsampled and what the
+// reports say the data is.
+enum class DumpFormat {
+  kJemalloc,               // jemalloc's prof.dump: "heap_v2/<period>", t*: lines
+  kGperftoolsHeapProfile,  // gperftools' heap profiler: "... @ heapprofile", exact
+  kGperftoolsHeapSample,   // tcmalloc's sampler (GetHeapSample): "... @ heap_v2/<period>"
+};
+
 // Estimated (unsampled) amounts. Doubles, because jeprof's arithmetic is
 // floating point and the reports must agree with it to the last digit.
 struct Amount {
@@ -33,6 +41,7 @@ struct BaseAmounts {
 // A heap profile ready for analysis: what the reports, pprof and --base
 // work on. Built from a HeapDump by Unsample() (unsample.h).
 struct HeapProfile {
+  DumpFormat format = DumpFormat::kJemalloc;
   uint64_t sample_period = 0;
   bool has_alloc = false;  // the dump carried accumulated counts (prof_accum)
   std::vector<Sample> samples;

@@ -36,6 +36,22 @@ bool HasAlloc(const HeapDump& dump) {
   return false;
 }
 
+// The period the counts are scaled by, 0 for none. gperftools' heap
+// profiler counts every allocation; for tcmalloc's sampler pprof (whose
+// legacy parser is the reference for that format) scales only periods
+// above 1.
+uint64_t ScalingPeriod(const HeapDump& dump) {
+  switch (dump.format) {
+    case DumpFormat::kJemalloc:
+      return dump.sample_period;
+    case DumpFormat::kGperftoolsHeapProfile:
+      return 0;
+    case DumpFormat::kGperftoolsHeapSample:
+      return dump.sample_period > 1 ? dump.sample_period : 0;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Amount UnsampleCounts(const RawCounts& counts, uint64_t sample_period) {
@@ -56,7 +72,9 @@ Amount UnsampleCounts(const RawCounts& counts, uint64_t sample_period) {
 
 HeapProfile Unsample(HeapDump dump) {
   HeapProfile profile;
+  profile.format = dump.format;
   profile.sample_period = dump.sample_period;
+  const uint64_t period = ScalingPeriod(dump);
   profile.has_alloc = HasAlloc(dump);
   profile.mapped_libraries = std::move(dump.mapped_libraries);
   // Reserved up front, so samples never move: the keys point at their stacks,
@@ -65,8 +83,8 @@ HeapProfile Unsample(HeapDump dump) {
   absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackHash, StackEqual> index;
   index.reserve(dump.records.size());
   for (StackRecord& record : dump.records) {
-    Amount inuse = UnsampleCounts(record.counts.inuse, dump.sample_period);
-    Amount alloc = UnsampleCounts(record.counts.alloc, dump.sample_period);
+    Amount inuse = UnsampleCounts(record.counts.inuse, period);
+    Amount alloc = UnsampleCounts(record.counts.alloc, period);
     if (auto it = index.find(&record.stack); it != index.end()) {
       Add(profile.samples[it->second].inuse, inuse);
       Add(profile.samples[it->second].alloc, alloc);

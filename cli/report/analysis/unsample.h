@@ -17,6 +17,10 @@ namespace memprof::analysis {
 // and 0 objects are left alone (jeprof guards `$n1 != 0`).
 Amount UnsampleCounts(const RawCounts& counts, uint64_t sample_period);
 
+// gperftools' profiles: the sampler's (heap_v2/<period>) the same way, as
+// pprof does, but a period of 1 or less is no adjustment (pprof: "treat as
+// unknown"); the heap profiler's (heapprofile) counts are exact, left alone.
+//
 // Unsamples every record of `dump` and merges records with identical stacks
 // by adding their unsampled values, which is what jeprof's AddEntries does
 // (unsample first, then add: merging the raw counts first would change the

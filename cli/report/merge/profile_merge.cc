@@ -37,7 +37,10 @@ SharedSpace IntoOneAddressSpace(std::vector<analysis::HeapProfile> profiles) {
 analysis::HeapProfile SumProfiles(std::vector<analysis::HeapProfile> profiles,
                                   std::vector<std::string> mapped_libraries) {
   analysis::HeapProfile sum;
-  if (!profiles.empty()) sum.sample_period = profiles.front().sample_period;
+  if (!profiles.empty()) {
+    sum.format = profiles.front().format;
+    sum.sample_period = profiles.front().sample_period;
+  }
   if (profiles.size() == 1) sum = std::move(profiles.front());
   sum.mapped_libraries = std::move(mapped_libraries);
   if (profiles.size() <= 1) return sum;

@@ -10,31 +10,15 @@
 namespace memprof::analysis {
 namespace {
 
+using testing::kBad;
+using testing::kLost;
+using testing::Limits;
+using testing::MalformedCase;
 using testing::ParseText;
 
 // Lines 1-2 of a valid dump, and its valid end.
 const std::string kHead = "heap_v2/524288\n  t*: 1: 64 [0: 0]\n";
 const std::string kTail = "\nMAPPED_LIBRARIES:\n";
-
-struct MalformedCase {
-  const char* name;
-  std::string input;
-  ErrorCode code;
-  std::string message;
-  ParseLimits limits = {};
-};
-
-ParseLimits Limits(size_t line_bytes, size_t frames, size_t records, size_t maps) {
-  ParseLimits limits;
-  limits.max_line_bytes = line_bytes;
-  limits.max_frames = frames;
-  limits.max_records = records;
-  limits.max_mapped_lines = maps;
-  return limits;
-}
-
-constexpr ErrorCode kBad = ErrorCode::kInvalidArgument;
-constexpr ErrorCode kLost = ErrorCode::kDataLoss;
 
 const MalformedCase kCases[] = {
     {"Empty", "", kBad, "t.heap:1: empty input: expected a 'heap_v2/<sample period>' header"},
@@ -133,8 +117,6 @@ const MalformedCase kCases[] = {
     {"NoMapsSectionAfterHeader", kHead, kLost,
      "t.heap:2: input ends without the MAPPED_LIBRARIES section (truncated dump)"},
 };
-
-void PrintTo(const MalformedCase& c, std::ostream* out) { *out << c.name; }
 
 class MalformedDumpTest : public ::testing::TestWithParam<MalformedCase> {};
 
