@@ -3,21 +3,45 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <utility>
 
 #include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/analysis/mapped_file.h"
 #include "cli/report/analysis/unsample.h"
 
 namespace memprof::report {
 namespace {
 
 constexpr unsigned kMaxThreads = 4;
+constexpr std::string_view kMapsMarker = "\nMAPPED_LIBRARIES:";
 
 }  // namespace
 
 unsigned ReportThreadCount() {
   return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
+}
+
+std::vector<std::string> PeekMappedLibraries(const std::string& path) {
+  Result<analysis::MappedFile> file = analysis::MappedFile::Open(path);
+  if (!file) return {};
+  std::string_view text = file->text();
+  const size_t marker = text.rfind(kMapsMarker);
+  if (marker == std::string_view::npos) return {};
+  text.remove_prefix(marker + kMapsMarker.size());
+  const size_t first = text.find('\n');
+  if (first == std::string_view::npos) return {};
+  text.remove_prefix(first + 1);
+  std::vector<std::string> lines;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    lines.emplace_back(line);
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return lines;
 }
 
 Result<analysis::HeapProfile> LoadProfile(const std::string& path) {
