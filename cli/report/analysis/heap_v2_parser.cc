@@ -14,6 +14,7 @@
 // dropped (jeprof does too), and empty lines before the maps are ignored.
 #include "cli/report/analysis/heap_v2_parser.h"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -37,7 +38,7 @@ std::unexpected<Error> Bad(std::string what) {
   return Fail(ErrorCode::kInvalidArgument, std::move(what));
 }
 
-bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+constexpr bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
@@ -68,7 +69,7 @@ std::string Named(std::string_view kind, std::string_view what) {
   return name += what;
 }
 
-int HexDigit(char c) {
+constexpr int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -233,9 +234,45 @@ Result<uint64_t> ParseHeader(std::string_view line) {
   return *period;
 }
 
+// Hex digit values, kNotHex for every other byte.
+constexpr uint8_t kNotHex = 0xff;
+constexpr std::array<uint8_t, 256> kHexValues = [] {
+  std::array<uint8_t, 256> values{};
+  values.fill(kNotHex);
+  for (int c = 0; c < 256; ++c) {
+    const int digit = HexDigit(static_cast<char>(c));
+    if (digit >= 0) values[static_cast<size_t>(c)] = static_cast<uint8_t>(digit);
+  }
+  return values;
+}();
+
+// ParseStack for a well-formed line, in one pass with a table lookup per
+// digit (a dump holds a million addresses). False on anything unusual, for
+// ParseStack to find and name it; `stack` is then unspecified.
+bool ParseWellFormedStack(std::string_view line, size_t max_frames, std::vector<uint64_t>& stack) {
+  stack.clear();
+  const char* p = line.data() + 1;  // after '@'
+  const char* const end = line.data() + line.size();
+  for (;;) {
+    while (p != end && IsBlank(*p)) ++p;
+    if (p == end) return !stack.empty();
+    if (stack.size() == max_frames) return false;
+    if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+    const char* const digits = p;
+    uint64_t value = 0;
+    for (uint8_t digit; p != end && (digit = kHexValues[static_cast<uint8_t>(*p)]) != kNotHex; ++p) {
+      value = value << 4 | digit;
+    }
+    const auto length = static_cast<size_t>(p - digits);
+    if (length == 0 || length > kMaxHexDigits || (p != end && !IsBlank(*p))) return false;
+    stack.push_back(value);
+  }
+}
+
 // The addresses of a '@' line into `stack` (cleared first), which the caller
 // reuses from line to line so that a stack costs one exact-size copy.
 Result<void> ParseStack(std::string_view line, size_t max_frames, std::vector<uint64_t>& stack) {
+  if (ParseWellFormedStack(line, max_frames, stack)) return {};
   Scanner scanner(line.substr(1));  // after '@'
   stack.clear();
   scanner.SkipBlanks();
