@@ -1,5 +1,9 @@
 #include "cli/report/profile_loader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -8,14 +12,30 @@
 #include <utility>
 
 #include "cli/report/analysis/heap_v2_parser.h"
-#include "cli/report/analysis/mapped_file.h"
 #include "cli/report/analysis/unsample.h"
+#include "common/fd.h"
 
 namespace memprof::report {
 namespace {
 
 constexpr unsigned kMaxThreads = 4;
 constexpr std::string_view kMapsMarker = "\nMAPPED_LIBRARIES:";
+// How much of a dump's end PeekMappedLibraries reads: its maps section is a
+// few KiB to a few hundred (a process with thousands of mappings).
+constexpr size_t kPeekBytes = 1u << 20;
+
+// The last kPeekBytes of the file at `path` ("" if it cannot be read).
+std::string FileTail(const std::string& path) {
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat info {};
+  if (!fd || fstat(fd.get(), &info) != 0 || info.st_size <= 0) return {};
+  const auto size = static_cast<size_t>(info.st_size);
+  std::string tail(std::min(size, kPeekBytes), '\0');
+  const ssize_t got = pread(fd.get(), tail.data(), tail.size(),
+                            static_cast<off_t>(size - tail.size()));
+  if (got != static_cast<ssize_t>(tail.size())) return {};
+  return tail;
+}
 
 }  // namespace
 
@@ -24,9 +44,8 @@ unsigned ReportThreadCount() {
 }
 
 std::vector<std::string> PeekMappedLibraries(const std::string& path) {
-  Result<analysis::MappedFile> file = analysis::MappedFile::Open(path);
-  if (!file) return {};
-  std::string_view text = file->text();
+  const std::string tail = FileTail(path);
+  std::string_view text = tail;
   const size_t marker = text.rfind(kMapsMarker);
   if (marker == std::string_view::npos) return {};
   text.remove_prefix(marker + kMapsMarker.size());

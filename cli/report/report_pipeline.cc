@@ -126,9 +126,11 @@ struct EarlySymbolizer {
   std::unique_ptr<pprof::ParallelSymbolizer> symbolizer;  // null if not started
 };
 
+// Not with debuginfod: opening a file no address needs could download its
+// debug info.
 EarlySymbolizer StartEarly(const ReportRequest& request) {
   EarlySymbolizer early;
-  if (ReportThreadCount() < 2) return early;
+  if (ReportThreadCount() < 2 || symbolize::DebuginfodConfigured()) return early;
   early.maps_lines = PeekMappedLibraries(request.dump_path);
   if (early.maps_lines.empty()) return early;
   const symbolize::ParsedMemoryMap map = symbolize::ParseMemoryMap(early.maps_lines);
