@@ -53,6 +53,9 @@ struct Symbolizer::Impl {
   FrameCache return_cache;
   FrameCache pc_cache;
   std::unordered_map<Dwfl_Module*, SymbolIndex> symbol_indexes;  // built on first use
+  // Demangled symbol names: the addresses of one function share one. The
+  // keys point into the modules' string tables, which live as long as the session.
+  std::unordered_map<std::string_view, std::string> demangled;
   std::vector<std::string> problems;
   size_t skipped_map_lines = 0;
 
@@ -121,7 +124,10 @@ const SymbolIndex& Symbolizer::Impl::IndexOf(Dwfl_Module* module) {
 // The ELF symbol table's name for `address` (stripped binaries keep .dynsym).
 std::string Symbolizer::Impl::SymbolName(Dwfl_Module* module, uint64_t address) {
   const std::optional<std::string_view> name = IndexOf(module).Find(address);
-  return name ? Demangle(std::string(*name).c_str()) : std::string();
+  if (!name) return std::string();
+  auto [it, inserted] = demangled.try_emplace(*name);
+  if (inserted) it->second = Demangle(std::string(*name).c_str());
+  return it->second;
 }
 
 // --nearest-symbol: "name+0xdelta?", the '?' saying it may be another
