@@ -19,6 +19,12 @@ namespace memprof::report {
 [[nodiscard]] Result<std::vector<analysis::HeapProfile>> LoadProfiles(
     const std::vector<std::string>& paths);
 
+// The MAPPED_LIBRARIES: lines at the end of the dump at `path`, read from
+// its last megabyte without parsing the rest, so that symbolization can
+// start while the dump is parsed. Empty when there is no such section there
+// (or no file). A guess: the caller compares it with what the parser found.
+std::vector<std::string> PeekMappedLibraries(const std::string& path);
+
 // At most this many threads for reading or symbolizing: a report has a few
 // big inputs to read and a few big files to symbolize, so more would mostly
 // wait.

@@ -119,6 +119,26 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
   return MakeRenderer(request, summary)->Render(*aggregation, out);
 }
 
+// The symbolizer started from the maps at the end of the (first) dump,
+// before the dump is parsed: its threads open the big files meanwhile.
+struct EarlySymbolizer {
+  std::vector<std::string> maps_lines;
+  std::unique_ptr<pprof::ParallelSymbolizer> symbolizer;  // null if not started
+};
+
+// Not with debuginfod: opening a file no address needs could download its
+// debug info.
+EarlySymbolizer StartEarly(const ReportRequest& request) {
+  EarlySymbolizer early;
+  if (ReportThreadCount() < 2 || symbolize::DebuginfodConfigured()) return early;
+  early.maps_lines = PeekMappedLibraries(request.dump_path);
+  if (early.maps_lines.empty()) return early;
+  const symbolize::ParsedMemoryMap map = symbolize::ParseMemoryMap(early.maps_lines);
+  auto symbolizer = StartReportSymbolizer(request, map.mappings);
+  if (symbolizer) early.symbolizer = std::move(*symbolizer);
+  return early;
+}
+
 }  // namespace
 
 symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) {
@@ -133,14 +153,21 @@ symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) 
   return options;
 }
 
-Result<std::unique_ptr<pprof::ParallelSymbolizer>> MakeReportSymbolizer(
-    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings,
-    std::span<const uint64_t> addresses) {
+Result<std::unique_ptr<pprof::ParallelSymbolizer>> StartReportSymbolizer(
+    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings) {
   const symbolize::SymbolizerOptions options = SymbolizerOptionsFor(request);
   auto symbolizer = symbolize::Symbolizer::Create(mappings, options);
   if (!symbolizer) return Fail(symbolizer.error());
   return std::make_unique<pprof::ParallelSymbolizer>(std::move(*symbolizer), mappings, options,
-                                                     addresses, ReportThreadCount());
+                                                     ReportThreadCount());
+}
+
+Result<std::unique_ptr<pprof::ParallelSymbolizer>> MakeReportSymbolizer(
+    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings,
+    std::span<const uint64_t> addresses) {
+  auto symbolizer = StartReportSymbolizer(request, mappings);
+  if (symbolizer) (*symbolizer)->ResolveAll(addresses);
+  return symbolizer;
 }
 
 const std::vector<std::string>& FormatNames() {
@@ -171,18 +198,24 @@ std::string_view FormatExtension(Format format) {
 Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
                                analysis::SymbolizationSummary* symbolization) {
   if (request.trend) return RunTrendPipeline(request, out);
+  EarlySymbolizer early = StartEarly(request);
   auto profile = LoadRequestedProfile(request);
   if (!profile) return Fail(profile.error());
   auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
-  auto symbolizer =
-      MakeReportSymbolizer(request, map.mappings, pprof::DistinctLookupAddresses(*profile));
-  if (!symbolizer) return Fail(symbolizer.error());
+  std::unique_ptr<pprof::ParallelSymbolizer> symbolizer = std::move(early.symbolizer);
+  if (symbolizer == nullptr || early.maps_lines != profile->mapped_libraries) {
+    symbolizer.reset();  // stops its threads: the dump's maps were not what the peek saw
+    auto started = StartReportSymbolizer(request, map.mappings);
+    if (!started) return Fail(started.error());
+    symbolizer = std::move(*started);
+  }
+  symbolizer->ResolveAll(pprof::DistinctLookupAddresses(*profile));
   if (request.format != Format::kPprof) {
-    return RenderAggregated(request, *profile, **symbolizer, out, symbolization);
+    return RenderAggregated(request, *profile, *symbolizer, out, symbolization);
   }
   pprof::PprofOptions pprof_options;
   pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
-  return pprof::WritePprof(*profile, **symbolizer, map.mappings, pprof_options, out);
+  return pprof::WritePprof(*profile, *symbolizer, map.mappings, pprof_options, out);
 }
 
 }  // namespace memprof::report

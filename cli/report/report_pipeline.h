@@ -64,9 +64,13 @@ struct ReportRequest {
 // The symbolizer settings a request implies (--lines, --pid, --sysroot).
 symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request);
 
-// The report's symbolizer over `mappings` (which must outlive it), with the
-// request's settings: every one of `addresses` named up front, on
-// ReportThreadCount() threads.
+// The report's symbolizer over `mappings`, with the request's settings,
+// its ReportThreadCount() threads started (ParallelSymbolizer): the caller
+// calls ResolveAll.
+[[nodiscard]] Result<std::unique_ptr<pprof::ParallelSymbolizer>> StartReportSymbolizer(
+    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings);
+
+// The same with every one of `addresses` named up front.
 [[nodiscard]] Result<std::unique_ptr<pprof::ParallelSymbolizer>> MakeReportSymbolizer(
     const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings,
     std::span<const uint64_t> addresses);

@@ -29,6 +29,8 @@ class LocationTable {
 
  private:
   uint32_t NameId(const std::string& name);
+  const std::string& ShortName(const std::string& function);
+  std::vector<std::string> FunctionNames(uint64_t address, const std::vector<Frame>& frames);
 
   AddressSymbolizer& symbolizer_;
   absl::flat_hash_map<uint64_t, uint32_t> by_address_;  // one lookup per frame
@@ -37,18 +39,28 @@ class LocationTable {
   std::vector<std::vector<uint32_t>> name_ids_;
   absl::flat_hash_map<std::string, uint32_t> by_name_;
   std::vector<std::string> names_;
+  // ShortFunctionName per full name: the addresses of one function share it,
+  // and shortening a long template name is the costly part of a location.
+  absl::flat_hash_map<std::string, std::string> short_names_;
 };
+
+const std::string& LocationTable::ShortName(const std::string& function) {
+  auto [it, inserted] = short_names_.try_emplace(function);
+  if (inserted) it->second = ShortFunctionName(function);
+  return it->second;
+}
 
 // jeprof's TranslateStack at function granularity: innermost first, the
 // function that holds the address last and without " (inline)".
-std::vector<std::string> FunctionNames(uint64_t address, const std::vector<Frame>& frames) {
+std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
+                                                      const std::vector<Frame>& frames) {
   std::vector<std::string> names;
   for (size_t i = 0; i < frames.size(); ++i) {
     const std::string& function = frames[i].function;
     if (function.empty() || function == "??") {
       names.push_back(UnnamedFrameName(frames[i], address));
     } else {
-      names.push_back(ShortFunctionName(function) + (i + 1 < frames.size() ? " (inline)" : ""));
+      names.push_back(ShortName(function) + (i + 1 < frames.size() ? " (inline)" : ""));
     }
   }
   return names;
@@ -64,7 +76,7 @@ uint32_t LocationTable::Intern(uint64_t address) {
   const Frame& outer = location.frames.back();
   cut_.push_back(outer.function.empty()
                      ? IsAllocatorModule(outer.module)
-                     : IsAllocatorEntryPoint(ShortFunctionName(outer.function)));
+                     : IsAllocatorEntryPoint(ShortName(outer.function)));
   std::vector<uint32_t> ids;
   for (const std::string& name : location.names) ids.push_back(NameId(name));
   name_ids_.push_back(std::move(ids));
@@ -148,6 +160,8 @@ class StackIndex {
   explicit StackIndex(std::vector<StackSample>& stacks)
       : stacks_(stacks), index_(0, Hash{&stacks}, Equal{&stacks}) {}
 
+  void Reserve(size_t stacks) { index_.reserve(stacks); }
+
   // Adds `value` (and `base`) to the stack with this path, or appends one.
   void Add(std::vector<uint32_t> path, double value, double base) {
     stacks_.push_back({std::move(path), value, base});
@@ -197,7 +211,9 @@ std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, Loc
 std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
                                      LocationTable& table, Aggregation& aggregation) {
   std::vector<StackSample> stacks;
+  stacks.reserve(profile.samples.size());
   StackIndex index(stacks);
+  index.Reserve(profile.samples.size());
   const bool diff = profile.is_diff && profile.base.size() == profile.samples.size();
   for (size_t i = 0; i < profile.samples.size(); ++i) {
     const Sample& sample = profile.samples[i];

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/report/analysis/chunk_writer.h"
 #include "cli/report/analysis/frame_names.h"
 #include "cli/report/analysis/report_format.h"
 
@@ -36,13 +37,15 @@ std::string LocationText(const Location& location) {
 
 // Lines go to one buffer written a megabyte at a time: a big profile's
 // folded stacks are a hundred megabytes, and a stream insertion per frame
-// cost more than building them.
+// cost more than building them. The writing happens on another thread
+// (ChunkWriter) while the next megabyte is built.
 Result<void> CollapsedReportRenderer::Render(const Aggregation& aggregation,
                                              std::ostream& out) const {
   std::vector<std::string> locations;
   locations.reserve(aggregation.locations.size());
   for (const Location& location : aggregation.locations) locations.push_back(LocationText(location));
   std::string text;
+  ChunkWriter writer(out);
   for (const StackSample& stack : aggregation.stacks) {
     if (stack.locations.empty()) continue;
     for (size_t i = stack.locations.size(); i-- > 0;) {
@@ -51,12 +54,10 @@ Result<void> CollapsedReportRenderer::Render(const Aggregation& aggregation,
     }
     text += std::to_string(PerlInteger(stack.value));
     text += '\n';
-    if (text.size() >= kFlushBytes) {
-      out.write(text.data(), static_cast<std::streamsize>(text.size()));
-      text.clear();
-    }
+    if (text.size() >= kFlushBytes) text = writer.Write(std::move(text));
   }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  writer.Write(std::move(text));
+  writer.Finish();
   return CheckWritten(out);
 }
 

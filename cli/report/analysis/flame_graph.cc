@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "cli/report/analysis/frame_names.h"
 
 namespace memprof::analysis {
@@ -59,7 +60,7 @@ class TreeBuilder {
   FlameGraph graph_;  // graph_.names: the interned names
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<std::vector<LocationFrame>> location_frames_;  // filled lazily
-  std::unordered_map<uint64_t, uint32_t> children_;          // parent << 32 | name id
+  absl::flat_hash_map<uint64_t, uint32_t> children_;         // parent << 32 | name id
   std::vector<double> own_change_;  // a diff: per node, the change of stacks ending there
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
 #include "cli/report/analysis/symbolization.h"
 #include "cli/report/pprof/mapping_table.h"
 #include "cli/report/pprof/string_table.h"
@@ -44,7 +45,7 @@ class LocationTable {
   StringTable& strings_;
   MappingTable& mappings_;
   analysis::AddressSymbolizer& symbolizer_;
-  std::unordered_map<uint64_t, uint64_t> locations_;  // address -> id
+  absl::flat_hash_map<uint64_t, uint64_t> locations_;  // address -> id, one lookup per frame
   std::unordered_map<FunctionKey, uint64_t, FunctionKeyHash> functions_;
 };
 

@@ -2,13 +2,16 @@
 #define MEMPROF_CLI_REPORT_PPROF_PARALLEL_SYMBOLIZER_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "cli/report/analysis/profile.h"
 #include "cli/report/analysis/symbolization.h"
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
+#include "cli/report/pprof/file_work_queue.h"
 #include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolize/symbolizer.h"
 #include "cli/report/symbolize/symbolizer_options.h"
@@ -19,22 +22,32 @@ namespace memprof::pprof {
 // on several threads, then answers Resolve from what it found.
 //
 // libdwfl sessions are not thread-safe, so each worker owns a Symbolizer of
-// its own, and the work is split by mapped file: a file's addresses all go
-// to one worker, which alone opens it and reads its symbols and DWARF (the
-// costly part: symbol tables of libLLVM-sized libraries, compressed separate
-// debug files). Files are handed out largest first to whichever worker is
-// free. The answers are those of one DwflAddressSymbolizer over the same
-// maps. The calling thread works with `symbolizer`, which then also answers
-// addresses that were not prefetched.
+// its own, and the work is split by mapped file (FileWorkQueue): a file's
+// addresses all go to one worker, which alone opens it and reads its symbols
+// and DWARF (the costly part: symbol tables of libLLVM-sized libraries,
+// compressed separate debug files). The workers start at construction and
+// open the files with the most code while the caller still reads the
+// profile; ResolveAll then shares the addresses out. The answers are those
+// of one DwflAddressSymbolizer over the same maps. The calling thread works
+// with `symbolizer`, which then also answers addresses that were not
+// resolved beforehand.
 class ParallelSymbolizer final : public analysis::AddressSymbolizer {
  public:
-  // `addresses` are lookup addresses (analysis::LookupAddress), duplicates
-  // allowed. `threads` 0 or 1 resolves on the calling thread.
-  // `symbolizer` must be made from the same mappings and options.
+  // Starts `threads` - 1 workers (none for 0 or 1). `symbolizer` must be
+  // made from the same mappings and options.
+  ParallelSymbolizer(symbolize::Symbolizer symbolizer,
+                     const std::vector<symbolize::MemoryMapping>& mappings,
+                     const symbolize::SymbolizerOptions& options, unsigned threads);
+  // The same, then ResolveAll(addresses).
   ParallelSymbolizer(symbolize::Symbolizer symbolizer,
                      const std::vector<symbolize::MemoryMapping>& mappings,
                      const symbolize::SymbolizerOptions& options,
                      std::span<const uint64_t> addresses, unsigned threads);
+  ~ParallelSymbolizer() override;  // stops the workers when ResolveAll never ran
+
+  // Resolves `addresses` (lookup addresses, analysis::LookupAddress;
+  // duplicates allowed) on every thread. Once.
+  void ResolveAll(std::span<const uint64_t> addresses);
 
   std::span<const analysis::Frame> Resolve(uint64_t address) override;
   // What every thread found about the files it opened, one entry per path.
@@ -45,6 +58,9 @@ class ParallelSymbolizer final : public analysis::AddressSymbolizer {
   DwflAddressSymbolizer adapter_;  // over symbolizer_
   absl::flat_hash_map<uint64_t, std::vector<analysis::Frame>> frames_;
   std::vector<symbolize::ModuleReport> worker_modules_;
+  std::unique_ptr<FileWorkQueue> queue_;
+  std::vector<std::vector<symbolize::ModuleReport>> modules_of_;  // per worker
+  std::vector<std::jthread> workers_;
 };
 
 // Every distinct lookup address of `profile`'s stacks, in no particular order.

@@ -20,6 +20,7 @@ using FrameCache = std::unordered_map<uint64_t, std::vector<Frame>>;
 // A module instance's libdwfl state, loaded on first use.
 struct ModuleSlot {
   bool tried = false;
+  bool needed = false;            // an address was resolved in it (not only Prepare)
   Dwfl_Module* module = nullptr;  // null if the file could not be used
   std::string problem;            // why, then
 };
@@ -52,6 +53,9 @@ struct Symbolizer::Impl {
   FrameCache return_cache;
   FrameCache pc_cache;
   std::unordered_map<Dwfl_Module*, SymbolIndex> symbol_indexes;  // built on first use
+  // Demangled symbol names: the addresses of one function share one. The
+  // keys point into the modules' string tables, which live as long as the session.
+  std::unordered_map<std::string_view, std::string> demangled;
   std::vector<std::string> problems;
   size_t skipped_map_lines = 0;
 
@@ -61,7 +65,8 @@ struct Symbolizer::Impl {
   std::string SymbolName(Dwfl_Module* module, uint64_t address);
   void GuessName(Dwfl_Module* module, uint64_t lookup, Frame& frame);
   const SymbolIndex& IndexOf(Dwfl_Module* module);
-  Dwfl_Module* ModuleFor(const MemoryMapping& mapping);
+  Dwfl_Module* ModuleFor(const MemoryMapping& mapping, bool needed = true);
+  void Prepare(uint64_t pc);
   Result<Dwfl_Module*> Load(const ModuleInstance& instance);
 };
 
@@ -119,7 +124,10 @@ const SymbolIndex& Symbolizer::Impl::IndexOf(Dwfl_Module* module) {
 // The ELF symbol table's name for `address` (stripped binaries keep .dynsym).
 std::string Symbolizer::Impl::SymbolName(Dwfl_Module* module, uint64_t address) {
   const std::optional<std::string_view> name = IndexOf(module).Find(address);
-  return name ? Demangle(std::string(*name).c_str()) : std::string();
+  if (!name) return std::string();
+  auto [it, inserted] = demangled.try_emplace(*name);
+  if (inserted) it->second = Demangle(std::string(*name).c_str());
+  return it->second;
 }
 
 // --nearest-symbol: "name+0xdelta?", the '?' saying it may be another
@@ -132,7 +140,7 @@ void Symbolizer::Impl::GuessName(Dwfl_Module* module, uint64_t lookup, Frame& fr
   frame.guessed = true;
 }
 
-Dwfl_Module* Symbolizer::Impl::ModuleFor(const MemoryMapping& mapping) {
+Dwfl_Module* Symbolizer::Impl::ModuleFor(const MemoryMapping& mapping, bool needed) {
   const std::optional<size_t> index = table.InstanceOf(mapping);
   if (!index) return nullptr;
   ModuleSlot& slot = slots[*index];
@@ -143,10 +151,22 @@ Dwfl_Module* Symbolizer::Impl::ModuleFor(const MemoryMapping& mapping) {
       slot.module = *loaded;
     } else {
       slot.problem = loaded.error().message;
-      problems.push_back(loaded.error().message);
     }
   }
+  if (needed && !slot.needed) {
+    slot.needed = true;
+    if (slot.module == nullptr) problems.push_back(slot.problem);
+  }
   return slot.module;
+}
+
+void Symbolizer::Impl::Prepare(uint64_t pc) {
+  const MemoryMapping* mapping = table.FindMapping(pc);
+  Dwfl_Module* module = mapping != nullptr ? ModuleFor(*mapping, /*needed=*/false) : nullptr;
+  if (module == nullptr) return;
+  IndexOf(module);
+  Dwarf_Addr bias = 0;
+  dwfl_module_addrdie(module, pc, &bias);  // loads the DWARF and its address ranges
 }
 
 Result<Dwfl_Module*> Symbolizer::Impl::Load(const ModuleInstance& instance) {
@@ -196,6 +216,8 @@ std::span<const Frame> Symbolizer::ResolvePc(uint64_t pc) {
   return impl_->Cached(impl_->pc_cache, pc, pc);
 }
 
+void Symbolizer::Prepare(uint64_t pc) { impl_->Prepare(pc); }
+
 size_t Symbolizer::skipped_map_lines() const { return impl_->skipped_map_lines; }
 
 std::vector<std::string> Symbolizer::Problems() const { return impl_->problems; }
@@ -205,7 +227,7 @@ std::vector<ModuleReport> Symbolizer::Modules() const {
   const std::vector<ModuleInstance>& instances = impl_->table.instances();
   for (size_t i = 0; i < impl_->slots.size(); ++i) {
     const ModuleSlot& slot = impl_->slots[i];
-    if (!slot.tried) continue;
+    if (!slot.needed) continue;
     const std::string& path = impl_->table.mappings()[instances[i].bias_mapping].path;
     if (slot.module != nullptr) {
       reports.push_back(DescribeModule(slot.module, path));

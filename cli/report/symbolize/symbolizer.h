@@ -54,6 +54,12 @@ class Symbolizer {
   // signal's PC): looked up as given.
   std::span<const Frame> ResolvePc(uint64_t pc);
 
+  // Opens the file mapped at `pc` and reads what its lookups will need (the
+  // symbol table, the DWARF and its address ranges), so that a later Resolve
+  // in it costs only the lookup. Answers are the same with or without it; a
+  // file only prepared is not in Modules().
+  void Prepare(uint64_t pc);
+
   size_t skipped_map_lines() const;
   // One line per binary that could not be used ("cannot open ...", "... is
   // not ELF"), for the caller to warn about once; its addresses resolve to

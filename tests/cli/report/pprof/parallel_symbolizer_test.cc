@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,37 @@ TEST(ParallelSymbolizerTest, AnswersAsOneSerialSymbolizer) {
   }
   EXPECT_NE(expected.Resolve(addresses[0]).back().function.find("ParallelProbe"),
             std::string::npos);
+}
+
+// Started before the addresses are known, its worker opens the files with
+// the most code (the test binary, libc, libstdc++) meanwhile; the answers
+// stay the same, and Modules() names only the files an address needed.
+TEST(ParallelSymbolizerTest, StartedEarlyAnswersTheSameAndListsOnlyNeededFiles) {
+  const std::vector<symbolize::MemoryMapping> mappings = SelfMappings();
+  Result<symbolize::Symbolizer> serial = symbolize::Symbolizer::Create(mappings);
+  ASSERT_TRUE(serial.has_value()) << serial.error().message;
+  DwflAddressSymbolizer expected(*serial);
+  Result<symbolize::Symbolizer> own = symbolize::Symbolizer::Create(mappings);
+  ASSERT_TRUE(own.has_value()) << own.error().message;
+  ParallelSymbolizer parallel(std::move(*own), mappings, {}, 2);
+  const std::vector<uint64_t> addresses = Addresses();
+  parallel.ResolveAll(std::span(addresses).first(1));  // in this binary only
+  std::vector<analysis::Frame> want;
+  for (const analysis::Frame& frame : expected.Resolve(addresses[0])) want.push_back(frame);
+  ExpectSameFrames(parallel.Resolve(addresses[0]), want);
+  const std::vector<symbolize::ModuleReport> modules = parallel.Modules();
+  ASSERT_EQ(modules.size(), 1u);
+  EXPECT_EQ(std::filesystem::canonical(modules[0].path),
+            std::filesystem::canonical("/proc/self/exe"));
+}
+
+// Destroyed before any address came, it stops its waiting workers.
+TEST(ParallelSymbolizerTest, StartedAndNeverUsedStopsItsWorkers) {
+  const std::vector<symbolize::MemoryMapping> mappings = SelfMappings();
+  Result<symbolize::Symbolizer> own = symbolize::Symbolizer::Create(mappings);
+  ASSERT_TRUE(own.has_value()) << own.error().message;
+  { ParallelSymbolizer parallel(std::move(*own), mappings, {}, 4); }
+  SUCCEED();  // a worker left waiting would hang the join above
 }
 
 TEST(ParallelSymbolizerTest, DistinctLookupAddressesOfAProfile) {

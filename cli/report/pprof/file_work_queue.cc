@@ -1,0 +1,98 @@
+#include "cli/report/pprof/file_work_queue.h"
+
+#include <algorithm>
+#include <iterator>
+#include <numeric>
+#include <unordered_map>
+#include <utility>
+
+namespace memprof::pprof {
+namespace {
+
+// The files with code, most code first (the costliest to open: symbol
+// tables and DWARF grow with the code).
+std::vector<FileWork> FilesWithCode(const std::vector<symbolize::MemoryMapping>& mappings) {
+  std::vector<FileWork> files;
+  std::unordered_map<std::string, size_t> by_path;
+  for (const symbolize::MemoryMapping& mapping : mappings) {
+    if (!mapping.FileBacked() || !mapping.Executable()) continue;
+    auto [it, inserted] = by_path.try_emplace(mapping.path, files.size());
+    if (inserted) {
+      FileWork& file = files.emplace_back();
+      file.path = mapping.path;
+      file.prepare_pc = mapping.start;
+    }
+    files[it->second].code_bytes += mapping.end - mapping.start;
+  }
+  std::stable_sort(files.begin(), files.end(), [](const FileWork& a, const FileWork& b) {
+    return a.code_bytes > b.code_bytes;
+  });
+  return files;
+}
+
+}  // namespace
+
+FileWorkQueue::FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings)
+    : sorted_(std::move(mappings)), files_(FilesWithCode(sorted_)) {
+  std::stable_sort(sorted_.begin(), sorted_.end(),
+                   [](const auto& a, const auto& b) { return a.start < b.start; });
+}
+
+std::optional<uint64_t> FileWorkQueue::ClaimToPrepare(size_t worker) {
+  std::unique_lock lock(mutex_);
+  if (ready_) return std::nullopt;
+  for (FileWork& file : files_) {
+    if (file.owner) continue;
+    file.owner = worker;
+    return file.prepare_pc;
+  }
+  addresses_set_.wait(lock, [this] { return ready_; });
+  return std::nullopt;
+}
+
+void FileWorkQueue::SetAddresses(std::span<const uint64_t> addresses) {
+  std::unique_lock lock(mutex_);
+  std::unordered_map<std::string, size_t> by_path;
+  for (size_t i = 0; i < files_.size(); ++i) by_path.emplace(files_[i].path, i);
+  static const std::string kNone;
+  for (uint64_t address : addresses) {
+    auto it = std::upper_bound(sorted_.begin(), sorted_.end(), address,
+                               [](uint64_t a, const auto& mapping) { return a < mapping.start; });
+    const bool inside = it != sorted_.begin() && std::prev(it)->Contains(address);
+    const std::string& path = inside ? std::prev(it)->path : kNone;
+    auto [entry, inserted] = by_path.try_emplace(path, files_.size());
+    if (inserted) files_.emplace_back().path = path;
+    files_[entry->second].addresses.push_back(address);
+  }
+  resolve_order_.resize(files_.size());
+  std::iota(resolve_order_.begin(), resolve_order_.end(), size_t{0});
+  std::stable_sort(resolve_order_.begin(), resolve_order_.end(), [this](size_t a, size_t b) {
+    return files_[a].addresses.size() > files_[b].addresses.size();
+  });
+  ready_ = true;
+  addresses_set_.notify_all();
+}
+
+void FileWorkQueue::Stop() {
+  std::unique_lock lock(mutex_);
+  ready_ = true;
+  addresses_set_.notify_all();
+}
+
+FileWork* FileWorkQueue::NextToResolve(size_t worker) {
+  std::unique_lock lock(mutex_);
+  FileWork* unclaimed = nullptr;
+  for (size_t i : resolve_order_) {
+    FileWork& file = files_[i];
+    if (file.taken || file.addresses.empty()) continue;
+    if (file.owner == worker) {
+      file.taken = true;
+      return &file;
+    }
+    if (!file.owner && unclaimed == nullptr) unclaimed = &file;
+  }
+  if (unclaimed != nullptr) unclaimed->taken = true;
+  return unclaimed;
+}
+
+}  // namespace memprof::pprof

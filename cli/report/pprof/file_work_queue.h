@@ -1,0 +1,65 @@
+#ifndef MEMPROF_CLI_REPORT_PPROF_FILE_WORK_QUEUE_H_
+#define MEMPROF_CLI_REPORT_PPROF_FILE_WORK_QUEUE_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cli/report/analysis/symbolization.h"
+#include "cli/report/symbolize/memory_map.h"
+
+namespace memprof::pprof {
+
+// The addresses of one mapped file (or of no file), resolved by one worker.
+struct FileWork {
+  std::string path;                 // "" for addresses in no file
+  uint64_t prepare_pc = 0;          // an address in its code, for Symbolizer::Prepare
+  uint64_t code_bytes = 0;          // the size of its executable mappings
+  std::optional<size_t> owner;      // the worker that prepared it, if one did
+  bool taken = false;               // a worker is resolving it (or has)
+  std::vector<uint64_t> addresses;  // lookup addresses, distinct
+  std::vector<std::vector<analysis::Frame>> frames;  // parallel to addresses
+};
+
+// Who symbolizes which file, in two phases. Before the addresses are known
+// (the caller is still reading the profile), workers claim the files with
+// the most code first and prepare them; once SetAddresses has shared the
+// addresses out by file, each worker resolves the files it prepared, then
+// takes the unclaimed ones, those with the most addresses first. A file is
+// only ever in one worker's hands: a libdwfl session is not thread-safe, and
+// opening a file is the costly part. Thread-safe.
+class FileWorkQueue {
+ public:
+  explicit FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings);
+
+  // Before SetAddresses: the prepare_pc of the next unclaimed file, now
+  // `worker`'s. When none is left, waits for SetAddresses or Stop; then
+  // nullopt.
+  std::optional<uint64_t> ClaimToPrepare(size_t worker);
+  // Groups `addresses` (duplicates allowed) by file and wakes the workers.
+  void SetAddresses(std::span<const uint64_t> addresses);
+  // No addresses will come: waiting workers return.
+  void Stop();
+  // After SetAddresses: the next file for `worker` to resolve, or nullptr.
+  FileWork* NextToResolve(size_t worker);
+
+  // Every file; read once the workers are done.
+  std::vector<FileWork>& files() { return files_; }
+
+ private:
+  std::vector<symbolize::MemoryMapping> sorted_;  // a copy, by start
+  std::vector<FileWork> files_;  // most code first, then files met in the addresses
+  std::vector<size_t> resolve_order_;  // indexes into files_, most addresses first
+  std::mutex mutex_;
+  std::condition_variable addresses_set_;
+  bool ready_ = false;  // SetAddresses or Stop ran
+};
+
+}  // namespace memprof::pprof
+
+#endif  // MEMPROF_CLI_REPORT_PPROF_FILE_WORK_QUEUE_H_
