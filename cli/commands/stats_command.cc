@@ -260,8 +260,8 @@ void PrintStats(const StatsResponse& stats, std::ostream& out) {
   TextTable properties;
   properties.SetAlign(1, TextTable::Align::kRight);
   for (const auto& [name, value] : sorted) {
-    properties.AddRow(
-        {name, name.ends_with("_bytes") ? FormatBytes(value) : std::to_string(value)});
+    const bool bytes = name.ends_with("_bytes") || name.ends_with("_size");  // generic.heap_size
+    properties.AddRow({name, bytes ? FormatBytes(value) : std::to_string(value)});
   }
   properties.Print(out);
 }

@@ -32,7 +32,11 @@ std::string AllocatorText(const StatusResponse& status) {
 }
 
 std::string ActiveText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
-  if (!status.profiling_active()) return "no (prof.active)";
+  if (!status.profiling_active()) {
+    // tcmalloc samples anyway; inactive means the agent serves no new samples.
+    return status.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC ? "no (memprof activation)"
+                                                                      : "no (prof.active)";
+  }
   return "yes, " + DescribeWindowEnd(status.window_end_unix_ms(), now);
 }
 
