@@ -239,6 +239,12 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   activation.if_generation = request.if_generation();
   if (request.capture_growth_bytes() != 0) {  // bounds first: a bad request changes nothing
     if (auto ok = CheckCaptureSettings(CaptureSettingsOf(request)); !ok) return ok;
+    if (allocator_.Info().kind == AllocatorKind::kTcmalloc) {
+      return Fail(ErrorCode::kFailedPrecondition,
+                  "peak capture (--capture-growth) needs jemalloc, and this process uses "
+                  "tcmalloc; nothing was changed. Activate without --capture-growth and dump "
+                  "when the memory is high");
+    }
   }
   auto change = profiling_.Activate(activation);
   if (!change) return Fail(change.error());

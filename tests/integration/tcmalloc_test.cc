@@ -222,6 +222,10 @@ TEST_F(TcmallocTest, SampleIntervalCannotChangeAtRunTime) {
   ExpectCliError(CliFor(*t, "activate", {"--sample-interval", "1MiB"}), 5,
                  "TCMALLOC_SAMPLE_PARAMETER");
   EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
+  // Peak capture is jemalloc's alone, and asking for it changes nothing.
+  ExpectCliError(CliFor(*t, "activate", {"--capture-growth", "64MiB"}), 5,
+                 "peak capture (--capture-growth) needs jemalloc");
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
   // The interval in force is no change at all.
   EXPECT_EQ(CliFor(*t, "activate", {"--sample-interval", "64KiB"}).exit_code, 0);
 }
