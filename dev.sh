@@ -34,6 +34,9 @@ readonly DEMO_PROFILE_SECONDS=5
 readonly PACKAGES=(
   build-essential cmake pkg-config
   libjemalloc-dev
+  # gperftools: malloc_extension.h for the agent's tcmalloc support, libtcmalloc
+  # for the tests' tcmalloc target.
+  libgoogle-perftools-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libcli11-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev

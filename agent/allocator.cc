@@ -9,14 +9,16 @@
 #include <cstring>
 
 #include "agent/host_symbols.h"
+#include "agent/jemalloc_heap_profiler.h"
 #include "agent/process_identity.h"
+#include "agent/tcmalloc_allocator.h"
 
 namespace memprof::agent {
 namespace {
 
 class JemallocAllocator final : public Allocator {
  public:
-  explicit JemallocAllocator(JemallocControl control) : control_(control) {}
+  explicit JemallocAllocator(JemallocControl control) : control_(control), profiler_(control_) {}
 
   AllocatorInfo Info() const override {
     AllocatorInfo info;
@@ -36,12 +38,17 @@ class JemallocAllocator final : public Allocator {
     return AllocatorReport{json ? ReportFormat::kJson : ReportFormat::kText, std::move(*text)};
   }
   const JemallocControl* Jemalloc() const override { return &control_; }
+  Result<HeapProfiler*> ReadyProfiler() const override {
+    if (auto ready = RequireHeapProfiling(*this); !ready) return Fail(ready.error());
+    return &profiler_;
+  }
   Result<uint64_t> UnusedBytes() const override { return control_.UnusedBytes(); }
   Result<void> Purge() const override { return control_.PurgeAllArenas(); }
   const char* PurgeMethod() const override { return "mallctl arena.4096.purge"; }
 
  private:
   JemallocControl control_;
+  mutable JemallocHeapProfiler profiler_;  // stateless over control_
 };
 
 // glibc's malloc: mallinfo2() for the summary, malloc_info() for the report.
@@ -96,13 +103,13 @@ class OtherAllocator final : public Allocator {
   AllocatorInfo Info() const override { return AllocatorInfo{}; }
   Result<HeapSummary> Summary() const override {
     return Fail(ErrorCode::kFailedPrecondition,
-                "the process allocator is neither jemalloc nor glibc malloc; no statistics");
+                "the process allocator is neither jemalloc, tcmalloc nor glibc malloc; no statistics");
   }
   Result<AllocatorReport> Report(ReportFormat) const override { return Fail(Summary().error()); }
   Result<uint64_t> UnusedBytes() const override { return Fail(Summary().error()); }
   Result<void> Purge() const override {
     return Fail(ErrorCode::kFailedPrecondition,
-                "the process allocator is neither jemalloc nor glibc malloc; memprof cannot "
+                "the process allocator is neither jemalloc, tcmalloc nor glibc malloc; memprof cannot "
                 "make it give memory back");
   }
   const char* PurgeMethod() const override { return ""; }
@@ -119,10 +126,16 @@ bool MallocIsFromLibc() {
 
 }  // namespace
 
+Result<HeapProfiler*> Allocator::ReadyProfiler() const {
+  auto jemalloc = RequireHeapProfiling(*this);  // says why not
+  return Fail(jemalloc ? Error(ErrorCode::kInternal, "no heap profiler") : jemalloc.error());
+}
+
 std::unique_ptr<Allocator> DetectAllocator() {
   if (auto control = JemallocControl::Detect()) {
     return std::make_unique<JemallocAllocator>(*control);
   }
+  if (auto tcmalloc = TcmallocControl::Detect()) return MakeTcmallocAllocator(*tcmalloc);
   if (MallocIsFromLibc()) return std::make_unique<GlibcAllocator>();
   return std::make_unique<OtherAllocator>();
 }
@@ -180,6 +193,7 @@ const char* AllocatorKindName(AllocatorKind kind) {
     case AllocatorKind::kJemalloc: return "jemalloc";
     case AllocatorKind::kGlibc: return "glibc";
     case AllocatorKind::kOther: return "other";
+    case AllocatorKind::kTcmalloc: return "tcmalloc";
   }
   return "other";
 }

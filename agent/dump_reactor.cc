@@ -112,7 +112,7 @@ void DumpReactor::TakeDump(DumpSlot slot) {
 // trailer has it).
 void DumpReactor::SetMetadata(const HeapDump& dump) {
   auto* meta = chunk_.mutable_metadata();
-  meta->set_format("jemalloc_heap_v2");
+  meta->set_format(header_.format);
   meta->set_size_bytes(dump.size());
   meta->set_sample_interval_bytes(header_.sample_interval_bytes);
   meta->set_created_unix_ms(dump.created_unix_ms());

@@ -41,6 +41,7 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
   struct Header {
     int32_t pid = 0;
     uint64_t sample_interval_bytes = 0;
+    const char* format = "jemalloc_heap_v2";  // HeapProfiler::Format()
   };
 
   static constexpr uint32_t kDefaultChunkBytes = 256 * 1024;

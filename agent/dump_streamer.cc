@@ -72,12 +72,12 @@ void LogProfile(uint64_t sequence, uint64_t size, std::chrono::steady_clock::tim
 
 // Has jemalloc write the dump into `fd` (the writer's own descriptor of the
 // streamed file) and tells `progress` how it ended.
-void WriteDump(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
+void WriteDump(HeapProfiler* profiler, Fd fd, uint64_t sequence,
                const std::shared_ptr<DumpProgress>& progress) {
   const auto start = std::chrono::steady_clock::now();
   Result<uint64_t> outcome = 0;
   try {  // the streamer waits for Finish: it must come, whatever happens
-    outcome = WriteProfileInto(*jemalloc, fd.get());
+    outcome = profiler->WriteInto(fd.get());
     if (outcome) LogProfile(sequence, *outcome, start, " (streamed while written)");
   } catch (const std::exception& e) {
     outcome = Fail(ErrorCode::kInternal, std::string("writing the heap profile: ") + e.what());
@@ -91,9 +91,9 @@ void WriteDump(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
 // streamer waiting for bytes that will never come.
 class DumpWriter {
  public:
-  DumpWriter(const JemallocControl* jemalloc, Fd fd, uint64_t sequence,
+  DumpWriter(HeapProfiler* profiler, Fd fd, uint64_t sequence,
              std::shared_ptr<DumpProgress> progress)
-      : jemalloc_(jemalloc), fd_(std::move(fd)), sequence_(sequence), progress_(std::move(progress)) {}
+      : profiler_(profiler), fd_(std::move(fd)), sequence_(sequence), progress_(std::move(progress)) {}
   DumpWriter(const DumpWriter&) = delete;
   DumpWriter& operator=(const DumpWriter&) = delete;
   ~DumpWriter() {
@@ -105,12 +105,12 @@ class DumpWriter {
 
   void Run() {
     if (!progress_) return;
-    WriteDump(jemalloc_, std::move(fd_), sequence_, progress_);
+    WriteDump(profiler_, std::move(fd_), sequence_, progress_);
     progress_.reset();  // may free the slot
   }
 
  private:
-  const JemallocControl* jemalloc_;
+  HeapProfiler* profiler_;
   Fd fd_;
   uint64_t sequence_;
   std::shared_ptr<DumpProgress> progress_;
@@ -206,12 +206,12 @@ Result<bool> HeapDump::ReadNext(size_t max_bytes, std::string& out) {
 }
 
 Result<std::optional<DumpSlot>> DumpStreamer::Reserve(DumpQueue::Waiter& waiter) {
-  if (auto jemalloc = RequireHeapProfiling(allocator_); !jemalloc) return Fail(jemalloc.error());
+  if (auto profiler = RequireHeapProfiler(allocator_); !profiler) return Fail(profiler.error());
   return queue_->Acquire(waiter);
 }
 
 Result<DumpSlot> DumpStreamer::FreeSlot() {
-  if (auto jemalloc = RequireHeapProfiling(allocator_); !jemalloc) return Fail(jemalloc.error());
+  if (auto profiler = RequireHeapProfiler(allocator_); !profiler) return Fail(profiler.error());
   std::optional<DumpSlot> slot = queue_->TryAcquire();
   if (!slot) {
     return Fail(ErrorCode::kResourceExhausted,
@@ -228,12 +228,12 @@ Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump() {
 }
 
 Result<std::unique_ptr<HeapDump>> DumpStreamer::Dump(DumpSlot slot) {
-  auto jemalloc = RequireHeapProfiling(allocator_);
-  if (!jemalloc) return Fail(jemalloc.error());
+  auto profiler = RequireHeapProfiler(allocator_);
+  if (!profiler) return Fail(profiler.error());
   auto fd = CreateDumpFile();
   if (!fd) return Fail(fd.error());
   const auto start = std::chrono::steady_clock::now();
-  auto size = WriteProfileInto(**jemalloc, fd->get());
+  auto size = (*profiler)->WriteInto(fd->get());
   if (!size) return Fail(size.error());
   const uint64_t sequence = served_.fetch_add(1) + 1;
   LogProfile(sequence, *size, start, "");
@@ -247,8 +247,8 @@ Result<StreamedDump> DumpStreamer::Begin() {
 }
 
 Result<StreamedDump> DumpStreamer::Begin(DumpSlot slot) {
-  auto jemalloc = RequireHeapProfiling(allocator_);
-  if (!jemalloc) return Fail(jemalloc.error());
+  auto profiler = RequireHeapProfiler(allocator_);
+  if (!profiler) return Fail(profiler.error());
   auto fd = CreateDumpFile();
   if (!fd) return Fail(fd.error());
   Fd writer(::fcntl(fd->get(), F_DUPFD_CLOEXEC, HighFdFloor()));
@@ -260,7 +260,7 @@ Result<StreamedDump> DumpStreamer::Begin(DumpSlot slot) {
   auto progress = std::make_shared<DumpProgress>(std::move(slot));
   StreamedDump started;
   started.dump = std::make_unique<HeapDump>(std::move(*fd), sequence, progress);
-  auto task = std::make_shared<DumpWriter>(*jemalloc, std::move(writer), sequence, std::move(progress));
+  auto task = std::make_shared<DumpWriter>(*profiler, std::move(writer), sequence, std::move(progress));
   started.write = [task]() { task->Run(); };
   return started;
 }

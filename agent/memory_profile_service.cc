@@ -35,6 +35,7 @@ v1::AllocatorKind ToProto(AllocatorKind kind) {
     case AllocatorKind::kJemalloc: return v1::ALLOCATOR_KIND_JEMALLOC;
     case AllocatorKind::kGlibc: return v1::ALLOCATOR_KIND_GLIBC;
     case AllocatorKind::kOther: return v1::ALLOCATOR_KIND_OTHER;
+    case AllocatorKind::kTcmalloc: return v1::ALLOCATOR_KIND_TCMALLOC;
   }
   return v1::ALLOCATOR_KIND_UNSPECIFIED;
 }
@@ -175,6 +176,7 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
   if (request->capture_sequence() != 0) return StreamCapture(context, *request);
   try {
     DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
+    if (auto profiler = RequireHeapProfiler(allocator_)) header.format = (*profiler)->Format();
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request->chunk_size_bytes());
     reactor->Start();  // the dump now, or a place in the queue
     return reactor;
@@ -237,6 +239,12 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   activation.if_generation = request.if_generation();
   if (request.capture_growth_bytes() != 0) {  // bounds first: a bad request changes nothing
     if (auto ok = CheckCaptureSettings(CaptureSettingsOf(request)); !ok) return ok;
+    if (allocator_.Info().kind == AllocatorKind::kTcmalloc) {
+      return Fail(ErrorCode::kFailedPrecondition,
+                  "peak capture (--capture-growth) needs jemalloc, and this process uses "
+                  "tcmalloc; nothing was changed. Activate without --capture-growth and dump "
+                  "when the memory is high");
+    }
   }
   auto change = profiling_.Activate(activation);
   if (!change) return Fail(change.error());
@@ -279,6 +287,9 @@ Result<void> MemoryProfileService::FillStats(const v1::StatsRequest& request,
   auto summary = allocator_.Summary();
   if (!summary) return Fail(summary.error());
   ToProto(*summary, *response.mutable_summary());
+  for (const auto& [name, value] : allocator_.Properties()) {
+    (*response.mutable_allocator_properties())[name] = value;
+  }
   response.set_rss_bytes(CurrentRssBytes());
   response.set_collected_unix_ms(NowUnixMs());
   response.set_profiling_active(allocator_.Info().profiling_active);

@@ -55,8 +55,8 @@ Result<ActivationChange> ProfilingController::Activate(
 }
 
 Result<ActivationChange> ProfilingController::Activate(const ActivationRequest& request) {
-  auto jemalloc = RequireHeapProfiling(allocator_);
-  if (!jemalloc) return Fail(jemalloc.error());
+  auto profiler = RequireHeapProfiler(allocator_);
+  if (!profiler) return Fail(profiler.error());
   if (auto ok = CheckWindow(request.window); !ok) return Fail(ok.error());
   std::optional<unsigned> lg_sample;
   if (request.sample_interval_bytes != 0) {
@@ -67,16 +67,16 @@ Result<ActivationChange> ProfilingController::Activate(const ActivationRequest& 
   std::lock_guard lock(mu_);
   if (auto ok = CheckGenerationLocked(request.if_generation); !ok) return Fail(ok.error());
   ActivationChange change;
-  change.previous = StateLocked(**jemalloc);
-  change.previous_sample_interval_bytes = (*jemalloc)->SampleInterval();
+  change.previous = StateLocked(**profiler);
+  change.previous_sample_interval_bytes = (*profiler)->SampleInterval();
   const bool new_interval = request.sample_interval_bytes != 0 &&
                             request.sample_interval_bytes != change.previous_sample_interval_bytes;
   if (new_interval || request.reset) {
     // Before prof.active: the samples of this activation are all kept.
-    if (auto r = (*jemalloc)->Reset(lg_sample); !r) return Fail(r.error());
+    if (auto r = (*profiler)->Reset(lg_sample); !r) return Fail(r.error());
     change.samples_reset = true;
   }
-  if (auto r = (*jemalloc)->SetActive(true); !r) {
+  if (auto r = (*profiler)->SetActive(true); !r) {
     if (change.samples_reset) ++generation_;  // the reset did happen
     return Fail(r.error());
   }
@@ -87,24 +87,24 @@ Result<ActivationChange> ProfilingController::Activate(const ActivationRequest& 
     DisarmLocked();
   }
   change.generation = ++generation_;
-  change.current = StateLocked(**jemalloc);
-  change.sample_interval_bytes = (*jemalloc)->SampleInterval();
+  change.current = StateLocked(**profiler);
+  change.sample_interval_bytes = (*profiler)->SampleInterval();
   LogActivation(request, change);
   return change;
 }
 
 Result<ActivationChange> ProfilingController::Deactivate(uint64_t if_generation) {
-  auto jemalloc = RequireHeapProfiling(allocator_);
-  if (!jemalloc) return Fail(jemalloc.error());
+  auto profiler = RequireHeapProfiler(allocator_);
+  if (!profiler) return Fail(profiler.error());
   std::lock_guard lock(mu_);
   if (auto ok = CheckGenerationLocked(if_generation); !ok) return Fail(ok.error());
   ActivationChange change;
-  change.previous = StateLocked(**jemalloc);
-  if (auto r = (*jemalloc)->SetActive(false); !r) return Fail(r.error());
+  change.previous = StateLocked(**profiler);
+  if (auto r = (*profiler)->SetActive(false); !r) return Fail(r.error());
   change.window_replaced = deadline_.has_value();
   DisarmLocked();
   change.generation = ++generation_;
-  change.current = StateLocked(**jemalloc);
+  change.current = StateLocked(**profiler);
   Logger().info("profiling deactivated");
   return change;
 }
@@ -127,8 +127,8 @@ Result<void> ProfilingController::CheckGenerationLocked(uint64_t if_generation) 
                   "); nothing was changed");
 }
 
-ProfilingState ProfilingController::StateLocked(const JemallocControl& jemalloc) const {
-  return ProfilingState{jemalloc.ProfilingActive(), window_end_unix_ms_};
+ProfilingState ProfilingController::StateLocked(const HeapProfiler& profiler) const {
+  return ProfilingState{profiler.Active(), window_end_unix_ms_};
 }
 
 void ProfilingController::ArmLocked(std::chrono::milliseconds window) {
@@ -160,8 +160,8 @@ void ProfilingController::TimerLoop() {
     if (std::chrono::steady_clock::now() < deadline) continue;
     DisarmLocked();
     ++generation_;
-    if (const JemallocControl* jemalloc = allocator_.Jemalloc()) {
-      if (auto r = jemalloc->SetActive(false); !r) {
+    if (auto profiler = RequireHeapProfiler(allocator_)) {
+      if (auto r = (*profiler)->SetActive(false); !r) {
         Logger().warn("could not end the profiling window: {}", r.error().message);
       } else {
         Logger().info("profiling window ended; profiling deactivated");

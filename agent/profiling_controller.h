@@ -41,7 +41,8 @@ struct ActivationChange {
   uint64_t generation = 0;             // the activation generation after the change
 };
 
-// Owns prof.active and the timed profiling window. A window is closed by the
+// Owns the activation (jemalloc: prof.active; see HeapProfiler) and the
+// timed profiling window. A window is closed by the
 // agent itself when it ends, so it ends even if the CLI that opened it died.
 //
 // Every change of the activation (each Activate and Deactivate served, and a
@@ -85,7 +86,7 @@ class ProfilingController {
   void AbandonAfterFork();
 
  private:
-  ProfilingState StateLocked(const JemallocControl& jemalloc) const;
+  ProfilingState StateLocked(const HeapProfiler& profiler) const;
   Result<void> CheckGenerationLocked(uint64_t if_generation) const;
   void ArmLocked(std::chrono::milliseconds window);
   void DisarmLocked();

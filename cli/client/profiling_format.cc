@@ -11,22 +11,47 @@ std::string AllocatorName(memprof::v1::AllocatorKind kind) {
       return "jemalloc";
     case memprof::v1::ALLOCATOR_KIND_GLIBC:
       return "glibc";
+    case memprof::v1::ALLOCATOR_KIND_TCMALLOC:
+      return "tcmalloc";
     default:
       return "other";
   }
 }
 
+bool Profilable(memprof::v1::AllocatorKind kind) {
+  return kind == memprof::v1::ALLOCATOR_KIND_JEMALLOC || kind == memprof::v1::ALLOCATOR_KIND_TCMALLOC;
+}
+
 std::string ProfilingState(const memprof::v1::StatusResponse& status) {
-  if (status.allocator() != memprof::v1::ALLOCATOR_KIND_JEMALLOC) return "n/a";
+  if (!Profilable(status.allocator())) return "n/a";
   if (!status.profiling_supported()) return "unsupported";
   if (!status.profiling_enabled()) return "off";
   return status.profiling_active() ? "active" : "inactive";
 }
 
+namespace {
+
+std::optional<std::string> TcmallocHint(const memprof::v1::StatusResponse& status) {
+  if (!status.profiling_supported()) {
+    return "this process uses libtcmalloc_minimal, which cannot sample allocations; restart it "
+           "with libtcmalloc.so.4 (package libgoogle-perftools4), e.g. under `memprofctl run "
+           "--allocator tcmalloc`";
+  }
+  if (!status.profiling_enabled()) {
+    return std::string("tcmalloc was not sampling allocations when the process started; restart "
+                       "it with ") +
+           kTcmallocSampling + " (or use `memprofctl run --allocator tcmalloc`)";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> ProfilingHint(const memprof::v1::StatusResponse& status) {
+  if (status.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC) return TcmallocHint(status);
   if (status.allocator() != memprof::v1::ALLOCATOR_KIND_JEMALLOC) {
-    return "the process does not use jemalloc, so its heap cannot be profiled; restart it "
-           "under `memprofctl run -- CMD`, which preloads jemalloc";
+    return "the process does not use jemalloc (nor tcmalloc), so its heap cannot be profiled; "
+           "restart it under `memprofctl run -- CMD`, which preloads jemalloc";
   }
   if (!status.profiling_supported()) {
     return "this jemalloc was built without profiling support (config.prof=false); restart the "

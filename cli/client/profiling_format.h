@@ -12,11 +12,16 @@ namespace memprof::cli {
 
 // Wording and JSON shapes shared by list, status, activate and deactivate.
 
-// "jemalloc", "glibc" or "other" (JSON and text).
+// "jemalloc", "tcmalloc", "glibc" or "other" (JSON and text).
 std::string AllocatorName(memprof::v1::AllocatorKind kind);
 
-// The PROFILING column of `list`: "active", "inactive", "off" (opt.prof=false),
-// "unsupported" (config.prof=false) or "n/a" (not jemalloc).
+// Whether the agent can take heap profiles of a process with this allocator
+// at all (jemalloc and tcmalloc).
+bool Profilable(memprof::v1::AllocatorKind kind);
+
+// The PROFILING column of `list`: "active", "inactive", "off" (opt.prof=false;
+// tcmalloc: not sampling), "unsupported" (config.prof=false;
+// libtcmalloc_minimal) or "n/a" (neither jemalloc nor tcmalloc).
 std::string ProfilingState(const memprof::v1::StatusResponse& status);
 
 // What to do when profiling is impossible in this process, or nullopt when

@@ -36,20 +36,59 @@ size_t FindCommandName(const CLI::App& app, const std::vector<std::string>& args
   return args.size();
 }
 
+Result<RunAllocator> ParseAllocatorName(const std::string& name) {
+  if (name == "jemalloc") return RunAllocator::kJemalloc;
+  if (name == "tcmalloc") return RunAllocator::kTcmalloc;
+  return Fail(ErrorCode::kInvalidArgument,
+              "run: unknown allocator '" + name + "' (valid: jemalloc, tcmalloc)");
+}
+
 }  // namespace
+
+Result<RunOptions> ParseRunWords(const std::vector<std::string>& words) {
+  RunOptions options;
+  size_t at = 0;
+  constexpr std::string_view kFlag = "--allocator";
+  if (at < words.size() && words[at].starts_with(kFlag)) {
+    std::string name;
+    if (words[at] == kFlag) {
+      if (at + 1 >= words.size()) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    "run: --allocator needs a value (valid: jemalloc, tcmalloc)");
+      }
+      name = words[at + 1];
+      at += 2;
+    } else if (words[at][kFlag.size()] == '=') {
+      name = words[at].substr(kFlag.size() + 1);
+      ++at;
+    }
+    if (at > 0) {
+      auto allocator = ParseAllocatorName(name);
+      if (!allocator) return Fail(allocator.error());
+      options.allocator = *allocator;
+      if (at < words.size() && words[at] == "--") ++at;
+    }
+  }
+  options.command.assign(words.begin() + static_cast<std::ptrdiff_t>(at), words.end());
+  return options;
+}
 
 CLI::App* RegisterRunCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run",
       "Start CMD with the memprof agent (and jemalloc if needed) preloaded, ready to profile");
   cmd->footer(
-      "Usage: memprofctl run [--] CMD [ARGS...]\n\n"
+      "Usage: memprofctl run [--allocator jemalloc|tcmalloc] [--] CMD [ARGS...]\n\n"
       "CMD replaces memprofctl (same pid). LD_PRELOAD gets jemalloc (unless CMD already uses it)\n"
       "and libmemprof_agent.so; MALLOC_CONF gets prof:true,prof_active:false merged with yours.\n"
-      "Libraries: $MEMPROF_AGENT_LIB and $MEMPROF_JEMALLOC_LIB override the built-in paths.\n\n"
+      "--allocator tcmalloc: gperftools' libtcmalloc.so.4 instead of jemalloc (unless CMD links\n"
+      "it), and TCMALLOC_SAMPLE_PARAMETER=524288 unless you set it; MALLOC_CONF is left alone.\n"
+      "Libraries: $MEMPROF_AGENT_LIB, $MEMPROF_JEMALLOC_LIB and $MEMPROF_TCMALLOC_LIB override\n"
+      "the built-in paths.\n\n"
       "Examples:\n"
       "  memprofctl run -- ./my-server --port 8080\n"
-      "  MALLOC_CONF=lg_prof_sample:17 memprofctl run -- redis-server\n");
+      "  MALLOC_CONF=lg_prof_sample:17 memprofctl run -- redis-server\n"
+      "  memprofctl run --allocator tcmalloc -- ./my-server\n");
   return cmd;
 }
 
@@ -71,11 +110,11 @@ Result<void> RunRun(const RunOptions& options, const RunEnvironment& env, const 
     return Fail(ErrorCode::kInvalidArgument,
                 "run: missing command; usage: memprofctl run [--] CMD [ARGS...]");
   }
-  auto plan = PlanRun(options.command, env);
+  auto plan = PlanRun(options.command, env, options.allocator);
   if (!plan) return Fail(plan.error());
   for (const std::string& warning : plan->warnings) Log().warn("{}", warning);
-  Log().info("starting {} with LD_PRELOAD={} MALLOC_CONF={}", plan->path, plan->ld_preload,
-             plan->malloc_conf);
+  Log().info("starting {} with LD_PRELOAD={} {}", plan->path, plan->ld_preload,
+             plan->allocator_setting);
   return exec(*plan);
 }
 
@@ -100,9 +139,9 @@ class RunCommand final : public Command {
   CLI::App* Register(CLI::App& app) override { return RegisterRunCommand(app); }
   bool talks_to_agents() const override { return false; }
   Result<void> Run(const CommandContext& context) override {
-    RunOptions options;
-    options.command = context.verbatim_args;
-    return RunRun(options, context.env.run_environment(), context.env.exec);
+    auto options = ParseRunWords(context.verbatim_args);
+    if (!options) return Fail(options.error());
+    return RunRun(*options, context.env.run_environment(), context.env.exec);
   }
 };
 

@@ -18,7 +18,14 @@ namespace memprof::cli {
 // if needed, jemalloc preloaded and MALLOC_CONF ready for profiling.
 struct RunOptions {
   std::vector<std::string> command;  // CMD ARGS..., taken verbatim
+  RunAllocator allocator = RunAllocator::kJemalloc;
 };
+
+// Reads `run`'s own options from the words after `run` — only a leading
+// `--allocator NAME` (or `--allocator=NAME`; jemalloc or tcmalloc), then an
+// optional `--` — and takes the rest as CMD ARGS... verbatim. An unknown
+// allocator name or a missing one is kInvalidArgument.
+[[nodiscard]] Result<RunOptions> ParseRunWords(const std::vector<std::string>& words);
 
 // Registers `run` (for parsing its -h and for the help listing). CMD and its
 // arguments never go through CLI11: see SplitRunArguments().

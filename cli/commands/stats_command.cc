@@ -1,6 +1,7 @@
 #include "cli/commands/stats_command.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,6 +42,17 @@ Result<nlohmann::json> ParseJemallocStats(const std::string& raw) {
     return std::move(parsed["jemalloc"]);
   }
   return parsed;
+}
+
+// tcmalloc's properties under their names without the "generic." or
+// "tcmalloc." prefix (snake_case JSON keys: "pageheap_free_bytes").
+nlohmann::json TcmallocPropertiesToJson(const StatsResponse& stats) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : stats.allocator_properties()) {
+    const size_t dot = name.find('.');
+    out[dot == std::string::npos ? name : name.substr(dot + 1)] = value;
+  }
+  return out;
 }
 
 }  // namespace
@@ -223,6 +235,9 @@ Result<nlohmann::json> StatsToJson(const StatsResponse& stats, pid_t pid) {
     if (!jemalloc) return Fail(jemalloc.error());
     json["jemalloc"] = std::move(*jemalloc);
   }
+  if (stats.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC) {
+    json["tcmalloc"] = TcmallocPropertiesToJson(stats);
+  }
   return json;
 }
 
@@ -237,6 +252,18 @@ void PrintStats(const StatsResponse& stats, std::ostream& out) {
                 "(active - allocated) / active"});
   out << "allocator: " << AllocatorName(stats.allocator()) << '\n';
   table.Print(out);
+  if (stats.allocator_properties().empty()) return;
+  // The allocator's own figures (tcmalloc's properties), sorted by name.
+  std::map<std::string, uint64_t> sorted(stats.allocator_properties().begin(),
+                                         stats.allocator_properties().end());
+  out << AllocatorName(stats.allocator()) << " properties:\n";
+  TextTable properties;
+  properties.SetAlign(1, TextTable::Align::kRight);
+  for (const auto& [name, value] : sorted) {
+    const bool bytes = name.ends_with("_bytes") || name.ends_with("_size");  // generic.heap_size
+    properties.AddRow({name, bytes ? FormatBytes(value) : std::to_string(value)});
+  }
+  properties.Print(out);
 }
 
 namespace {

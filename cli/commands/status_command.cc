@@ -32,7 +32,11 @@ std::string AllocatorText(const StatusResponse& status) {
 }
 
 std::string ActiveText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
-  if (!status.profiling_active()) return "no (prof.active)";
+  if (!status.profiling_active()) {
+    // tcmalloc samples anyway; inactive means the agent serves no new samples.
+    return status.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC ? "no (memprof activation)"
+                                                                      : "no (prof.active)";
+  }
   return "yes, " + DescribeWindowEnd(status.window_end_unix_ms(), now);
 }
 
@@ -105,8 +109,12 @@ void PrintStatus(const StatusResponse& status, const Target& target,
   table.AddRow({"executable:", status.executable()});
   table.AddRow({"user:", UserName(status.uid()) + " (uid " + std::to_string(status.uid()) + ")"});
   table.AddRow({"allocator:", AllocatorText(status)});
-  table.AddRow({"profiling support:", YesNo(status.profiling_supported()) + " (config.prof)"});
-  table.AddRow({"profiling enabled:", YesNo(status.profiling_enabled()) + " (opt.prof)"});
+  // What each line comes from, in the allocator's own terms.
+  const bool tcmalloc = status.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC;
+  table.AddRow({"profiling support:", YesNo(status.profiling_supported()) +
+                                          (tcmalloc ? " (libtcmalloc's sampler)" : " (config.prof)")});
+  table.AddRow({"profiling enabled:", YesNo(status.profiling_enabled()) +
+                                          (tcmalloc ? " (TCMALLOC_SAMPLE_PARAMETER)" : " (opt.prof)")});
   table.AddRow({"profiling active:", ActiveText(status, now)});
   if (status.activation_generation() != 0) {  // 0: an agent that does not count
     table.AddRow({"activation gen:", std::to_string(status.activation_generation())});

@@ -55,6 +55,12 @@ Result<void> ReadAllocator(const memprof::v1::StatsResponse& stats, DoctorFigure
     f.glibc = *glibc;
     return {};
   }
+  if (stats.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "this process uses tcmalloc, which doctor cannot judge yet (it knows jemalloc "
+                "and glibc malloc); `memprofctl stats` shows tcmalloc's figures and "
+                "`memprofctl purge` gives its free pages back to the OS");
+  }
   return Fail(ErrorCode::kFailedPrecondition,
               "the allocator of this process is neither jemalloc nor glibc malloc; doctor has "
               "no figures to judge");

@@ -11,6 +11,13 @@ namespace memprof::cli {
 // later without sampling now.
 inline constexpr char kProfilingMallocConf[] = "prof:true,prof_active:false";
 
+// What `memprofctl run --allocator tcmalloc` sets unless the user set it: a
+// tcmalloc process samples allocations only when this is in its environment
+// at start-up (the analogue of prof:true), one in about every 512 KiB.
+inline constexpr char kTcmallocSampleVariable[] = "TCMALLOC_SAMPLE_PARAMETER";
+inline constexpr char kTcmallocSamplePeriod[] = "524288";
+inline constexpr char kTcmallocSampling[] = "TCMALLOC_SAMPLE_PARAMETER=524288";
+
 struct MergedMallocConf {
   std::string value;                  // the MALLOC_CONF to start CMD with
   std::vector<std::string> warnings;  // for the user, one sentence each

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -42,12 +43,20 @@ std::vector<std::string> SplitPreload(std::string_view list) {
   return out;
 }
 
+// The library that `variable` (MEMPROF_*_LIB) names, canonical; nullopt
+// when it is unset or empty, kInvalidArgument when it is not a readable file.
+Result<std::optional<std::string>> NamedLibrary(const RunEnvironment& env, const char* variable) {
+  auto lib = env.Get(variable);
+  if (!lib || lib->empty()) return std::optional<std::string>();
+  if (Exists(std::string(*lib))) return std::optional<std::string>(Canonical(std::string(*lib)));
+  return Fail(ErrorCode::kInvalidArgument,
+              std::string(variable) + "=" + std::string(*lib) + ": no such readable file");
+}
+
 Result<std::string> LocateAgent(const RunEnvironment& env) {
-  if (auto lib = env.Get("MEMPROF_AGENT_LIB"); lib && !lib->empty()) {
-    if (Exists(std::string(*lib))) return Canonical(std::string(*lib));
-    return Fail(ErrorCode::kInvalidArgument,
-                "MEMPROF_AGENT_LIB=" + std::string(*lib) + ": no such readable file");
-  }
+  auto named = NamedLibrary(env, "MEMPROF_AGENT_LIB");
+  if (!named) return Fail(named.error());
+  if (*named) return **named;
   const std::filesystem::path exe_dir = std::filesystem::path(env.self_exe).parent_path();
   std::vector<std::string> tried;
   for (const std::string& relative : env.agent_relative_paths) {
@@ -62,11 +71,9 @@ Result<std::string> LocateAgent(const RunEnvironment& env) {
 }
 
 Result<std::string> LocateJemalloc(const RunEnvironment& env, const std::string& command) {
-  if (auto lib = env.Get("MEMPROF_JEMALLOC_LIB"); lib && !lib->empty()) {
-    if (Exists(std::string(*lib))) return Canonical(std::string(*lib));
-    return Fail(ErrorCode::kInvalidArgument,
-                "MEMPROF_JEMALLOC_LIB=" + std::string(*lib) + ": no such readable file");
-  }
+  auto named = NamedLibrary(env, "MEMPROF_JEMALLOC_LIB");
+  if (!named) return Fail(named.error());
+  if (*named) return **named;
   if (Exists(env.jemalloc_path)) return env.jemalloc_path;
   return Fail(ErrorCode::kFailedPrecondition,
               command +
@@ -74,16 +81,17 @@ Result<std::string> LocateJemalloc(const RunEnvironment& env, const std::string&
                   "install jemalloc (libjemalloc2) or set MEMPROF_JEMALLOC_LIB");
 }
 
-bool PreloadHasJemalloc(std::string_view user_preload) {
+// Whether the user's LD_PRELOAD has a library whose file name starts with `prefix`.
+bool PreloadHas(std::string_view user_preload, std::string_view prefix) {
   for (const std::string& item : SplitPreload(user_preload)) {
-    if (std::filesystem::path(item).filename().string().starts_with("libjemalloc")) return true;
+    if (std::filesystem::path(item).filename().string().starts_with(prefix)) return true;
   }
   return false;
 }
 
-// Static, 32-bit and non-ELF programs; whether jemalloc must be preloaded.
-Result<bool> NeedsJemalloc(const std::string& path, const std::string& command,
-                           std::string_view user_preload) {
+// Refuses static and 32-bit programs; the ELF facts of the rest (is_elf
+// false for a script, which is preloaded through its interpreter).
+Result<ElfInfo> InspectLaunchable(const std::string& path, const std::string& command) {
   auto elf = InspectElf(path);
   if (!elf) return Fail(elf.error());
   if (!elf->is_elf) {
@@ -98,13 +106,78 @@ Result<bool> NeedsJemalloc(const std::string& path, const std::string& command,
                     "into it; link the agent into the program instead and call "
                     "memprof_agent_start()");
   }
-  return !(elf->is_elf && elf->UsesJemalloc()) && !PreloadHasJemalloc(user_preload);
+  return elf;
+}
+
+bool NeedsJemalloc(const ElfInfo& elf, std::string_view user_preload) {
+  return !(elf.is_elf && elf.UsesJemalloc()) && !PreloadHas(user_preload, "libjemalloc");
+}
+
+// The jemalloc library to preload, or "" when CMD has jemalloc already.
+Result<std::string> PlanJemalloc(const ElfInfo& elf, const std::string& command,
+                                 const RunEnvironment& env) {
+  if (!NeedsJemalloc(elf, env.Get("LD_PRELOAD").value_or(""))) return std::string();
+  return LocateJemalloc(env, command);
 }
 
 Result<void> CheckPreloadable(const std::string& path) {
   if (path.find_first_of(" :") == std::string::npos) return {};
   return Fail(ErrorCode::kInvalidArgument,
               "cannot preload " + path + ": LD_PRELOAD paths must not contain spaces or colons");
+}
+
+Result<std::string> LocateTcmalloc(const RunEnvironment& env) {
+  auto named = NamedLibrary(env, "MEMPROF_TCMALLOC_LIB");
+  if (!named) return Fail(named.error());
+  if (*named) return **named;
+  if (Exists(env.tcmalloc_path)) return env.tcmalloc_path;
+  return Fail(ErrorCode::kFailedPrecondition,
+              "--allocator tcmalloc: gperftools' libtcmalloc.so.4 was not found to preload; "
+              "install it (apt-get install libgoogle-perftools4) or set MEMPROF_TCMALLOC_LIB");
+}
+
+bool NeedsLib(const ElfInfo& elf, std::string_view prefix) {
+  return std::any_of(elf.needed.begin(), elf.needed.end(),
+                     [&](const std::string& lib) { return lib.starts_with(prefix); });
+}
+
+// The libtcmalloc to preload, or "" when CMD links it already. CMD with
+// another allocator of its own cannot be given tcmalloc.
+Result<std::string> PlanTcmalloc(const ElfInfo& elf, const std::string& command,
+                                 const RunEnvironment& env) {
+  const std::string_view user_preload = env.Get("LD_PRELOAD").value_or("");
+  if ((elf.is_elf && elf.UsesJemalloc()) || PreloadHas(user_preload, "libjemalloc")) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                command + " uses jemalloc; preloading tcmalloc would put two allocators in "
+                          "one process. Leave out --allocator tcmalloc: memprof profiles "
+                          "jemalloc as it is");
+  }
+  if (NeedsLib(elf, "libtcmalloc_minimal") || PreloadHas(user_preload, "libtcmalloc_minimal")) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                command + " uses libtcmalloc_minimal, which cannot sample allocations; link "
+                          "it with libtcmalloc (-ltcmalloc) instead to profile its heap");
+  }
+  if (NeedsLib(elf, "libtcmalloc") || PreloadHas(user_preload, "libtcmalloc")) {
+    return std::string();
+  }
+  return LocateTcmalloc(env);
+}
+
+// TCMALLOC_SAMPLE_PARAMETER=<the user's, else 524288>; a warning when the
+// user's turns sampling off.
+std::string TcmallocSetting(const RunEnvironment& env, std::vector<std::string>& warnings) {
+  const std::string prefix = std::string(kTcmallocSampleVariable) + "=";
+  auto user = env.Get(kTcmallocSampleVariable);
+  if (!user) return prefix + kTcmallocSamplePeriod;
+  long long period = 0;
+  const std::string value(*user);
+  if (std::sscanf(value.c_str(), "%lld", &period) != 1 || period <= 0) {
+    warnings.push_back(prefix + value +
+                       " turns tcmalloc's sampling off: memprof will not be able to take "
+                       "heap profiles of this process (unset it, or set e.g. " +
+                       kTcmallocSampling + ")");
+  }
+  return prefix + value;
 }
 
 std::vector<std::string> ReplaceVariables(std::vector<std::string> vars,
@@ -135,6 +208,7 @@ RunEnvironment CurrentRunEnvironment() {
   env.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   env.agent_relative_paths = {MEMPROF_AGENT_FROM_BINDIR, MEMPROF_AGENT_FROM_BUILD_CLI};
   env.jemalloc_path = MEMPROF_JEMALLOC_PATH;
+  env.tcmalloc_path = MEMPROF_TCMALLOC_PATH;
   return env;
 }
 
@@ -148,34 +222,39 @@ std::string MergeLdPreload(const std::vector<std::string>& ours, std::string_vie
   return joined;
 }
 
-Result<ExecPlan> PlanRun(const std::vector<std::string>& command, const RunEnvironment& env) {
+Result<ExecPlan> PlanRun(const std::vector<std::string>& command, const RunEnvironment& env,
+                         RunAllocator allocator) {
   if (command.empty()) return Fail(ErrorCode::kInvalidArgument, "run: missing command");
-  ExecPlan plan;
   auto path = ResolveCommandPath(command[0], env.Get("PATH"));
   if (!path) return Fail(path.error());
-  const std::string_view user_preload = env.Get("LD_PRELOAD").value_or("");
-  auto needs_jemalloc = NeedsJemalloc(*path, command[0], user_preload);
-  if (!needs_jemalloc) return Fail(needs_jemalloc.error());
+  auto elf = InspectLaunchable(*path, command[0]);
+  if (!elf) return Fail(elf.error());
+  auto allocator_lib = allocator == RunAllocator::kTcmalloc ? PlanTcmalloc(*elf, command[0], env)
+                                                            : PlanJemalloc(*elf, command[0], env);
+  if (!allocator_lib) return Fail(allocator_lib.error());
   std::vector<std::string> preload;
-  if (*needs_jemalloc) {
-    auto jemalloc = LocateJemalloc(env, command[0]);
-    if (!jemalloc) return Fail(jemalloc.error());
-    preload.push_back(*jemalloc);
-  }
+  if (!allocator_lib->empty()) preload.push_back(*allocator_lib);
   auto agent = LocateAgent(env);
   if (!agent) return Fail(agent.error());
   preload.push_back(*agent);
   for (const std::string& lib : preload) {
     if (auto ok = CheckPreloadable(lib); !ok) return Fail(ok.error());
   }
-  MergedMallocConf conf = MergeMallocConf(env.Get("MALLOC_CONF").value_or(""));
+  ExecPlan plan;
   plan.path = *path;
   plan.argv = command;
-  plan.ld_preload = MergeLdPreload(preload, user_preload);
-  plan.malloc_conf = conf.value;
-  plan.warnings = std::move(conf.warnings);
-  plan.env = ReplaceVariables(env.variables,
-                              {"LD_PRELOAD=" + plan.ld_preload, "MALLOC_CONF=" + plan.malloc_conf});
+  plan.ld_preload = MergeLdPreload(preload, env.Get("LD_PRELOAD").value_or(""));
+  std::string setting;
+  if (allocator == RunAllocator::kTcmalloc) {
+    setting = TcmallocSetting(env, plan.warnings);
+  } else {
+    MergedMallocConf conf = MergeMallocConf(env.Get("MALLOC_CONF").value_or(""));
+    plan.malloc_conf = conf.value;
+    plan.warnings = std::move(conf.warnings);
+    setting = "MALLOC_CONF=" + plan.malloc_conf;
+  }
+  plan.allocator_setting = setting;
+  plan.env = ReplaceVariables(env.variables, {"LD_PRELOAD=" + plan.ld_preload, setting});
   return plan;
 }
 

@@ -20,6 +20,7 @@ struct RunEnvironment {
   // (../agent/libmemprof_agent.so.0). Compiled in by CMake.
   std::vector<std::string> agent_relative_paths;
   std::string jemalloc_path;           // compiled in by CMake (find_library)
+  std::string tcmalloc_path;           // libtcmalloc.so.4, compiled in by CMake
 
   std::optional<std::string_view> Get(std::string_view name) const;
 };
@@ -34,8 +35,14 @@ struct ExecPlan {
   std::vector<std::string> env;   // with LD_PRELOAD and MALLOC_CONF set
   std::vector<std::string> warnings;
   std::string ld_preload;
-  std::string malloc_conf;
+  std::string malloc_conf;  // jemalloc: the MALLOC_CONF set; "" for tcmalloc
+  // What makes the allocator ready to profile, for the log:
+  // "MALLOC_CONF=..." or "TCMALLOC_SAMPLE_PARAMETER=...".
+  std::string allocator_setting;
 };
+
+// Which allocator `memprofctl run` readies CMD with (`--allocator`).
+enum class RunAllocator { kJemalloc, kTcmalloc };
 
 // Decides how to start `command` (CMD ARGS...) with the agent preloaded:
 // resolves CMD via PATH, inspects its ELF file, locates the agent library
@@ -44,8 +51,15 @@ struct ExecPlan {
 // compiled-in path); builds LD_PRELOAD and MALLOC_CONF. Errors: command not
 // found (kInvalidArgument), static or 32-bit program (kFailedPrecondition),
 // missing libraries.
+//
+// With kTcmalloc: gperftools' libtcmalloc ($MEMPROF_TCMALLOC_LIB, then the
+// compiled-in path) instead of jemalloc, unless CMD links it already, and
+// TCMALLOC_SAMPLE_PARAMETER=524288 unless the user set it; MALLOC_CONF is
+// left alone. A CMD that links jemalloc or libtcmalloc_minimal, or a missing
+// libtcmalloc, is kFailedPrecondition.
 [[nodiscard]] Result<ExecPlan> PlanRun(const std::vector<std::string>& command,
-                                       const RunEnvironment& env);
+                                       const RunEnvironment& env,
+                                       RunAllocator allocator = RunAllocator::kJemalloc);
 
 // Joins LD_PRELOAD: `ours` first, then the user's entries (space or colon
 // separated) that are not already among ours. Pure function.

@@ -311,7 +311,8 @@ TEST_F(CliAppTest, RunWithoutDoubleDashToo) {
 TEST_F(CliAppTest, RunHelpIsOurs) {
   EXPECT_EQ(Run({"run", "--help"}), 0);
   EXPECT_FALSE(executed_);
-  EXPECT_NE(out_.str().find("memprofctl run [--] CMD [ARGS...]"), std::string::npos);
+  EXPECT_NE(out_.str().find("memprofctl run [--allocator jemalloc|tcmalloc] [--] CMD [ARGS...]"),
+            std::string::npos);
 }
 
 TEST_F(CliAppTest, RunUnknownCommandIsExit2) {
