@@ -97,17 +97,13 @@ cmd_deps() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PACKAGES[@]}"
 }
 
-# The settings a new build directory starts with: Ninja (when installed),
-# which schedules the whole build at once, and a unity build, which compiles
-# each target's files in batches so that the heavy headers (gRPC, protobuf,
-# CLI11, gtest) are parsed and their templates compiled once per batch, not
-# once per file: a build from nothing takes about half the CPU
-# (docs/performance.md). A directory that exists keeps what it has.
+# A new build directory gets Ninja when it is installed: it schedules the
+# whole build at once, where make goes directory by directory. A directory
+# that exists keeps its generator (CMake cannot switch it).
 new_build_dir_settings() {
   local dir="$1"
   [[ ! -f "${dir}/CMakeCache.txt" ]] || return 0
   if command -v ninja >/dev/null; then echo "-GNinja"; fi
-  echo "-DCMAKE_UNITY_BUILD=ON"
 }
 
 # Configures and builds everything, or only the given CMake targets.
