@@ -121,14 +121,14 @@ cmd_test() {
   cmd_deps
   cmd_build
   section "Tests"
-  # One test per core: the integration tests are sized for that (each has
-  # its own socket directory and targets, and generous deadlines).
   # The fuzzers are built meanwhile, at the lowest priority: the build takes
   # only the CPU the tests leave idle (they wait on targets and deadlines).
   local fuzz_log
   fuzz_log="$(mktemp -t memprof-fuzz-build.XXXXXX)"
   (renice -n 19 -p "${BASHPID}" >/dev/null && fuzz_build) >"${fuzz_log}" 2>&1 &
   local fuzz_build_pid=$!
+  # One test per core: the integration tests are sized for that (each has
+  # its own socket directory and targets, and generous deadlines).
   local status=0
   ctest --test-dir "${BUILD_DIR}" --output-on-failure --no-tests=error \
     --timeout "${TEST_TIMEOUT_SECONDS}" --parallel "$(nproc)" || status=$?
