@@ -32,7 +32,7 @@ readonly DEMO_PROFILE_SECONDS=5
 # takes the binary for a Windows one and exits 1 ("No 'addr2line-pdb' found").
 # `bash dev.sh fresh-check` shows what a bare Debian 12 lacks.
 readonly PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libjemalloc-dev
   # gperftools: malloc_extension.h for the agent's tcmalloc support, libtcmalloc
   # for the tests' tcmalloc target.
@@ -103,10 +103,21 @@ cmd_deps() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PACKAGES[@]}"
 }
 
+# A new build directory gets Ninja when it is installed: it schedules the
+# whole build at once, where make goes directory by directory. A directory
+# that exists keeps its generator (CMake cannot switch it).
+new_build_dir_settings() {
+  local dir="$1"
+  [[ ! -f "${dir}/CMakeCache.txt" ]] || return 0
+  if command -v ninja >/dev/null; then echo "-GNinja"; fi
+}
+
 # Configures and builds everything, or only the given CMake targets.
 cmd_build() {
   section "Build (${BUILD_DIR})${*:+: $*}"
-  cmake -S "${ROOT}" -B "${BUILD_DIR}" -DMEMPROF_WERROR=ON
+  local settings
+  mapfile -t settings < <(new_build_dir_settings "${BUILD_DIR}")
+  cmake -S "${ROOT}" -B "${BUILD_DIR}" -DMEMPROF_WERROR=ON "${settings[@]}"
   local targets=()
   (($# == 0)) || targets=(--target "$@")
   cmake --build "${BUILD_DIR}" -j"$(nproc)" "${targets[@]}"
@@ -116,26 +127,47 @@ cmd_test() {
   cmd_deps
   cmd_build
   section "Tests"
+  # The fuzzers are built meanwhile, at the lowest priority: the build takes
+  # only the CPU the tests leave idle (they wait on targets and deadlines).
+  local fuzz_log
+  fuzz_log="$(mktemp -t memprof-fuzz-build.XXXXXX)"
+  (renice -n 19 -p "${BASHPID}" >/dev/null && fuzz_build) >"${fuzz_log}" 2>&1 &
+  local fuzz_build_pid=$!
   # One test per core: the integration tests are sized for that (each has
   # its own socket directory and targets, and generous deadlines).
+  local status=0
   ctest --test-dir "${BUILD_DIR}" --output-on-failure --no-tests=error \
-    --timeout "${TEST_TIMEOUT_SECONDS}" --parallel "$(nproc)"
-  fuzz_run "${CI_FUZZ_SECONDS}"
+    --timeout "${TEST_TIMEOUT_SECONDS}" --parallel "$(nproc)" || status=$?
+  local fuzz_build_status=0
+  wait "${fuzz_build_pid}" || fuzz_build_status=$?
+  section "Fuzzer build (during the tests)"
+  cat "${fuzz_log}"
+  rm -f "${fuzz_log}"
+  ((status == 0)) || exit "${status}"
+  ((fuzz_build_status == 0)) || die "the fuzzers' build failed (status ${fuzz_build_status})"
+  fuzz_run "${CI_FUZZ_SECONDS}" --built
 }
 
 # Builds the libFuzzer targets (ASan + UBSan, clang-14) and runs each for $1
 # seconds from its committed seed corpus: the heap_v2 parser, then merging
 # several dumps and --trend. New inputs go to a temporary directory; a crash
 # input is kept in ${FUZZ_BUILD_DIR} and fails the run.
+# fuzz_run SECONDS [--built]: --built when fuzz_build has run already.
 fuzz_run() {
   local seconds="$1"
   [[ "${seconds}" =~ ^[1-9][0-9]*$ ]] || die "fuzz: SECONDS must be a positive whole number, got '${seconds}'"
-  CC=clang-14 CXX=clang++-14 cmake -S "${ROOT}" -B "${FUZZ_BUILD_DIR}" -DMEMPROF_FUZZ=ON \
-    -DMEMPROF_BUILD_AGENT=OFF -DMEMPROF_WERROR=ON >/dev/null
-  cmake --build "${FUZZ_BUILD_DIR}" --target heap_v2_parser_fuzz merge_trend_fuzz -j"$(nproc)"
+  [[ "${2:-}" == --built ]] || fuzz_build
   fuzz_one heap_v2_parser_fuzz "${seconds}" "${ROOT}/tests/data/analysis/corpus"
   fuzz_one merge_trend_fuzz "${seconds}" "${ROOT}/tests/data/analysis/merge_corpus" \
     "${ROOT}/tests/data/analysis/corpus"
+}
+
+fuzz_build() {
+  local settings
+  mapfile -t settings < <(new_build_dir_settings "${FUZZ_BUILD_DIR}")
+  CC=clang-14 CXX=clang++-14 cmake -S "${ROOT}" -B "${FUZZ_BUILD_DIR}" -DMEMPROF_FUZZ=ON \
+    -DMEMPROF_BUILD_AGENT=OFF -DMEMPROF_WERROR=ON "${settings[@]}" >/dev/null
+  cmake --build "${FUZZ_BUILD_DIR}" --target heap_v2_parser_fuzz merge_trend_fuzz -j"$(nproc)"
 }
 
 # fuzz_one TARGET SECONDS SEED_DIR...

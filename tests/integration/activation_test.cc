@@ -17,12 +17,6 @@ using std::chrono::seconds;
 
 class ActivationTest : public ShapeTest {};
 
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 void ExpectStateShape(const json& state) {
   EXPECT_TRUE(state.is_object()) << state.dump(2);
   EXPECT_TRUE(state.contains("active") && state["active"].is_boolean()) << state.dump(2);

@@ -27,12 +27,6 @@ class DumpTest : public ShapeTest {
   }
 };
 
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 TEST_P(DumpTest, JeprofNamesTheAllocatingFunctions) {
   std::string report = DumpUntilJeprofNames(target(), shape().binary, shape().leak_function);
   EXPECT_NE(report.find(shape().leak_function), std::string::npos) << report;

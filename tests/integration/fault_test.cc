@@ -31,9 +31,6 @@ constexpr char kStatusMethod[] = "/memprof.v1.MemoryProfile/Status";
 constexpr uint32_t kOverAnyRequestLimit = 64u * 1024 * 1024 + 1024;
 // How long a test holds a bad connection open while others are served.
 constexpr auto kHold = seconds(3);
-// Allowance over the resting RSS once the agent is idle again (see
-// LoadTest's kAgentRssAllowanceKb for what it covers).
-constexpr uint64_t kAgentRssAllowanceKb = 16 * 1024;
 
 std::string RandomBytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);

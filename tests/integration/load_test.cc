@@ -27,13 +27,6 @@ constexpr int kClients = 32;
 // (8), and the remaining 16 ask for status.
 constexpr int kDumpEvery = 4;
 constexpr auto kCallTimeout = seconds(60);
-// What the agent may still hold once it is idle again: jemalloc keeps the
-// arenas and thread caches the gRPC threads used and returns freed pages to
-// the kernel lazily. Measured on 2 cores: the target ended 12 MiB under the
-// resulting bound after both 8 s (174 calls) and 60 s (1056 calls) of load;
-// a per-call leak of ~10 kB, or one retained big dump, would exceed it.
-constexpr uint64_t kAgentRssAllowanceKb = 16 * 1024;
-
 enum class CallKind { kStatus, kStats, kDump };
 
 const char* KindName(CallKind kind) {

@@ -22,12 +22,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 class ProfileTest : public IntegrationTest {
  protected:
   // linked_target sampling every 16 KiB: its 400 KB/s leak lands dozens of

@@ -15,12 +15,6 @@ using nlohmann::json;
 
 class StatusTest : public ShapeTest {};
 
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Every key of the `status --json` contract, with its type.
 void ExpectStatusSchema(const json& j) {
   for (const char* key : {"executable", "agent_version", "allocator", "allocator_version",

@@ -109,9 +109,9 @@ class StrippedBinaryTest : public IntegrationTest {
     EXPECT_EQ(r.out.find("plain_target+0x"), std::string::npos) << r;
     EXPECT_EQ(r.err.find(build_id_), std::string::npos) << r;
     args.insert(args.end(), {"--format", "json"});
-    CommandResult json = Cli(args, env);
-    ASSERT_EQ(json.exit_code, 0) << json;
-    for (const auto& module : nlohmann::json::parse(json.out)["symbolization"]["modules"]) {
+    CommandResult as_json = Cli(args, env);
+    ASSERT_EQ(as_json.exit_code, 0) << as_json;
+    for (const auto& module : nlohmann::json::parse(as_json.out)["symbolization"]["modules"]) {
       EXPECT_NE(module["build_id"], build_id_) << module.dump(2);
     }
   }
@@ -139,9 +139,9 @@ TEST_F(StrippedBinaryTest, WithoutDebugInfoFramesAreModuleOffsetsAndStderrSaysWh
   EXPECT_NE(r.err.find(binary_ + " (build ID " + build_id_ + "): "), std::string::npos) << r;
   EXPECT_NE(r.err.find("exported symbols only, no debug info"), std::string::npos) << r;
   EXPECT_NE(r.err.find("DEBUGINFOD_URLS="), std::string::npos) << r;
-  CommandResult json = Cli({"report", dump, "--format", "json"});
-  ASSERT_EQ(json.exit_code, 0) << json;
-  const nlohmann::json symbolization = nlohmann::json::parse(json.out)["symbolization"];
+  CommandResult as_json = Cli({"report", dump, "--format", "json"});
+  ASSERT_EQ(as_json.exit_code, 0) << as_json;
+  const nlohmann::json symbolization = nlohmann::json::parse(as_json.out)["symbolization"];
   EXPECT_EQ(symbolization["complete"], false);
   bool listed = false;
   for (const auto& module : symbolization["modules"]) {

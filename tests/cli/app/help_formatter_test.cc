@@ -2,16 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <regex>
 #include <sstream>
 
 #include "cli/app/cli_app.h"
 #include "cli/app/command_line.h"
+#include "cli/io/logging.h"
 
 namespace memprof::cli {
 namespace {
 
-// `memprofctl ARGS` through the real command line; its stdout.
+// `memprofctl ARGS` through the real command line; its stdout. RunCli points
+// the logger at `err`, which dies here: it goes back to std::cerr, or the
+// next test to log would write to a destroyed stream.
 std::string Help(std::vector<std::string> args) {
   args.push_back("--help");
   std::ostringstream out;
@@ -21,6 +25,7 @@ std::string Help(std::vector<std::string> args) {
   env.err = &err;
   env.watch_signals = false;
   EXPECT_EQ(RunCli(args, env), 0) << err.str();
+  ConfigureLogging(std::cerr, 0);
   return out.str();
 }
 

@@ -22,7 +22,7 @@ constexpr char kData[] =
 
 int64_t NowMs() { return ToUnixMillis(std::chrono::system_clock::now()); }
 
-memprof::v1::StatusResponse Status(bool active, int64_t window_end = 0) {
+memprof::v1::StatusResponse WindowStatus(bool active, int64_t window_end = 0) {
   memprof::v1::StatusResponse s;
   s.set_allocator(memprof::v1::ALLOCATOR_KIND_JEMALLOC);
   s.set_profiling_supported(true);
@@ -54,7 +54,7 @@ class ProfileCommandTest : public testing::CommandTest {
 
   void SetUp() override {
     CommandTest::SetUp();
-    client_.status_result = Status(false);
+    client_.status_result = WindowStatus(false);
     client_.activate_result = Activated(false, NowMs() + 35'000);
     client_.dump_chunks = MakeDumpStream(kData, 16);
     runtime_.restore_client = &restore_;
@@ -149,7 +149,7 @@ class ProfileRestoreRefusedTest : public ProfileCommandTest {
     restore_.activate_result = Fail(ErrorCode::kFailedPrecondition, "generation moved");
   }
   void FoundAtRestore(bool active, int64_t window_end, uint64_t generation) {
-    memprof::v1::StatusResponse found = Status(active, window_end);
+    memprof::v1::StatusResponse found = WindowStatus(active, window_end);
     found.set_activation_generation(generation);
     restore_.status_result = found;
   }
@@ -209,7 +209,7 @@ TEST_F(ProfileRestoreRefusedTest, ARefusalWithTheGenerationUnmovedIsAnError) {
 }
 
 TEST_F(ProfileCommandTest, OpenEndedActivationIsLeftAlone) {
-  client_.status_result = Status(true, 0);
+  client_.status_result = WindowStatus(true, 0);
   ASSERT_TRUE(Run(Options(true)));
   EXPECT_EQ(client_.rpcs, (std::vector<std::string>{"Status", "Dump"}));
   EXPECT_TRUE(restore_.rpcs.empty());
@@ -220,7 +220,7 @@ TEST_F(ProfileCommandTest, OpenEndedActivationIsLeftAlone) {
 
 TEST_F(ProfileCommandTest, AWindowEndingTooSoonIsExtendedAndPutBack) {
   const int64_t old_end = NowMs() + 10'000;
-  client_.status_result = Status(true, old_end);
+  client_.status_result = WindowStatus(true, old_end);
   client_.activate_result = Activated(true, NowMs() + 35'000);
   memprof::v1::ActivateResponse back = Activated(true, old_end);
   restore_.activate_result = back;

@@ -8,7 +8,7 @@
 namespace memprof::cli {
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
+constexpr uint64_t kMebibyte = 1ull << 20;
 
 // A healthy jemalloc process: nothing crosses a threshold.
 DoctorFigures HealthyJemalloc() {
@@ -16,21 +16,21 @@ DoctorFigures HealthyJemalloc() {
   f.pid = 4321;
   f.cpus = 4;
   f.allocator = AllocatorFamily::kJemalloc;
-  f.summary.allocated = 900 * kMiB;
-  f.summary.active = 900 * kMiB;
-  f.summary.resident = 1000 * kMiB;
-  f.summary.metadata = 20 * kMiB;
+  f.summary.allocated = 900 * kMebibyte;
+  f.summary.active = 900 * kMebibyte;
+  f.summary.resident = 1000 * kMebibyte;
+  f.summary.metadata = 20 * kMebibyte;
   f.jemalloc.arenas = 16;
   f.jemalloc.threads = 8;
   f.jemalloc.dirty_decay_ms = 10000;
   f.jemalloc.muzzy_decay_ms = 0;
   f.jemalloc.background_thread = true;
   f.jemalloc.tcache_max = 32768;
-  f.smaps.rss_bytes = 2000 * kMiB;
-  f.smaps.anonymous_bytes = 1000 * kMiB;  // all of it the allocator's
-  f.smaps.thread_stacks_bytes = 10 * kMiB;
+  f.smaps.rss_bytes = 2000 * kMebibyte;
+  f.smaps.anonymous_bytes = 1000 * kMebibyte;  // all of it the allocator's
+  f.smaps.thread_stacks_bytes = 10 * kMebibyte;
   f.smaps.thread_stacks = 9;
-  f.smaps.binaries_bytes = 990 * kMiB;
+  f.smaps.binaries_bytes = 990 * kMebibyte;
   f.rss_bytes = f.smaps.rss_bytes;
   return f;
 }
@@ -39,7 +39,7 @@ DoctorFigures HealthyGlibc() {
   DoctorFigures f = HealthyJemalloc();
   f.allocator = AllocatorFamily::kGlibc;
   f.glibc.arenas = 8;  // = 2 per CPU: not many
-  f.glibc.system_bytes = 1000 * kMiB;
+  f.glibc.system_bytes = 1000 * kMebibyte;
   return f;
 }
 
@@ -71,17 +71,17 @@ TEST(DoctorFindingsTest, HealthyProcessesHaveNoFindings) {
 
 TEST(DoctorFindingsTest, DirtyPagesFireAtTheirShare) {
   DoctorFigures f = HealthyJemalloc();
-  f.jemalloc.dirty_bytes = 150 * kMiB;
-  f.jemalloc.muzzy_bytes = 50 * kMiB;  // 200 of 1000 MiB resident: 20%
+  f.jemalloc.dirty_bytes = 150 * kMebibyte;
+  f.jemalloc.muzzy_bytes = 50 * kMebibyte;  // 200 of 1000 MiB resident: 20%
   EXPECT_TRUE(Fires(f, "dirty_pages"));
-  f.jemalloc.muzzy_bytes = 50 * kMiB - 4096;
+  f.jemalloc.muzzy_bytes = 50 * kMebibyte - 4096;
   EXPECT_FALSE(Fires(f, "dirty_pages"));
 }
 
 TEST(DoctorFindingsTest, DirtyPagesNeedEnoughBytesAtStake) {
   DoctorFigures f = HealthyJemalloc();
-  f.summary.resident = 100 * kMiB;
-  f.smaps.anonymous_bytes = 100 * kMiB;
+  f.summary.resident = 100 * kMebibyte;
+  f.smaps.anonymous_bytes = 100 * kMebibyte;
   f.jemalloc.dirty_bytes = kDoctorMinBytes;
   EXPECT_TRUE(Fires(f, "dirty_pages"));
   f.jemalloc.dirty_bytes = kDoctorMinBytes - 4096;
@@ -90,7 +90,7 @@ TEST(DoctorFindingsTest, DirtyPagesNeedEnoughBytesAtStake) {
 
 TEST(DoctorFindingsTest, DirtyPagesAdviceFollowsTheOptions) {
   DoctorFigures f = HealthyJemalloc();
-  f.jemalloc.dirty_bytes = 400 * kMiB;
+  f.jemalloc.dirty_bytes = 400 * kMebibyte;
   const Finding quick = Only(Diagnose(f));
   EXPECT_TRUE(Advises(quick, "memprofctl purge --pid 4321"));
   EXPECT_FALSE(Advises(quick, "dirty_decay_ms:"));
@@ -109,17 +109,17 @@ TEST(DoctorFindingsTest, DirtyPagesAdviceFollowsTheOptions) {
 
 TEST(DoctorFindingsTest, FragmentationFiresAtItsRatio) {
   DoctorFigures f = HealthyJemalloc();
-  f.summary.active = 1000 * kMiB;
-  f.summary.allocated = 700 * kMiB;  // 30%
+  f.summary.active = 1000 * kMebibyte;
+  f.summary.allocated = 700 * kMebibyte;  // 30%
   EXPECT_TRUE(Fires(f, "fragmentation"));
-  f.summary.allocated = 700 * kMiB + kMiB;
+  f.summary.allocated = 700 * kMebibyte + kMebibyte;
   EXPECT_FALSE(Fires(f, "fragmentation"));
 }
 
 TEST(DoctorFindingsTest, FragmentationNeedsEnoughBytesAndAdvisesFewerArenas) {
   DoctorFigures f = HealthyJemalloc();
-  f.summary.active = 200 * kMiB;
-  f.summary.allocated = 200 * kMiB - kDoctorMinBytes;
+  f.summary.active = 200 * kMebibyte;
+  f.summary.allocated = 200 * kMebibyte - kDoctorMinBytes;
   const Finding finding = Only(Diagnose(f));
   EXPECT_EQ(finding.id, "fragmentation");
   EXPECT_TRUE(Advises(finding, "MALLOC_CONF=narenas:4 (now 16)"));
@@ -140,11 +140,11 @@ TEST(DoctorFindingsTest, ThreadCachesFireAtTheirLimit) {
 
 TEST(DoctorFindingsTest, MemoryOutsideTheAllocatorFiresAtItsShare) {
   DoctorFigures f = HealthyJemalloc();
-  f.smaps.anonymous_bytes = 1500 * kMiB;  // 500 of 2000 MiB RSS: 25%
+  f.smaps.anonymous_bytes = 1500 * kMebibyte;  // 500 of 2000 MiB RSS: 25%
   SmapsMapping big;
   big.start = 0x7f0000000000;
   big.end = 0x7f0020000000;
-  big.rss_bytes = 500 * kMiB;
+  big.rss_bytes = 500 * kMebibyte;
   f.smaps.top_anonymous = {big};
   const Finding finding = Only(Diagnose(f));
   EXPECT_EQ(finding.id, "outside_allocator");
@@ -156,7 +156,7 @@ TEST(DoctorFindingsTest, MemoryOutsideTheAllocatorFiresAtItsShare) {
 
 TEST(DoctorFindingsTest, ThreadStacksFireAtTheirShare) {
   DoctorFigures f = HealthyJemalloc();
-  f.smaps.thread_stacks_bytes = 500 * kMiB;  // 25% of 2000 MiB
+  f.smaps.thread_stacks_bytes = 500 * kMebibyte;  // 25% of 2000 MiB
   f.smaps.thread_stacks = 4000;
   EXPECT_TRUE(Fires(f, "thread_stacks"));
   f.smaps.thread_stacks_bytes -= 4096;
@@ -165,8 +165,8 @@ TEST(DoctorFindingsTest, ThreadStacksFireAtTheirShare) {
 
 TEST(DoctorFindingsTest, GlibcFreeMemoryFiresAtItsShare) {
   DoctorFigures f = HealthyGlibc();
-  f.glibc.free_bytes = 150 * kMiB;
-  f.glibc.fastbin_bytes = 50 * kMiB;  // 20% of 1000 MiB
+  f.glibc.free_bytes = 150 * kMebibyte;
+  f.glibc.fastbin_bytes = 50 * kMebibyte;  // 20% of 1000 MiB
   const Finding finding = Only(Diagnose(f));
   EXPECT_EQ(finding.id, "free_in_arenas");
   EXPECT_TRUE(Advises(finding, "memprofctl purge --pid 4321 (malloc_trim(0))"));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -116,6 +117,13 @@ void ExpectCliError(const CommandResult& r, int exit_code, const std::string& su
 // ReadFile and FileExists are tests/support's (support_names.h).
 bool WriteFile(const std::string& path, const std::string& data);
 std::string Sha256Hex(const std::string& data);
+
+// The wall clock in Unix milliseconds, as the agent reports window ends.
+inline int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 }  // namespace memprof::integration
 

@@ -24,7 +24,7 @@ using testing::FakeSymbolizer;
 using testing::AggregateDiff;
 using testing::SharedDiffProfile;
 
-std::string RenderSvg(const Aggregation& aggregation) {
+std::string RenderDiffSvg(const Aggregation& aggregation) {
   std::ostringstream out;
   auto ok = SvgReportRenderer(SvgOptions{"t", 1200, 0.001}).Render(aggregation, out);
   EXPECT_TRUE(ok.has_value());
@@ -32,12 +32,12 @@ std::string RenderSvg(const Aggregation& aggregation) {
 }
 
 // "name=width/change/base" per node in pre-order.
-std::string Describe(const FlameGraph& graph, uint32_t node = 0) {
+std::string DescribeDiff(const FlameGraph& graph, uint32_t node = 0) {
   const FlameNode& n = graph.nodes[node];
   std::string text = graph.name(n) + "=" + std::to_string(static_cast<long>(n.value)) + "/" +
                      std::to_string(static_cast<long>(graph.changes[node].change)) + "/" +
                      std::to_string(static_cast<long>(graph.changes[node].base));
-  for (uint32_t child : n.children) text += " " + Describe(graph, child);
+  for (uint32_t child : n.children) text += " " + DescribeDiff(graph, child);
   return text;
 }
 
@@ -48,7 +48,7 @@ struct DiffFrame {
   std::string fill;
 };
 
-std::vector<DiffFrame> Frames(const std::string& svg) {
+std::vector<DiffFrame> DiffFrames(const std::string& svg) {
   static const std::regex kFrame(
       "<g class=\"f([^\"]*)\"[^>]*><title>([^<]*)</title><rect x=\"[0-9.]+\" y=\"[0-9.]+\" "
       "width=\"([0-9.]+)\"[^>]* fill=\"([^\"]+)\"/>");
@@ -78,7 +78,7 @@ TEST(DiffFlameGraphTest, WidthIsGrowthPlusShrinkage) {
   EXPECT_EQ(graph.negative_stacks, 0u);  // nothing is left out any more
   // Helper loses 500 itself and gains 500 through Leaf: net 0, 1000 wide.
   // Recursion did not change: 0 wide, but its 250 B count in main's base.
-  EXPECT_EQ(Describe(graph),
+  EXPECT_EQ(DescribeDiff(graph),
             "all=1400/200/1850 main=1300/300/1750 Caller(int)=1000/0/1500 "
             "Helper<int>(int)[inline]=1000/0/1500 Leaf(int)=500/500/1000 "
             "Leaf(int)=300/300/0 Recursive(int)=0/0/250 Recursive(int)=0/0/250 "
@@ -130,8 +130,8 @@ TEST(DiffFlameGraphTest, ColourFamilyBySignIntensityByMagnitude) {
 }
 
 TEST(DiffSvgTest, FramesAreColouredByTheSignOfTheirChange) {
-  std::string svg = RenderSvg(AggregateDiff());
-  std::vector<DiffFrame> frames = Frames(svg);
+  std::string svg = RenderDiffSvg(AggregateDiff());
+  std::vector<DiffFrame> frames = DiffFrames(svg);
   ASSERT_EQ(frames.size(), 7u);
   EXPECT_NE(svg.find("data-diff=\"1\""), std::string::npos);
   // The largest non-root change is Leaf's +500.
@@ -151,7 +151,7 @@ TEST(DiffSvgTest, FramesAreColouredByTheSignOfTheirChange) {
 }
 
 TEST(DiffSvgTest, TooltipsGiveTheSignedChangeAndBothValues) {
-  std::vector<DiffFrame> frames = Frames(RenderSvg(AggregateDiff()));
+  std::vector<DiffFrame> frames = DiffFrames(RenderDiffSvg(AggregateDiff()));
   ASSERT_EQ(frames.size(), 7u);
   EXPECT_EQ(frames[0].title, "all&#10;+200 B (now 2.0 KiB, base 1.8 KiB)");
   EXPECT_EQ(frames[2].title, "Caller(int)&#10;0 B (now 1.5 KiB, base 1.5 KiB)");
@@ -164,7 +164,7 @@ TEST(DiffSvgTest, TooltipsGiveTheSignedChangeAndBothValues) {
 }
 
 TEST(DiffSvgTest, TitleAndLegendSayWhatColoursAndWidthsMean) {
-  std::string svg = RenderSvg(AggregateDiff());
+  std::string svg = RenderDiffSvg(AggregateDiff());
   EXPECT_NE(svg.find(">t \xE2\x80\x94 in-use space change (red: grew, blue: shrank), net +200 B<"),
             std::string::npos);
   EXPECT_NE(svg.find("now 2.0 KiB, base 1.8 KiB; 7 frames drawn"), std::string::npos);
@@ -200,7 +200,7 @@ TEST(DiffSvgTest, AnOrdinaryFlameGraphHasNoDiffParts) {
   auto aggregation = AggregateProfile(testing::SharedProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   ASSERT_FALSE(aggregation->is_diff);
-  std::string svg = RenderSvg(*aggregation);
+  std::string svg = RenderDiffSvg(*aggregation);
   for (const char* diff_only :
        {"data-diff", "legend", " grew", " shrank", "red: grew", " change"}) {
     EXPECT_EQ(svg.find(diff_only), std::string::npos) << diff_only;

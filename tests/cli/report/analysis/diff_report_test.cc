@@ -17,15 +17,9 @@ namespace memprof::analysis {
 namespace {
 
 using testing::FakeSymbolizer;
+using testing::Render;
 using testing::AggregateDiff;
 using testing::SharedDiffProfile;
-
-std::string Render(const ReportRenderer& renderer, const Aggregation& aggregation) {
-  std::ostringstream out;
-  auto ok = renderer.Render(aggregation, out);
-  EXPECT_TRUE(ok.has_value());
-  return out.str();
-}
 
 const nlohmann::json* FindFunction(const nlohmann::json& json, const std::string& name) {
   for (const auto& function : json["functions"]) {

@@ -5,12 +5,15 @@
 
 #include <cstdint>
 #include <map>
+#include <sstream>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "cli/report/analysis/aggregate.h"
 #include "cli/report/analysis/base_profile.h"
 #include "cli/report/analysis/profile.h"
+#include "cli/report/analysis/report_renderer.h"
 #include "cli/report/analysis/symbolization.h"
 
 namespace memprof::analysis::testing {
@@ -99,6 +102,14 @@ inline Aggregation AggregateDiff() {
   auto aggregation = AggregateProfile(SharedDiffProfile(), symbolizer, {});
   EXPECT_TRUE(aggregation.has_value());
   return aggregation.value_or(Aggregation{});
+}
+
+// What `renderer` writes for `aggregation`; a failed render fails the test.
+inline std::string Render(const ReportRenderer& renderer, const Aggregation& aggregation) {
+  std::ostringstream out;
+  auto ok = renderer.Render(aggregation, out);
+  EXPECT_TRUE(ok.has_value()) << ok.error().message;
+  return out.str();
 }
 
 }  // namespace memprof::analysis::testing

@@ -26,7 +26,7 @@ namespace {
 using testing::FakeSymbolizer;
 using testing::SharedProfile;
 
-Aggregation Aggregate(const HeapProfile& profile, Metric metric = Metric::kInuseSpace) {
+Aggregation AggregateBy(const HeapProfile& profile, Metric metric = Metric::kInuseSpace) {
   FakeSymbolizer symbolizer;
   AggregateOptions options;
   options.metric = metric;
@@ -77,7 +77,7 @@ TEST(FlameGraphTest, TreeFollowsTheCollapsedStacks) {
   // main;Caller(int);Helper<int>(int)[inline] 500,
   // main;Recursive(int);Recursive(int);Leaf(int) 250, 0x8ff 100, and a
   // stack of allocator frames only (50) that counts in the root alone.
-  FlameGraph graph = BuildFlameGraph(Aggregate(SharedProfile()));
+  FlameGraph graph = BuildFlameGraph(AggregateBy(SharedProfile()));
   EXPECT_EQ(Describe(graph),
             "all=1900/0 main=1750/1 Caller(int)=1500/2 Helper<int>(int)[inline]=1500/3 "
             "Leaf(int)=1000/4 Recursive(int)=250/2 Recursive(int)=250/3 Leaf(int)=250/4 "
@@ -88,7 +88,7 @@ TEST(FlameGraphTest, TreeFollowsTheCollapsedStacks) {
 }
 
 TEST(FlameGraphTest, ObjectsMetric) {
-  FlameGraph graph = BuildFlameGraph(Aggregate(SharedProfile(), Metric::kInuseObjects));
+  FlameGraph graph = BuildFlameGraph(AggregateBy(SharedProfile(), Metric::kInuseObjects));
   EXPECT_EQ(graph.metric, Metric::kInuseObjects);
   EXPECT_EQ(Describe(graph).substr(0, 25), "all=19/0 main=17/1 Caller");
 }
@@ -104,10 +104,10 @@ TEST(FlameGraphTest, MergesSameNamesAtSameCallerAndOrdersByValueThenName) {
   add({0x310, 0x510}, 100);
   add({0x330, 0x530}, 200);
   add({0x710, 0x520}, 300);  // Recursive(int) under main: ties with Leaf...
-  FlameGraph graph = BuildFlameGraph(Aggregate(profile));
+  FlameGraph graph = BuildFlameGraph(AggregateBy(profile));
   EXPECT_EQ(Describe(graph), "all=600/0 main=600/1 Leaf(int)=300/2 Recursive(int)=300/2");
   add({0x320, 0x540}, 1);  // ... until one more byte
-  graph = BuildFlameGraph(Aggregate(profile));
+  graph = BuildFlameGraph(AggregateBy(profile));
   EXPECT_EQ(Describe(graph), "all=601/0 main=601/1 Leaf(int)=301/2 Recursive(int)=300/2");
 }
 
@@ -171,7 +171,7 @@ TEST(FlameLayoutTest, OmitsTinyFramesAndEverythingTheyCall) {
 }
 
 TEST(SvgReportTest, FrameCountAndProportionalWidths) {
-  std::string svg = RenderSvg(Aggregate(SharedProfile()));
+  std::string svg = RenderSvg(AggregateBy(SharedProfile()));
   std::vector<SvgFrame> frames = Frames(svg);
   ASSERT_EQ(frames.size(), 9u);
   EXPECT_NE(svg.find("data-frames=\"9\""), std::string::npos);
@@ -188,7 +188,7 @@ TEST(SvgReportTest, FrameCountAndProportionalWidths) {
   EXPECT_EQ(frames[8].fill.substr(0, 8), "hsl(0,0%");  // unknown: grey
   // Both Leaf(int) frames share a colour; a name always gets the same one.
   EXPECT_EQ(frames[4].fill, frames[7].fill);
-  EXPECT_EQ(RenderSvg(Aggregate(SharedProfile())), svg);
+  EXPECT_EQ(RenderSvg(AggregateBy(SharedProfile())), svg);
 }
 
 std::string Unescape(std::string text) {
@@ -204,7 +204,7 @@ TEST(SvgReportTest, LabelsAreCutToTheFrameWidth) {
   // 200 px wide: 180 px for 1900 B. Helper (1500 B) is 142 px: 18 characters
   // fit, so 16 of its 24 and "..". Recursive (250 B) is 23.7 px: below 3
   // characters, no label at all.
-  std::string svg = RenderSvg(Aggregate(SharedProfile()), SvgOptions{"t", 200, 0.001});
+  std::string svg = RenderSvg(AggregateBy(SharedProfile()), SvgOptions{"t", 200, 0.001});
   std::vector<SvgFrame> frames = Frames(svg);
   ASSERT_EQ(frames.size(), 9u);
   EXPECT_EQ(frames[3].label, "Helper&lt;int&gt;(int)..");
@@ -213,7 +213,7 @@ TEST(SvgReportTest, LabelsAreCutToTheFrameWidth) {
     EXPECT_LE(Unescape(frame.label).size() * 7.2 + 6, frame.width + 7.2) << frame.label;
   }
   // At the default width everything fits.
-  EXPECT_NE(RenderSvg(Aggregate(SharedProfile())).find(">Recursive(int)</text>"),
+  EXPECT_NE(RenderSvg(AggregateBy(SharedProfile())).find(">Recursive(int)</text>"),
             std::string::npos);
 }
 
@@ -307,7 +307,7 @@ TEST(SvgReportTest, HumanUnits) {
 }
 
 TEST(SvgReportTest, EmbedsItsScriptAndNothingExternal) {
-  std::string svg = RenderSvg(Aggregate(SharedProfile()));
+  std::string svg = RenderSvg(AggregateBy(SharedProfile()));
   EXPECT_NE(svg.find("<script type=\"text/ecmascript\"><![CDATA["), std::string::npos);
   EXPECT_EQ(svg.find("href"), std::string::npos);
   EXPECT_EQ(svg.find("http://", svg.find("<style")), std::string::npos);  // only the xmlns

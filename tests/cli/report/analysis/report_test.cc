@@ -18,6 +18,7 @@ namespace memprof::analysis {
 namespace {
 
 using testing::FakeSymbolizer;
+using testing::Render;
 using testing::SharedProfile;
 
 Aggregation Aggregate(Metric metric = Metric::kInuseSpace) {
@@ -27,13 +28,6 @@ Aggregation Aggregate(Metric metric = Metric::kInuseSpace) {
   auto aggregation = AggregateProfile(SharedProfile(), symbolizer, options);
   EXPECT_TRUE(aggregation.has_value());
   return aggregation.value_or(Aggregation{});
-}
-
-std::string Render(const ReportRenderer& renderer, const Aggregation& aggregation) {
-  std::ostringstream out;
-  auto ok = renderer.Render(aggregation, out);
-  EXPECT_TRUE(ok.has_value()) << ok.error().message;
-  return out.str();
 }
 
 TEST(ReportFormatTest, JeprofUnparseAndPercent) {

@@ -56,7 +56,7 @@ TEST(ParallelSymbolizerTest, AnswersAsOneSerialSymbolizer) {
     ParallelSymbolizer parallel(std::move(*own), mappings, {},
                                 std::span(addresses).first(3), threads);
     for (uint64_t address : addresses) {
-      SCOPED_TRACE(testing::Message() << threads << " threads, 0x" << std::hex << address);
+      SCOPED_TRACE(::testing::Message() << threads << " threads, 0x" << std::hex << address);
       std::vector<analysis::Frame> want;
       for (const analysis::Frame& frame : expected.Resolve(address)) want.push_back(frame);
       ExpectSameFrames(parallel.Resolve(address), want);

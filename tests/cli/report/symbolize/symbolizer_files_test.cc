@@ -25,13 +25,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::FixtureProcess;
+using testing::Basename;
+using testing::kMainSource;
 using testing::MarkerLine;
 using testing::RunCommand;
 using test_support::TempDir;
-
-constexpr const char* kMainSource = MEMPROF_SYMBOLIZE_FIXTURE_SOURCE;
-
-std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 bool Objcopy(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {MEMPROF_OBJCOPY};

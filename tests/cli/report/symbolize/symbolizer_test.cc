@@ -14,9 +14,10 @@ namespace memprof::symbolize {
 namespace {
 
 using testing::FixtureProcess;
+using testing::Basename;
+using testing::kMainSource;
 using testing::MarkerLine;
 
-constexpr const char* kMainSource = MEMPROF_SYMBOLIZE_FIXTURE_SOURCE;
 constexpr const char* kLibSource = MEMPROF_SYMBOLIZE_FIXTURE_LIB_SOURCE;
 
 std::vector<std::string> Functions(std::span<const Frame> frames) {
@@ -24,8 +25,6 @@ std::vector<std::string> Functions(std::span<const Frame> frames) {
   for (const Frame& frame : frames) names.push_back(frame.function);
   return names;
 }
-
-std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 class SymbolizerTest : public ::testing::Test {
  protected:

@@ -54,6 +54,12 @@ class FixtureProcess {
 // Line number of the "// LINE:<marker>" comment in `source`, 0 if absent.
 int MarkerLine(const std::string& source, const std::string& marker);
 
+// The fixture program's source, where its LINE markers are.
+inline constexpr const char* kMainSource = MEMPROF_SYMBOLIZE_FIXTURE_SOURCE;
+
+// What follows the last '/' of `path` (all of it without one).
+inline std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
 }  // namespace memprof::symbolize::testing
 
 #endif  // MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_
