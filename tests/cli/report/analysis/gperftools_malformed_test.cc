@@ -18,10 +18,10 @@ using testing::kLost;
 using testing::Limits;
 using testing::MalformedCase;
 
-const std::string kHead = "heap profile:    1:   64 [   1:   64] @ heapprofile\n";
-const std::string kTail = "\nMAPPED_LIBRARIES:\n";
+const std::string kGperfHead = "heap profile:    1:   64 [   1:   64] @ heapprofile\n";
+const std::string kGperfTail = "\nMAPPED_LIBRARIES:\n";
 
-const MalformedCase kCases[] = {
+const MalformedCase kGperfCases[] = {
     {"UnknownKind", "heap profile: 1: 64 [1: 64] @ heap\n", kBad,
      "t.prof:1: unknown gperftools profile kind 'heap': expected 'heapprofile' or "
      "'heap_v2/<sample period>'"},
@@ -40,39 +40,39 @@ const MalformedCase kCases[] = {
      "t.prof:1: expected in-use object count, got 'x: 64 [1: 64] @ heapprofile'"},
     {"HeaderWithoutNewline", "heap profile: 1: 64 [1: 64] @ heapprofile", kLost,
      "t.prof:1: input ends in the middle of this line (truncated profile)"},
-    {"HeaderOnly", kHead, kLost,
+    {"HeaderOnly", kGperfHead, kLost,
      "t.prof:1: input ends without the MAPPED_LIBRARIES section (truncated profile)"},
-    {"NegativeCount", kHead + "  -1: -64 [1: 64] @ 0x1\n", kBad,
+    {"NegativeCount", kGperfHead + "  -1: -64 [1: 64] @ 0x1\n", kBad,
      "t.prof:2: expected in-use object count, got '-1: -64 [1: 64] @ 0x1'"},
-    {"BytesInZeroObjects", kHead + "  0: 64 [1: 64] @ 0x1\n", kBad,
+    {"BytesInZeroObjects", kGperfHead + "  0: 64 [1: 64] @ 0x1\n", kBad,
      "t.prof:2: in-use counts have 64 bytes in 0 objects"},
-    {"AccumulatedOverflow", kHead + "  1: 64 [1: 18446744073709551616] @ 0x1\n", kBad,
+    {"AccumulatedOverflow", kGperfHead + "  1: 64 [1: 18446744073709551616] @ 0x1\n", kBad,
      "t.prof:2: accumulated byte count does not fit in 64 bits"},
-    {"MissingBracket", kHead + "  1: 64 1: 64] @ 0x1\n", kBad,
+    {"MissingBracket", kGperfHead + "  1: 64 1: 64] @ 0x1\n", kBad,
      "t.prof:2: expected '[' before the accumulated counts, got '1: 64] @ 0x1'"},
-    {"MissingAt", kHead + "  1: 64 [1: 64] 0x1\n", kBad,
+    {"MissingAt", kGperfHead + "  1: 64 [1: 64] 0x1\n", kBad,
      "t.prof:2: expected '@' before the stack, got '0x1'"},
-    {"StackWithoutAddresses", kHead + "  1: 64 [1: 64] @\n", kBad,
+    {"StackWithoutAddresses", kGperfHead + "  1: 64 [1: 64] @\n", kBad,
      "t.prof:2: stack line '@' has no addresses"},
-    {"BadAddress", kHead + "  1: 64 [1: 64] @ 0x1 0xzz\n", kBad,
+    {"BadAddress", kGperfHead + "  1: 64 [1: 64] @ 0x1 0xzz\n", kBad,
      "t.prof:2: bad stack address '0xzz'"},
-    {"NilAddress", kHead + "  1: 64 [1: 64] @ (nil)\n", kBad,
+    {"NilAddress", kGperfHead + "  1: 64 [1: 64] @ (nil)\n", kBad,
      "t.prof:2: bad stack address '(nil)'"},
-    {"JemallocLineInside", kHead + "@ 0x1\n", kBad,
+    {"JemallocLineInside", kGperfHead + "@ 0x1\n", kBad,
      "t.prof:2: expected in-use object count, got '@ 0x1'"},
-    {"TooManyFrames", kHead + "  1: 64 [1: 64] @ 0x1 0x2 0x3\n", kBad,
+    {"TooManyFrames", kGperfHead + "  1: 64 [1: 64] @ 0x1 0x2 0x3\n", kBad,
      "t.prof:2: stack has more than 2 frames", Limits(1024, 2, 10, 10)},
-    {"TooManyStacks", kHead + "  1: 64 [1: 64] @ 0x1\n  1: 64 [1: 64] @ 0x2\n", kBad,
+    {"TooManyStacks", kGperfHead + "  1: 64 [1: 64] @ 0x1\n  1: 64 [1: 64] @ 0x2\n", kBad,
      "t.prof:3: more than 1 stacks", Limits(1024, 4, 1, 10)},
-    {"TooManyMapsLines", kHead + kTail + "a\nb\n", kBad,
+    {"TooManyMapsLines", kGperfHead + kGperfTail + "a\nb\n", kBad,
      "t.prof:5: more than 1 MAPPED_LIBRARIES lines", Limits(1024, 4, 10, 1)},
-    {"LineTooLong", kHead + "  1: 64 [1: 64] @" + std::string(100, ' ') + "0x1\n", kBad,
+    {"LineTooLong", kGperfHead + "  1: 64 [1: 64] @" + std::string(100, ' ') + "0x1\n", kBad,
      "t.prof:2: line is longer than 80 bytes", Limits(80, 4, 10, 10)},
-    {"NulByte", kHead + std::string("  1: 64 [1: 64] @ 0x1\0\n", 23), kBad,
+    {"NulByte", kGperfHead + std::string("  1: 64 [1: 64] @ 0x1\0\n", 23), kBad,
      "t.prof:2: NUL byte in line (binary data?)"},
-    {"TruncatedInStack", kHead + "  1: 64 [1: 64] @ 0x1 0x7f", kLost,
+    {"TruncatedInStack", kGperfHead + "  1: 64 [1: 64] @ 0x1 0x7f", kLost,
      "t.prof:2: input ends in the middle of this line (truncated profile)"},
-    {"NoMapsSection", kHead + "  1: 64 [1: 64] @ 0x1\n\n", kLost,
+    {"NoMapsSection", kGperfHead + "  1: 64 [1: 64] @ 0x1\n\n", kLost,
      "t.prof:3: input ends without the MAPPED_LIBRARIES section (truncated profile)"},
 };
 
@@ -100,7 +100,7 @@ TEST_P(MalformedGperftoolsTest, FailsAlikeBehindTheFormatDetection) {
   ExpectError(ParseHeapDumpText(c.input, "t.prof", c.limits), c);
 }
 
-INSTANTIATE_TEST_SUITE_P(Parser, MalformedGperftoolsTest, ::testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(Parser, MalformedGperftoolsTest, ::testing::ValuesIn(kGperfCases),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(MalformedGperftoolsTest, EmptyInputNamesTheExpectedHeader) {
