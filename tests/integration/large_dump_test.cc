@@ -106,16 +106,24 @@ void LargeDumpTest::DumpAndMeasure(size_t stacks, uint64_t min_bytes) {
   EXPECT_EQ(j["sha256"], d.sha256);
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"large.heap"});
 
-  // A second dump must not keep what the first one needed (no per-dump leak).
+  // Later dumps must not keep what earlier ones needed (no per-dump leak).
+  // The first dump's RSS is not yet the steady state (jemalloc's arenas and,
+  // at lg_prof_sample:0, the profiler's own records of the agent's
+  // allocations settle over the first two), so the third is held to the
+  // second.
   CommandResult second = CliFor(*t, "dump", {"--out", path});
   ASSERT_EQ(second.exit_code, 0) << second;
   uint64_t rss_after_second_kb = t->ProcStatusKb("VmRSS");
+  CommandResult third = CliFor(*t, "dump", {"--out", path});
+  ASSERT_EQ(third.exit_code, 0) << third;
+  uint64_t rss_after_third_kb = t->ProcStatusKb("VmRSS");
 
   uint64_t growth_kb = hwm_after_kb > rss_before_kb ? hwm_after_kb - rss_before_kb : 0;
   std::cout << "dump of " << d.size << " bytes from " << stacks << " stacks: " << r.elapsed.count()
             << " ms; memprofctl peak RSS " << r.max_rss_kb << " kB; target RSS " << rss_before_kb
             << " kB before, peak " << hwm_after_kb << " kB during, " << rss_after_kb
-            << " kB after, " << rss_after_second_kb << " kB after a second dump\n";
+            << " kB after, " << rss_after_second_kb << " kB after a second dump, "
+            << rss_after_third_kb << " kB after a third\n";
   RecordProperty("dump_bytes", std::to_string(d.size));
   RecordProperty("dump_ms", std::to_string(r.elapsed.count()));
   RecordProperty("memprofctl_max_rss_kb", std::to_string(r.max_rss_kb));
@@ -125,7 +133,7 @@ void LargeDumpTest::DumpAndMeasure(size_t stacks, uint64_t min_bytes) {
   if (d.size >= (100ull << 20)) {
     EXPECT_LE(growth_kb * 1024, d.size) << "the target's RSS grew by more than the dump size";
   }
-  EXPECT_LE(rss_after_second_kb, rss_after_kb + d.size / 1024 / 4)
+  EXPECT_LE(rss_after_third_kb, rss_after_second_kb + d.size / 1024 / 4)
       << "the target's RSS keeps growing with every dump";
 }
 
