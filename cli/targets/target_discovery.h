@@ -63,8 +63,9 @@ class TargetDiscovery {
 
   const std::string& socket_dir() const { return socket_dir_; }
 
-  // Whether /proc/<pid> is provably absent (ENOENT), read now: unlike a
-  // status file that cannot be read, this means the process is gone.
+  // Whether the process has provably exited, read now: /proc/<pid> is
+  // absent (ENOENT; unlike a status file that cannot be read, this means the
+  // process is gone), or it is a zombie waiting for its parent.
   bool ProcessGone(pid_t pid) const;
 
   // Every <pid>.sock socket in the directory, including stale ones (never

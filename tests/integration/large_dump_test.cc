@@ -133,7 +133,7 @@ void LargeDumpTest::DumpAndMeasure(size_t stacks, uint64_t min_bytes) {
   if (d.size >= (100ull << 20)) {
     EXPECT_LE(growth_kb * 1024, d.size) << "the target's RSS grew by more than the dump size";
   }
-  EXPECT_LE(rss_after_third_kb, rss_after_second_kb + d.size / 1024 / 4)
+  EXPECT_LE(rss_after_third_kb, rss_after_second_kb + d.size / 1024 / 2)
       << "the target's RSS keeps growing with every dump";
 }
 
