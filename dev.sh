@@ -71,7 +71,9 @@ readonly PACKAGES=(
   clang-14 libclang-rt-14-dev
 )
 
-section() { printf '\n==> %s\n' "$*"; }
+# Each section says when it began and how long the script has run: CI's
+# log then shows where its minutes went.
+section() { printf '\n==> %s  [%s, %d s in]\n' "$*" "$(date -u +%H:%M:%S)" "${SECONDS}"; }
 die() {
   echo "dev.sh: error: $*" >&2
   exit 1
@@ -146,6 +148,7 @@ cmd_test() {
   ((status == 0)) || exit "${status}"
   ((fuzz_build_status == 0)) || die "the fuzzers' build failed (status ${fuzz_build_status})"
   fuzz_run "${CI_FUZZ_SECONDS}" --built
+  section "All tests passed"
 }
 
 # Builds the libFuzzer targets (ASan + UBSan, clang-14) and runs each for $1

@@ -10,6 +10,7 @@
 #include "agent/core_log.h"
 #include "agent/server_loader.h"
 #include "agent/tcp_port_sockets.h"
+#include "common/duration.h"
 
 namespace memprof::agent {
 namespace {
@@ -29,12 +30,6 @@ std::string Agent::ForkedChildRefusal() const {
 }
 
 namespace {
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 

@@ -9,18 +9,9 @@
 #include <utility>
 
 #include "agent/agent_logger.h"
+#include "common/duration.h"
 
 namespace memprof::agent {
-namespace {
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 Result<void> CheckCaptureSettings(const CaptureSettings& s) {
   if (s.growth_bytes < kMinCaptureGrowthBytes || s.growth_bytes > kMaxCaptureGrowthBytes) {
     return Fail(ErrorCode::kInvalidArgument,

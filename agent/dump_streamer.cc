@@ -11,6 +11,7 @@
 
 #include "agent/agent_logger.h"
 #include "agent/high_fd_floor.h"
+#include "common/duration.h"
 
 namespace memprof::agent {
 namespace {
@@ -18,12 +19,6 @@ namespace {
 constexpr char kHeapMagic[] = "heap_v2/";
 // How often a streamer that has caught up with jemalloc looks for more.
 constexpr auto kGrowthPoll = std::chrono::milliseconds(2);
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "agent/agent_logger.h"
 #include "agent/dump_reactor.h"
 #include "agent/status_mapping.h"
+#include "common/duration.h"
 #include "common/version.h"
 
 namespace memprof::agent {
@@ -94,12 +95,6 @@ CaptureSettings CaptureSettingsOf(const v1::ActivateRequest& request) {
   return CaptureSettings{.growth_bytes = request.capture_growth_bytes(),
                          .keep = request.capture_keep() == 0 ? kDefaultCaptureKeep
                                                              : request.capture_keep()};
-}
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <climits>
 
+#include "common/duration.h"
 #include "common/proc_status.h"
 
 namespace memprof::agent {
@@ -18,9 +19,7 @@ ProcessIdentity CurrentProcessIdentity(std::string malloc_conf) {
   if (n > 0) id.executable.assign(exe, static_cast<size_t>(n));
   if (auto cmdline = ReadTextFile("/proc/self/cmdline")) id.command_line = ParseCmdline(*cmdline);
   id.malloc_conf = std::move(malloc_conf);
-  id.started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
+  id.started_unix_ms = NowUnixMs();
   return id;
 }
 

@@ -89,4 +89,10 @@ std::string FormatDuration(std::chrono::milliseconds d) {
   return out;
 }
 
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace memprof

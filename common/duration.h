@@ -2,6 +2,7 @@
 #define MEMPROF_COMMON_DURATION_H_
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,10 @@ inline constexpr std::chrono::milliseconds kMaxWindow = std::chrono::hours(24);
 
 // Formats a duration the way ParseDuration reads it, e.g. "1h30m", "45s", "250ms".
 std::string FormatDuration(std::chrono::milliseconds d);
+
+// The wall clock in milliseconds since the Unix epoch, as the protocol's
+// *_unix_ms fields carry it.
+int64_t NowUnixMs();
 
 }  // namespace memprof
 

@@ -7,11 +7,10 @@
 #include "cli/client/dump_transfer.h"
 #include "cli/collect/report_writer.h"
 #include "cli/io/atomic_file_writer.h"
+#include "cli/io/console.h"
 
 namespace memprof::cli {
 namespace {
-
-constexpr char kStdout[] = "-";
 
 // Where the data goes: the temp file of FILE, or stdout.
 class DumpOutput {
@@ -49,7 +48,7 @@ class DumpOutput {
 };
 
 Result<DumpOutput> OpenOutput(const DumpDestination& destination, std::ostream& out) {
-  if (destination.out == kStdout) {
+  if (destination.out == kStdoutPath) {
     if (destination.json) {
       return Fail(ErrorCode::kInvalidArgument,
                   "--json cannot be combined with --out - (the profile itself goes to stdout)");
@@ -91,7 +90,7 @@ Result<DeliveredDump> DumpToOutput(const DumpDestination& destination,
 Result<DeliveredDump> DumpAndReport(const DumpDestination& destination, report::Format format,
                                     const TargetDiscovery& discovery, ProfileClient& client,
                                     const Console& console, const std::stop_token& stop) {
-  if (destination.out != kStdout) {  // fail on a bad --out before any work
+  if (destination.out != kStdoutPath) {  // fail on a bad --out before any work
     auto probe = AtomicFileWriter::Create(destination.out);
     if (!probe) return Fail(probe.error());
   }
@@ -100,7 +99,7 @@ Result<DeliveredDump> DumpAndReport(const DumpDestination& destination, report::
   const std::string scratch_path = "/proc/self/fd/" + std::to_string(scratch->get());
   std::ofstream raw(scratch_path, std::ios::binary);
   DumpDestination raw_destination = destination;
-  raw_destination.out = kStdout;  // "stdout" here is the scratch stream
+  raw_destination.out = kStdoutPath;  // "stdout" here is the scratch stream
   raw_destination.json = false;
   auto dumped = DumpToOutput(raw_destination, discovery, client, raw, stop);
   if (!dumped) return Fail(dumped.error());
@@ -130,7 +129,7 @@ Result<DeliveredDump> DeliverDump(const DumpDestination& destination,
   }
   if (auto ok = CheckDumpFormat(destination.format); !ok) return Fail(ok.error());
   const auto format = report::ParseFormat(destination.format);
-  if (destination.out == kStdout && destination.json) {
+  if (destination.out == kStdoutPath && destination.json) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--json cannot be combined with --out - (the report itself goes to stdout)");
   }

@@ -10,8 +10,6 @@
 namespace memprof::cli {
 namespace {
 
-constexpr char kStdout[] = "-";
-
 // What the dump or the window had to say (notes, the symbolization summary):
 // for whoever runs the exporter with -vv, not for the HTTP client.
 void LogNotes(const Target& target, const std::ostringstream& err) {
@@ -24,7 +22,7 @@ Result<void> DumpNow(const HeapCaptureRequest& request, const TargetDiscovery& d
                      ProfileClient& client, const Console& console, const std::stop_token& stop) {
   DumpDestination destination;
   destination.target.resolved = request.target;
-  destination.out = kStdout;
+  destination.out = kStdoutPath;
   destination.format = request.format;
   auto dumped = DeliverDump(destination, discovery, client, console, stop);
   if (!dumped) return Fail(dumped.error());
@@ -37,7 +35,7 @@ Result<void> ProfileThenDump(const HeapCaptureRequest& request, const TargetDisc
   ProfileWindowRequest window;
   window.target.resolved = request.target;
   window.duration = *request.window;
-  window.out = kStdout;
+  window.out = kStdoutPath;
   window.format = request.format;
   ProfileRuntime runtime;
   runtime.end_early = stop;

@@ -2,6 +2,7 @@
 
 #include "cli/client/target.h"
 #include "cli/collect/periodic_dump.h"
+#include "cli/io/console.h"
 #include "cli/io/human_format.h"
 #include "cli/io/logging.h"
 #include "cli/targets/target_selection.h"
@@ -12,7 +13,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr char kStdout[] = "-";
 constexpr milliseconds kProgressTick(250);
 constexpr size_t kProgressWidth = 30;
 
@@ -141,7 +141,7 @@ Result<DeliveredDump> ProfileRun::Dump() {
   dump.format = request_.format;
   auto delivered = DeliverDump(dump, discovery_, client_, console_, runtime_.abort);
   if (!delivered && runtime_.abort.stop_requested()) {
-    return Fail(Aborted(out_ == kStdout ? "the data written to stdout is not a valid profile"
+    return Fail(Aborted(out_ == kStdoutPath ? "the data written to stdout is not a valid profile"
                                         : out_ + " was not written"));
   }
   return delivered;

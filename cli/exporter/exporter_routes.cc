@@ -8,16 +8,14 @@
 namespace memprof::cli {
 namespace {
 
-constexpr char kText[] = "text/plain; charset=utf-8";
-
 HttpResponse MethodNotAllowed(const char* allowed) {
   return HttpResponse{
-      405, kText, std::string("only ") + allowed + " allowed here\n", {{"Allow", allowed}}};
+      405, kPlainText, std::string("only ") + allowed + " allowed here\n", {{"Allow", allowed}}};
 }
 
 HttpResponse Page(const std::function<Result<std::string>()>& render, const char* content_type) {
   auto body = render();
-  if (!body) return HttpResponse{500, kText, body.error().message + "\n", {}};
+  if (!body) return HttpResponse{500, kPlainText, body.error().message + "\n", {}};
   return HttpResponse{200, content_type, std::move(*body), {}};
 }
 
@@ -29,7 +27,7 @@ HttpResponse RouteExporterRequest(const HttpRequest& request, const ExporterPage
                      path == "/debug/pprof" || path == kPprofHeapPath;
   if (!known) {
     return HttpResponse{404,
-                        kText,
+                        kPlainText,
                         "not found: the metrics are at /metrics, the heap profiles under "
                         "/debug/pprof/ (see / for all endpoints)\n",
                         {}};

@@ -9,10 +9,8 @@
 namespace memprof::cli {
 namespace {
 
-constexpr char kText[] = "text/plain; charset=utf-8";
-
 HttpResponse TextResponse(unsigned status, std::string message) {
-  return HttpResponse{status, kText, std::move(message) + "\n", {}};
+  return HttpResponse{status, kPlainText, std::move(message) + "\n", {}};
 }
 
 HttpResponse ErrorResponse(const Error& error, bool target_exited) {

@@ -134,7 +134,7 @@ HttpResponse HttpServer::Handle(const HttpRequest& request) const {
   } catch (...) {
     Log().warn("http: {} {} failed", request.method, request.path);
   }
-  return HttpResponse{500, "text/plain; charset=utf-8", "internal error\n", {}};
+  return HttpResponse{500, kPlainText, "internal error\n", {}};
 }
 
 }  // namespace memprof::cli

@@ -27,9 +27,12 @@ struct HttpRequest {
   const std::string* Argument(const std::string& name) const;
 };
 
+// The content type of plain-text answers: errors, notes, the metrics.
+inline constexpr char kPlainText[] = "text/plain; charset=utf-8";
+
 struct HttpResponse {
   unsigned status = 200;
-  std::string content_type = "text/plain; charset=utf-8";
+  std::string content_type = kPlainText;
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra ones, e.g. Allow
 };

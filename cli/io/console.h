@@ -5,6 +5,9 @@
 
 namespace memprof::cli {
 
+// What --out names for standard output.
+inline constexpr char kStdoutPath[] = "-";
+
 // Where a command prints: data on `out` (stdout), errors and warnings on
 // `err` (stderr), and notes (what was written where, the symbolization
 // summary, the exporter's address) on notes(): stderr, or nowhere under

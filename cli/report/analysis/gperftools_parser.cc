@@ -20,18 +20,18 @@
 namespace memprof::analysis {
 namespace {
 
-constexpr std::string_view kHeaderPrefix = "heap profile:";
+constexpr std::string_view kGperftoolsHeaderPrefix = "heap profile:";
 constexpr std::string_view kExactLabel = "heapprofile";
 constexpr std::string_view kSampledLabel = "heap_v2/";
 
-struct Header {
+struct GperftoolsHeader {
   DumpFormat format = DumpFormat::kGperftoolsHeapProfile;
   uint64_t sample_period = 1;
   CountLine totals;
 };
 
 // What follows the header's '@': "heapprofile" or "heap_v2/<period>".
-Result<void> ParseLabel(std::string_view label, Header& header) {
+Result<void> ParseLabel(std::string_view label, GperftoolsHeader& header) {
   if (label == kExactLabel) return {};
   if (!label.starts_with(kSampledLabel)) {
     return BadField("unknown gperftools profile kind " + Excerpt(label) +
@@ -48,13 +48,13 @@ Result<void> ParseLabel(std::string_view label, Header& header) {
   return {};
 }
 
-Result<Header> ParseHeader(std::string_view line) {
-  if (!line.starts_with(kHeaderPrefix)) {
+Result<GperftoolsHeader> ParseGperftoolsHeader(std::string_view line) {
+  if (!line.starts_with(kGperftoolsHeaderPrefix)) {
     return BadField("not a gperftools heap profile: expected a 'heap profile: ...' header, got " +
                     Excerpt(line));
   }
-  DumpScanner scanner(line.substr(kHeaderPrefix.size()));
-  Header header;
+  DumpScanner scanner(line.substr(kGperftoolsHeaderPrefix.size()));
+  GperftoolsHeader header;
   auto totals = ParseCountLine(scanner, ZeroBytes::kAllow);
   if (!totals) return Fail(totals.error());
   if (auto ok = ExpectChar(scanner, '@', "after the totals"); !ok) return Fail(ok.error());
@@ -100,7 +100,7 @@ Result<void> GperftoolsParser::ReadLine(std::string_view raw, bool had_newline) 
 }
 
 Result<void> GperftoolsParser::HeaderLine(std::string_view line) {
-  auto header = ParseHeader(line);
+  auto header = ParseGperftoolsHeader(line);
   if (!header) return Here(header.error());
   dump_.format = header->format;
   dump_.sample_period = header->sample_period;

@@ -60,9 +60,13 @@ std::string General(double value) {
 
 // "1,234,567": objects are counts, and counts read better grouped.
 std::string GroupedInteger(double value) {
-  std::string digits = Fixed(std::fabs(value), 0);
-  for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
-  return (value <= -0.5 ? "-" : "") + digits;
+  const std::string digits = Fixed(std::fabs(value), 0);
+  std::string grouped = value <= -0.5 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 // What fits in `width` pixels of monospace text; the script cuts alike.
@@ -87,7 +91,7 @@ std::string MetricDescription(Metric metric) {
   return "";
 }
 
-std::string Percent(double value, double total) {
+std::string SvgPercent(double value, double total) {
   return total > 0 ? Fixed(100 * value / total, 2) + "%" : "n/a";
 }
 
@@ -125,7 +129,7 @@ std::string Subtitle(const FlameGraph& graph, const FlameLayout& layout,
             General(options.min_frame_fraction * 100) + "% merged or omitted";
   }
   if (!graph.is_diff && graph.root().value != graph.profile_total) {
-    text += "; filters kept " + Percent(graph.root().value, graph.profile_total) + " of " +
+    text += "; filters kept " + SvgPercent(graph.root().value, graph.profile_total) + " of " +
             HumanValue(graph.profile_total, graph.metric);
   }
   if (graph.negative_stacks > 0) {
@@ -155,7 +159,7 @@ void WriteHeader(const FlameGraph& graph, const FlameLayout& layout, const SvgOp
 // change and both sides.
 std::string FrameDetail(const FlameGraph& graph, const FlameRect& rect) {
   if (graph.is_diff) return DiffDetail(rect.change, rect.base, graph.metric);
-  return HumanValue(rect.value, graph.metric) + " (" + Percent(rect.value, graph.root().value) +
+  return HumanValue(rect.value, graph.metric) + " (" + SvgPercent(rect.value, graph.root().value) +
          ")";
 }
 

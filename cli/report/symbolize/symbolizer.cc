@@ -17,14 +17,6 @@ namespace {
 
 using FrameCache = std::unordered_map<uint64_t, std::vector<Frame>>;
 
-// A module instance's libdwfl state, loaded on first use.
-struct ModuleSlot {
-  bool tried = false;
-  bool needed = false;            // an address was resolved in it (not only Prepare)
-  Dwfl_Module* module = nullptr;  // null if the file could not be used
-  std::string problem;            // why, then
-};
-
 std::vector<std::string> DebugRoots(const SymbolizerOptions& options) {
   std::vector<std::string> roots = options.debug_dirs;
   if (!options.sysroot.empty()) {
@@ -42,6 +34,14 @@ std::string PlaceholderName(const Frame& frame, uint64_t address) {
 }  // namespace
 
 struct Symbolizer::Impl {
+  // A module instance's libdwfl state, loaded on first use.
+  struct ModuleSlot {
+    bool tried = false;
+    bool needed = false;            // an address was resolved in it (not only Prepare)
+    Dwfl_Module* module = nullptr;  // null if the file could not be used
+    std::string problem;            // why, then
+  };
+
   Impl(SymbolizerOptions o, ModuleTable t, std::unique_ptr<DwflSession> s)
       : options(std::move(o)), table(std::move(t)), session(std::move(s)) {}
 
@@ -226,7 +226,7 @@ std::vector<ModuleReport> Symbolizer::Modules() const {
   std::vector<ModuleReport> reports;
   const std::vector<ModuleInstance>& instances = impl_->table.instances();
   for (size_t i = 0; i < impl_->slots.size(); ++i) {
-    const ModuleSlot& slot = impl_->slots[i];
+    const auto& slot = impl_->slots[i];
     if (!slot.needed) continue;
     const std::string& path = impl_->table.mappings()[instances[i].bias_mapping].path;
     if (slot.module != nullptr) {
