@@ -116,7 +116,10 @@ MEMPROF_EXPORT void* memalign(size_t alignment, size_t size) {
 MEMPROF_EXPORT size_t malloc_usable_size(void* p) { return host::Host_malloc_usable_size()(p); }
 
 MEMPROF_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
+  // Our own threads name themselves "memprof-..." already (profiling_controller.cc
+  // also runs in the unit tests, without this function): keep their names.
   char full[16] = "memprof-";
+  if (std::strncmp(name, full, std::strlen(full)) == 0) full[0] = '\0';
   std::strncat(full, name, sizeof(full) - std::strlen(full) - 1);
   if (pthread_equal(thread, pthread_self())) {
     return prctl(PR_SET_NAME, full) == 0 ? 0 : errno;

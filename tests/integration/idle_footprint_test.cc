@@ -143,5 +143,23 @@ TEST_F(IdleFootprintTest, AfterAClientLeavesTheHostReturnsToTheIdleThreadCount) 
   ExpectServed(with->pid());
 }
 
+TEST_F(IdleFootprintTest, TheAgentsThreadsKeepTheNamesTheyGiveThemselves) {
+  TargetProcess* with = StartPlain(true);
+  ASSERT_NE(with, nullptr);
+  // A timed activation starts the window's timer thread in the server part,
+  // whose pthread_setname_np prefixes "memprof-" to the names gRPC gives.
+  CommandResult r = Cli({"activate", "--pid", std::to_string(with->pid()), "--for", "5m"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const auto named = [&](const std::string& name) {
+    const std::vector<ThreadInfo> threads = ReadThreads(with->pid());
+    return std::count_if(threads.begin(), threads.end(),
+                         [&](const ThreadInfo& t) { return t.comm == name; });
+  };
+  EXPECT_TRUE(WaitUntil([&] { return named("memprof-window") == 1; }, seconds(10)))
+      << Describe(ReadThreads(with->pid()));
+  EXPECT_EQ(named("memprof-memprof"), 0) << Describe(ReadThreads(with->pid()));
+  EXPECT_EQ(Cli({"deactivate", "--pid", std::to_string(with->pid())}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace memprof::integration
