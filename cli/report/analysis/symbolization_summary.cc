@@ -104,11 +104,11 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
     unnamed[i] = UnnamedModulesOf(aggregation.locations[i], ids);
   }
   std::vector<UnnamedFrames> by_id(ids.size());
-  for (const std::vector<uint32_t>& modules : unnamed) {
-    for (uint32_t id : modules) ++by_id[id].addresses;
-  }
   // seen[id] == stack number + 1: the module is already counted for it.
   std::vector<size_t> seen(ids.size(), 0);
+  // Only the frames that some stack shows count: a location the report cut
+  // away (tcmalloc's sampler frames, an allocator's own) is nobody's problem.
+  std::vector<bool> counted(aggregation.locations.size(), false);
   double total = 0;
   double named = 0;
   for (size_t s = 0; s < aggregation.stacks.size(); ++s) {
@@ -117,6 +117,10 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
     total += value;
     bool all_named = true;
     for (uint32_t location : stack.locations) {
+      if (!counted[location]) {
+        counted[location] = true;
+        for (uint32_t id : unnamed[location]) ++by_id[id].addresses;
+      }
       for (uint32_t id : unnamed[location]) {
         all_named = false;
         if (seen[id] == s + 1) continue;
@@ -129,6 +133,7 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
   UnnamedFrameShares result;
   for (uint32_t id = 0; id < by_id.size(); ++id) {
     UnnamedFrames frames = by_id[id];
+    if (frames.addresses == 0) continue;
     if (total > 0) frames.share /= total;
     result.by_module.emplace(ids.NameOf(id), frames);
   }

@@ -94,16 +94,27 @@ TEST(CountUnnamedFramesTest, SharesOfTheStacksAbsoluteValues) {
   EXPECT_EQ(shares.by_module.at("libbar.so").addresses, 1u);
 }
 
-// Two unnamed frames of one file in a stack count that stack once.
-TEST(CountUnnamedFramesTest, AStackCountsOncePerFile) {
+// Two unnamed frames of one file in a stack count that stack once; a file
+// whose frames no stack shows (cut away, as tcmalloc's sampler frames are) is
+// not listed at all.
+TEST(CountUnnamedFramesTest, AStackCountsOncePerFileAndUnshownFramesNotAtAll) {
   Aggregation aggregation = MakeAggregation();
   aggregation.stacks = {{{1, 3, 0}, 50}, {{0}, 50}};
   const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
   EXPECT_DOUBLE_EQ(shares.named_share, 0.5);
-  ASSERT_EQ(shares.by_module.size(), 2u);
+  ASSERT_EQ(shares.by_module.size(), 1u);
   EXPECT_DOUBLE_EQ(shares.by_module.at("libfoo.so.1").share, 0.5);
-  EXPECT_DOUBLE_EQ(shares.by_module.at("libbar.so").share, 0.0);
-  EXPECT_EQ(shares.by_module.at("libbar.so").addresses, 1u);
+  EXPECT_EQ(shares.by_module.at("libfoo.so.1").addresses, 2u);
+  EXPECT_EQ(shares.by_module.count("libbar.so"), 0u);
+}
+
+// Every stack named: nothing to warn about, whatever the unshown locations hold.
+TEST(CountUnnamedFramesTest, OnlyNamedStacksListNoFile) {
+  Aggregation aggregation = MakeAggregation();
+  aggregation.stacks = {{{0}, 80}};
+  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
+  EXPECT_DOUBLE_EQ(shares.named_share, 1.0);
+  EXPECT_TRUE(shares.by_module.empty());
 }
 
 TEST_F(SymbolizationReportTest, ModulesByShareWithTheirDebugPackage) {
