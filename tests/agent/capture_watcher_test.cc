@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -82,7 +84,10 @@ TEST_F(CaptureWatcherTest, CapturesAGrowthAndKeepsItAfterDisarming) {
   EXPECT_EQ(ThreadsNamed("memprof-capture"), 0);
   CaptureState after = watcher_->State();
   EXPECT_FALSE(after.armed);
-  EXPECT_EQ(after.held.size(), state.held.size());
+  // Disarming dropped none: every capture taken is held, up to keep (2). Not
+  // compared with `state`: the 8 MiB can cross a second 4 MiB step after it.
+  EXPECT_FALSE(after.held.empty());
+  EXPECT_EQ(after.held.size(), std::min<uint64_t>(after.taken_total, 2));
   FreeAll(blocks);
 }
 
