@@ -29,10 +29,6 @@ std::string Agent::ForkedChildRefusal() const {
          (remote_at_fork_ ? " (the parent's agent serves MEMPROF_LISTEN)" : "");
 }
 
-namespace {
-
-}  // namespace
-
 Agent& Agent::Instance() {
   static Agent* agent = [] {
     auto* a = new Agent();

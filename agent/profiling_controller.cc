@@ -11,11 +11,6 @@
 namespace memprof::agent {
 namespace {
 
-int64_t UnixMillisAfter(std::chrono::milliseconds d) {
-  auto end = std::chrono::system_clock::now() + d;
-  return std::chrono::duration_cast<std::chrono::milliseconds>(end.time_since_epoch()).count();
-}
-
 Result<void> CheckWindow(std::optional<std::chrono::milliseconds> window) {
   if (window && (*window < kMinWindow || *window > kMaxWindow)) {
     return Fail(ErrorCode::kInvalidArgument,
@@ -133,7 +128,7 @@ ProfilingState ProfilingController::StateLocked(const HeapProfiler& profiler) co
 
 void ProfilingController::ArmLocked(std::chrono::milliseconds window) {
   deadline_ = std::chrono::steady_clock::now() + window;
-  window_end_unix_ms_ = UnixMillisAfter(window);
+  window_end_unix_ms_ = NowUnixMs() + window.count();
   if (!timer_.joinable()) timer_ = std::thread([this] { TimerLoop(); });
   cv_.notify_all();
 }

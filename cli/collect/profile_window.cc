@@ -16,8 +16,6 @@ using std::chrono::milliseconds;
 constexpr milliseconds kProgressTick(250);
 constexpr size_t kProgressWidth = 30;
 
-int64_t NowUnixMs() { return ToUnixMillis(std::chrono::system_clock::now()); }
-
 // One profiling window, step by step.
 class ProfileRun {
  public:

@@ -118,17 +118,13 @@ std::string UntrustedSocketReason(const std::string& path, uid_t socket_owner, p
 }
 
 bool TargetDiscovery::ProcessGone(pid_t pid) const {
-  const std::string dir = proc_root_ + "/" + std::to_string(pid);
   struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) return errno == ENOENT;
-  // A zombie has exited; only its parent's wait is left. Its state is the
-  // field after the command name, which ends at the last ')'.
-  auto stat_line = ReadTextFile(dir + "/stat");
-  if (!stat_line) return false;
-  const size_t close = stat_line->rfind(')');
-  if (close == std::string::npos || close + 2 >= stat_line->size()) return false;
-  const char state = (*stat_line)[close + 2];
-  return state == 'Z' || state == 'X';
+  if (::lstat(ProcPath(pid, "").c_str(), &st) != 0) return errno == ENOENT;
+  // A zombie has exited; only its parent's wait is left.
+  auto text = ReadTextFile(ProcPath(pid, "stat"));
+  if (!text) return false;
+  auto stat = ParseProcStat(*text);
+  return stat && (stat->state == 'Z' || stat->state == 'X');
 }
 
 std::optional<int64_t> TargetDiscovery::BootTime() const {

@@ -117,12 +117,11 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
     total += value;
     bool all_named = true;
     for (uint32_t location : stack.locations) {
-      if (!counted[location]) {
-        counted[location] = true;
-        for (uint32_t id : unnamed[location]) ++by_id[id].addresses;
-      }
+      const bool first_sight = !counted[location];
+      counted[location] = true;
       for (uint32_t id : unnamed[location]) {
         all_named = false;
+        if (first_sight) ++by_id[id].addresses;
         if (seen[id] == s + 1) continue;
         seen[id] = s + 1;
         by_id[id].share += value;
