@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "agent/fs_identity.h"
 #include "agent/owned_fd.h"
 #include "common/fd.h"
 #include "common/result.h"
@@ -24,6 +25,10 @@ namespace memprof::agent {
 //
 // The listening descriptor is an OwnedFd: if the host closes it, Intact()
 // says so and Renew() binds a fresh socket at the same path.
+//
+// Every file operation acts as the user and group the process had when
+// Listen() published (fs_identity.h), whatever user the host has switched to
+// since, as far as the kernel allows it.
 class SocketRegistry {
  public:
   [[nodiscard]] static Result<std::unique_ptr<SocketRegistry>> Listen(const std::string& dir,
@@ -46,18 +51,21 @@ class SocketRegistry {
   void AbandonAfterFork();
 
  private:
-  SocketRegistry(OwnedFd fd, std::string dir, std::string path, pid_t owner, ino_t inode)
+  SocketRegistry(OwnedFd fd, std::string dir, std::string path, pid_t owner, ino_t inode,
+                 FsIdentity identity)
       : fd_(std::move(fd)),
         dir_(std::move(dir)),
         path_(std::move(path)),
         owner_(owner),
-        inode_(inode) {}
+        inode_(inode),
+        identity_(identity) {}
 
   OwnedFd fd_;
   std::string dir_;
   std::string path_;
   pid_t owner_;  // the process that created the socket (not the pid in its name)
   ino_t inode_;
+  FsIdentity identity_;  // the user and group that published it
 };
 
 }  // namespace memprof::agent

@@ -1,0 +1,160 @@
+// A service that changes its user while it runs, as varnishd does
+// (tests/testprogs/user_switching_host.c): its manager, started as root,
+// spends its time as the service user and becomes root only for moments,
+// and glibc applies each switch to every thread, the agent's too; its worker
+// drops root for good. The agent must keep its socket where the process
+// published it (re-creating it after the host closed it, whatever user the
+// host is at that moment), the worker must get an agent of its own as the
+// service user, and when they exit, nothing of ours may be left in the
+// socket directory. Root only (the CI runs as root); skipped otherwise.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/integration/harness/guest_fixture.h"
+#include "tests/integration/harness/test_binaries.h"
+#include "tests/integration/harness/test_user.h"
+#include "tests/support/wait_until.h"
+
+namespace memprof::integration {
+namespace {
+
+using std::chrono::seconds;
+
+constexpr const char* kUserSwitchingHost = MEMPROF_IT_USER_SWITCHING_HOST;
+class UserSwitchTest : public GuestTest {
+ protected:
+  void SetUp() override {
+    GuestTest::SetUp();
+    ASSERT_FALSE(HasFatalFailure());
+    auto user = EnsureTestUser();
+    if (!user) GTEST_SKIP() << "user-switching tests skipped: " << user.error().message;
+    user_ = *user;
+  }
+
+  // Starts the host (the socket directory as it is now) and has it fork its
+  // worker.
+  void StartHost() {
+    TargetOptions options;
+    options.argv = {kUserSwitchingHost, std::to_string(user_.uid), std::to_string(user_.gid)};
+    options.env = {{"LD_PRELOAD", kAgentLibrary},
+                   {"MALLOC_CONF", kProfilingReadyConf},
+                   {"MEMPROF_LOG_LEVEL", "warning"}};
+    options.stdin_pipe = true;
+    // The host closes its descriptors at "go", before anyone talks to the
+    // agent: wait for the socket file without connecting to it.
+    options.connect_to_agent = false;
+    host_ = Start(options);
+    ASSERT_NE(host_, nullptr);
+    Command("go");
+    auto report = AwaitStdout(*host_, std::regex(R"(worker (\d+)\n)"));
+    ASSERT_EQ(report.size(), 1u) << HostOutput();
+    worker_ = std::stoi(report[0][0]);
+  }
+
+  void Command(const std::string& line) {
+    ASSERT_TRUE(host_->process().WriteStdin(line + "\n")) << line << HostOutput();
+  }
+
+  std::string HostOutput() const {
+    return "\n--- host stdout ---\n" + host_->process().StdoutText() + "\n--- host stderr ---\n" +
+           host_->process().StderrText();
+  }
+
+  // What the agents may leave in the socket directory: sockets, and the
+  // private directories (".m...") they bind them in.
+  std::vector<std::string> AgentEntries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(SocketDir())) {
+      const std::string name = entry.path().filename();
+      if (name.ends_with(".sock") || name.starts_with(".m")) names.push_back(name);
+    }
+    return names;
+  }
+
+  // The host's "count" reply: the switches the kernel refused must be none.
+  void ExpectEverySwitchSucceeded() {
+    Command("count");
+    auto counts = AwaitStdout(*host_, std::regex(R"(switches (\d+) failures (\d+)\n)"));
+    ASSERT_EQ(counts.size(), 1u) << HostOutput();
+    EXPECT_GT(std::stol(counts[0][0]), 0) << HostOutput();
+    EXPECT_EQ(counts[0][1], "0") << HostOutput();
+  }
+
+  // SIGTERM: the host stops as the service user; it must exit normally.
+  void StopHost() {
+    std::optional<ExitStatus> exit = host_->Terminate();
+    ASSERT_TRUE(exit.has_value()) << "no exit within 20 s of SIGTERM" << HostOutput();
+    EXPECT_EQ(exit->ShellCode(), 0) << "(128 + signal when killed)" << HostOutput();
+  }
+
+  TestUser user_;
+  TargetProcess* host_ = nullptr;
+  pid_t worker_ = 0;
+};
+
+// The default directory's shape (/tmp/memprof: root's, 01777), where the
+// manager's socket is root's and the worker's the service user's.
+TEST_F(UserSwitchTest, ManagerAndWorkerAreServedAndLeaveNothingBehind) {
+  ASSERT_EQ(::chmod(SocketDir().c_str(), 01777), 0);
+  StartHost();
+  ASSERT_FALSE(HasFatalFailure());
+  const pid_t manager = host_->pid();
+  // The agent finds its socket closed when this connection wakes it and
+  // publishes a new one, while the host switches users; the CLI retries the
+  // connection it lost.
+  CommandResult status = Cli({"status", "--pid", std::to_string(manager), "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status << HostOutput();
+  struct stat st{};
+  ASSERT_EQ(::lstat(SocketOf(manager).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u) << "the manager's socket is published as the user it started as";
+  const std::string heap = dir().File("manager.heap");
+  CommandResult dump = Cli({"dump", "--pid", std::to_string(manager), "--out", heap});
+  ASSERT_EQ(dump.exit_code, 0) << dump << HostOutput();
+
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker_)); }, seconds(10)))
+      << "the worker (pid " << worker_ << ") never served " << SocketOf(worker_) << HostOutput();
+  ASSERT_EQ(::lstat(SocketOf(worker_).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, user_.uid) << "the worker's socket belongs to the user it runs as";
+  CommandResult activate = Cli({"activate", "--pid", std::to_string(worker_)});
+  ASSERT_EQ(activate.exit_code, 0) << activate << HostOutput();
+  const std::string report = DumpUntilReportNames(worker_, "WorkerKeepsCache");
+  EXPECT_NE(report.find("WorkerKeepsCache"), std::string::npos) << report << HostOutput();
+  ExpectEverySwitchSucceeded();
+  EXPECT_EQ(host_->process().StderrText(), "") << "the agents had nothing to warn about";
+
+  StopHost();
+  EXPECT_TRUE(WaitUntil([&] { return AgentEntries().empty(); }, seconds(10)))
+      << ::testing::PrintToString(AgentEntries()) << HostOutput();
+}
+
+// A custom directory of root's (0700): the worker, no longer root, cannot
+// publish there and says so, with what to do; the manager is served, and
+// nothing is left behind.
+TEST_F(UserSwitchTest, AWorkerThatCannotWriteTheDirectorySaysWhy) {
+  StartHost();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string expected = "is not writable by uid " + std::to_string(user_.uid);
+  ASSERT_TRUE(WaitUntil(
+      [&] { return host_->process().StderrText().find(expected) != std::string::npos; },
+      seconds(10)))
+      << HostOutput();
+  EXPECT_NE(host_->process().StderrText().find("such as the default /tmp/memprof"),
+            std::string::npos)
+      << HostOutput();
+  EXPECT_FALSE(IsSocketFile(SocketOf(worker_)));
+  ExpectServed(host_->pid());
+  ExpectEverySwitchSucceeded();
+  StopHost();
+  EXPECT_TRUE(WaitUntil([&] { return AgentEntries().empty(); }, seconds(10)))
+      << ::testing::PrintToString(AgentEntries()) << HostOutput();
+}
+
+}  // namespace
+}  // namespace memprof::integration
