@@ -1,5 +1,6 @@
 #include "cli/report/report_pipeline.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <iterator>
 #include <memory>
@@ -113,8 +114,11 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
   analysis::AggregateOptions options{request.metric, request.focus, request.ignore};
   auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
-  const analysis::SymbolizationSummary summary =
+  analysis::SymbolizationSummary summary =
       SummarizeSymbolization(*aggregation, [&] { return symbolizer.Modules(); }, context);
+  summary.is_diff = aggregation->is_diff;
+  summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
+                               [](const auto& row) { return row.flat != 0 || row.cum != 0; });
   if (symbolization != nullptr) *symbolization = summary;
   return MakeRenderer(request, summary)->Render(*aggregation, out);
 }

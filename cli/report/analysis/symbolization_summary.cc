@@ -141,6 +141,14 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
 }
 
 std::string FormatSymbolizationSummary(const SymbolizationSummary& summary) {
+  if (summary.empty) {
+    return summary.is_diff
+               ? "memprofctl: nothing to show: the profiles do not differ (in what --focus and "
+                 "--ignore leave, if given)\n"
+               : "memprofctl: nothing to show: the profile holds no samples (profiling was "
+                 "inactive, or nothing sampled is still allocated), or --focus/--ignore left "
+                 "none\n";
+  }
   if (summary.complete()) return "";
   std::string text = "memprofctl: " + Percent(1 - summary.named_share) +
                      " of the profile is in stacks with frames no symbol names; they are shown "

@@ -31,6 +31,10 @@ struct SymbolizationSummary {
   std::vector<ModuleCoverage> modules;  // files with unnamed frames, largest share first
   bool debuginfod = false;              // DEBUGINFOD_URLS was set
   bool sysroot = false;                 // --sysroot (or a live target's root) was used
+  // Nothing to show: no function with a value (an empty profile, filters
+  // that left nothing, or a --base difference of zero).
+  bool empty = false;
+  bool is_diff = false;
   bool complete() const { return modules.empty(); }
 };
 

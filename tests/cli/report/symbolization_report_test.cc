@@ -11,6 +11,7 @@
 #include "cli/report/analysis/json_report.h"
 #include "cli/report/analysis/symbolization_summary.h"
 #include "cli/report/debian_packages.h"
+#include "cli/report/report_pipeline.h"
 #include "cli/report/symbolization_report.h"
 #include "tests/support/temp_dir.h"
 
@@ -202,6 +203,29 @@ TEST_F(SymbolizationReportTest, JsonCarriesTheSameFacts) {
 
 TEST(PackagesOwningTest, WithoutDpkgNothingIsOwned) {
   EXPECT_TRUE(PackagesOwning({kLibFoo}, "/nonexistent/dpkg/info").empty());
+}
+
+// A profile with no samples (profiling inactive, or nothing sampled left):
+// like jeprof, the report itself is empty; the note on stderr says why.
+TEST(EmptyReportTest, NothingToShowIsSaidOnTheSide) {
+  test_support::TempDir dir("memprof-empty-report");
+  const std::string dump = dir.path() + "/empty.heap";
+  std::ofstream(dump) << "heap_v2/524288\n  t*: 0: 0 [0: 0]\n  t0: 0: 0 [0: 0]\n\n"
+                         "MAPPED_LIBRARIES:\n";
+  ReportRequest request;
+  request.dump_path = dump;
+  std::ostringstream out;
+  analysis::SymbolizationSummary summary;
+  ASSERT_TRUE(RunReportPipeline(request, out, &summary));
+  EXPECT_EQ(out.str(), "");
+  EXPECT_TRUE(summary.empty);
+  const std::string note = analysis::FormatSymbolizationSummary(summary);
+  EXPECT_NE(note.find("nothing to show: the profile holds no samples"), std::string::npos) << note;
+  request.base_path = dump;
+  analysis::SymbolizationSummary diff;
+  ASSERT_TRUE(RunReportPipeline(request, out, &diff));
+  EXPECT_NE(analysis::FormatSymbolizationSummary(diff).find("the profiles do not differ"),
+            std::string::npos);
 }
 
 }  // namespace
