@@ -5,10 +5,8 @@
 // the lowest free numbers they sit exactly where a forked child that closes
 // its inherited descriptors (3 up to some limit) and opens its own would put
 // the child's files. So these definitions, found first by gRPC through the
-// server's deep binding, move what libc returns to a high number
-// (GrpcFdFloor(), above the core's own descriptors, agent/owned_fd.h): in a
-// forked child the agent re-creates what gRPC keeps at exactly these
-// numbers, which must then be free of the core's.
+// server's deep binding, move what libc returns to a high number, as the
+// agent does with its own descriptors (agent/owned_fd.h).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
