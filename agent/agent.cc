@@ -3,9 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <memory>
 #include <string>
 
 #include "agent/connection_acceptor.h"
@@ -160,42 +158,21 @@ std::string Agent::socket_path() const {
 // accept thread is inside the server: both locks are held across it.
 void Agent::OnForkPrepare() {
   mu_.lock();
+  server_mu_.lock();
+  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
   // gRPC's threads and locks do not survive fork(): when the child is to
   // get an agent, a running gRPC is stopped first (calls in flight are
   // cancelled; clients retry) so that the child can start its own. The
   // parent starts gRPC again at its next connection, its remote listener
   // at once.
-  stopped_for_fork_ = owner_pid_ == ::getpid() && config_.fork == ForkPolicy::kFollow &&
-                      GrpcLive() && StopGrpcOnAcceptThread();
-  server_mu_.lock();
-  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
+  stopped_for_fork_ = ours && config_.fork == ForkPolicy::kFollow && ops_->live(server_) != 0;
+  if (stopped_for_fork_) ops_->stop_grpc(server_);
   // The accept thread takes the acceptor's own lock too (publishing or
   // re-creating the socket); a child forked while it held it would wait
   // for it forever.
   if (acceptor_) acceptor_->LockForFork();
-  // Live here only if a client started it again since: the child gets no agent.
   server_live_at_fork_ = ours && ops_->live(server_) != 0;
   remote_at_fork_ = ours && config_.remote.has_value();
-}
-
-bool Agent::GrpcLive() {
-  std::lock_guard lock(server_mu_);
-  return server_ != nullptr && ops_->live(server_) != 0;
-}
-
-// gRPC's descriptors are in the accept thread's table (private_fd_table.h):
-// only a thread of that table may stop it. Needs mu_.
-bool Agent::StopGrpcOnAcceptThread() {
-  if (!acceptor_) return false;
-  // Shared: a task that overran RunOnThread's bound still runs to its end.
-  auto stopped = std::make_shared<std::atomic<bool>>(false);
-  acceptor_->RunOnThread([this, stopped] {
-    std::lock_guard lock(server_mu_);
-    if (server_ == nullptr || ops_->live(server_) == 0) return;
-    ops_->stop_grpc(server_);
-    stopped->store(true);
-  });
-  return stopped->load();
 }
 
 void Agent::OnForkParent() {

@@ -68,8 +68,6 @@ class Agent {
   // Loads the server part and creates its state if not done yet. Needs server_mu_.
   Result<void> EnsureServerLocked();
   void OnForkPrepare();
-  bool GrpcLive();
-  bool StopGrpcOnAcceptThread();
   void OnForkParent();
   void OnForkChild();
 

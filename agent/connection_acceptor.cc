@@ -13,7 +13,6 @@
 #include <cstring>
 
 #include "agent/core_log.h"
-#include "agent/private_fd_table.h"
 
 namespace memprof::agent {
 namespace {
@@ -141,13 +140,6 @@ void ConnectionAcceptor::AbandonAfterFork() {
 
 void ConnectionAcceptor::Run(std::promise<Result<void>>* started) {
   pthread_setname_np(pthread_self(), "memprof-accept");
-  // First of all, before this thread opens anything: the wake-up pipe is
-  // the only thing of ours so far, and it stays in the host's table too
-  // (host threads write to it).
-  if (!EnterPrivateDescriptorTable({wake_read_.get(), wake_write_.get()})) {
-    CoreLog(LogLevel::kInfo, std::string("the agent shares the host's descriptor table: unshare: ") +
-                                 std::strerror(errno));
-  }
   struct Exit {
     std::promise<void>& exited;
     ~Exit() { exited.set_value(); }

@@ -23,8 +23,7 @@ int MoveHigh(int fd) {
   if (fd < 0) return fd;
   const int flags = ::fcntl(fd, F_GETFD);
   const int command = (flags >= 0 && (flags & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD;
-  int moved = ::fcntl(fd, command, memprof::agent::GrpcFdFloor());
-  if (moved < 0) moved = ::fcntl(fd, command, memprof::agent::HighFdFloor());  // over the limit
+  const int moved = ::fcntl(fd, command, memprof::agent::HighFdFloor());
   if (moved < 0) return fd;
   ::close(fd);
   return moved;
