@@ -118,7 +118,7 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
       SummarizeSymbolization(*aggregation, [&] { return symbolizer.Modules(); }, context);
   summary.is_diff = aggregation->is_diff;
   summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
-                               [](const auto& row) { return row.flat != 0 || row.cum != 0; });
+                               [](const auto& row) { return row.shown(); });
   if (symbolization != nullptr) *symbolization = summary;
   return MakeRenderer(request, summary)->Render(*aggregation, out);
 }

@@ -46,6 +46,8 @@ struct FunctionRow {
   // A diff only: the same sums over the base's values.
   double flat_base = 0;
   double cum_base = 0;
+  // Whether the text table lists it: rows with nothing in them are left out.
+  bool shown() const { return flat != 0 || cum != 0; }
 };
 
 struct Aggregation {

@@ -31,7 +31,7 @@ Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ost
   for (const FunctionRow& row : rows) {
     if (options_.top && printed >= *options_.top) break;
     running += row.flat;
-    if (row.flat == 0 && row.cum == 0) continue;
+    if (!row.shown()) continue;
     out << PadLeft(FormatValue(row.flat, metric, bytes), 8) << ' '
         << PadLeft(FormatPercent(row.flat, total), 6) << ' '
         << PadLeft(FormatPercent(running, total), 6) << ' '
