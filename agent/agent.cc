@@ -3,7 +3,9 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "agent/connection_acceptor.h"
@@ -112,7 +114,9 @@ void Agent::OnConnection(Fd connection, const PeerCredentials& peer) {
 
 std::optional<std::chrono::milliseconds> Agent::OnTick() {
   std::lock_guard lock(server_mu_);
-  if (server_ == nullptr) return std::nullopt;
+  // A tick would start the remote listener again before fork(); the parent
+  // wakes this thread after it.
+  if (server_ == nullptr || forking_) return std::nullopt;
   const int64_t next = ops_->tick(server_);
   if (next < 0) return std::nullopt;
   return std::chrono::milliseconds(next);
@@ -158,28 +162,53 @@ std::string Agent::socket_path() const {
 // accept thread is inside the server: both locks are held across it.
 void Agent::OnForkPrepare() {
   mu_.lock();
-  server_mu_.lock();
-  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
   // gRPC's threads and locks do not survive fork(): when the child is to
   // get an agent, a running gRPC is stopped first (calls in flight are
   // cancelled; clients retry) so that the child can start its own. The
   // parent starts gRPC again at its next connection, its remote listener
   // at once.
-  stopped_for_fork_ = ours && config_.fork == ForkPolicy::kFollow && ops_->live(server_) != 0;
-  if (stopped_for_fork_) ops_->stop_grpc(server_);
+  if (owner_pid_ == ::getpid() && config_.fork == ForkPolicy::kFollow && GrpcLive()) {
+    {
+      std::lock_guard lock(server_mu_);
+      forking_ = true;
+    }
+    StopGrpcOnAcceptThread();
+  }
+  server_mu_.lock();
+  const bool ours = owner_pid_ == ::getpid() && server_ != nullptr;
   // The accept thread takes the acceptor's own lock too (publishing or
   // re-creating the socket); a child forked while it held it would wait
   // for it forever.
   if (acceptor_) acceptor_->LockForFork();
+  // Live here only if a client started it again since: the child gets no agent.
   server_live_at_fork_ = ours && ops_->live(server_) != 0;
   remote_at_fork_ = ours && config_.remote.has_value();
 }
 
+bool Agent::GrpcLive() {
+  std::lock_guard lock(server_mu_);
+  return server_ != nullptr && ops_->live(server_) != 0;
+}
+
+// gRPC's descriptors are in the accept thread's table (private_fd_table.h):
+// only a thread of that table may stop it. Needs mu_.
+// Bounded (RunOnThread): if it overran, the child finds gRPC live and gets
+// no agent, which it says.
+void Agent::StopGrpcOnAcceptThread() {
+  if (!acceptor_) return;
+  acceptor_->RunOnThread([this] {
+    std::lock_guard lock(server_mu_);
+    if (server_ != nullptr && ops_->live(server_) != 0) ops_->stop_grpc(server_);
+  });
+}
+
 void Agent::OnForkParent() {
   if (acceptor_) acceptor_->UnlockAfterForkInParent();
+  const bool stopped = forking_;
+  forking_ = false;
   server_mu_.unlock();
   // The accept thread's next tick restarts the remote listener.
-  if (stopped_for_fork_ && acceptor_) acceptor_->Wake();
+  if (stopped && acceptor_) acceptor_->Wake();
   mu_.unlock();
 }
 
@@ -190,6 +219,7 @@ void Agent::OnForkChild() {
   if (acceptor_) acceptor_->AbandonAfterFork();
   (void)acceptor_.release();
   server_ = nullptr;
+  forking_ = false;
   server_unusable_ = server_unusable_ || server_live_at_fork_;
   const bool follow = owner_pid_ != 0 && config_.fork == ForkPolicy::kFollow;
   owner_pid_ = 0;

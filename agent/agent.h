@@ -68,6 +68,8 @@ class Agent {
   // Loads the server part and creates its state if not done yet. Needs server_mu_.
   Result<void> EnsureServerLocked();
   void OnForkPrepare();
+  bool GrpcLive();
+  void StopGrpcOnAcceptThread();
   void OnForkParent();
   void OnForkChild();
 
@@ -82,7 +84,7 @@ class Agent {
   void* server_ = nullptr;                   // its state for this process
   bool remote_at_fork_ = false;       // the parent served MEMPROF_LISTEN (for the message)
   bool server_live_at_fork_ = false;  // gRPC ran through fork() (MEMPROF_FORK=off)
-  bool stopped_for_fork_ = false;     // OnForkPrepare stopped gRPC
+  bool forking_ = false;  // gRPC stopped for fork(): no restart till after it (server_mu_)
   bool server_unusable_ = false;      // in a child forked while gRPC ran
 };
 

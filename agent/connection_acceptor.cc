@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "agent/core_log.h"
+#include "agent/private_fd_table.h"
 
 namespace memprof::agent {
 namespace {
@@ -140,6 +141,13 @@ void ConnectionAcceptor::AbandonAfterFork() {
 
 void ConnectionAcceptor::Run(std::promise<Result<void>>* started) {
   pthread_setname_np(pthread_self(), "memprof-accept");
+  // First of all, before this thread opens anything: the wake-up pipe is
+  // the only thing of ours so far, and it stays in the host's table too
+  // (host threads write to it).
+  if (!EnterPrivateDescriptorTable({wake_read_.get(), wake_write_.get()})) {
+    CoreLog(LogLevel::kInfo, std::string("the agent shares the host's descriptor table: unshare: ") +
+                                 std::strerror(errno));
+  }
   struct Exit {
     std::promise<void>& exited;
     ~Exit() { exited.set_value(); }
@@ -188,7 +196,9 @@ bool ConnectionAcceptor::RunOnThread(std::function<void()> task) {
   std::unique_lock lock(task_mu_);
   if (!running_ || task_) return false;
   task_ = std::move(task);
-  task_done_ = false;
+  // Numbered: a task that overran its own caller's bound must not be taken
+  // for this one when it ends.
+  const uint64_t seq = ++task_seq_;
   lock.unlock();
   if (wake_write_.Intact()) {
     Wake();
@@ -197,9 +207,11 @@ bool ConnectionAcceptor::RunOnThread(std::function<void()> task) {
   }
   lock.lock();
   // Bounded: a host must never hang in fork() or exit() because of us.
-  task_cv_.wait_for(lock, kTaskWait, [this] { return task_done_ || !running_; });
-  if (!task_done_) task_ = nullptr;
-  return task_done_;
+  task_cv_.wait_for(lock, kTaskWait, [&] { return done_seq_ >= seq || !running_; });
+  const bool done = done_seq_ >= seq;
+  // Not begun yet: withdrawn. Begun: it still runs to its end.
+  if (!done && task_seq_ == seq) task_ = nullptr;
+  return done;
 }
 
 void ConnectionAcceptor::RunPendingTask() {
@@ -207,10 +219,11 @@ void ConnectionAcceptor::RunPendingTask() {
   if (!task_) return;
   auto task = std::move(task_);
   task_ = nullptr;
+  const uint64_t seq = task_seq_;
   lock.unlock();
   task();
   lock.lock();
-  task_done_ = true;
+  done_seq_ = seq;
   task_cv_.notify_all();
 }
 
@@ -229,12 +242,12 @@ void ConnectionAcceptor::LoopUntilStopped() {
     if (stopping_.load()) return;
     const Repair repair = RepairDescriptors();
     if (repair == Repair::kFailed) return;
-    RunPendingTask();
     // After a repair the events are those of the old files: ignore them.
-    if (repair == Repair::kNone) {
-      if (n > 0 && fds[0].revents != 0) DrainPipe(wake_read_.get());
-      backoff = n > 0 && fds[1].revents != 0 && !AcceptOne();
-    }
+    // The pipe is drained before the task is looked at, so that the wake-up
+    // of a task handed over meanwhile is not lost.
+    if (repair == Repair::kNone && n > 0 && fds[0].revents != 0) DrainPipe(wake_read_.get());
+    RunPendingTask();
+    if (repair == Repair::kNone) backoff = n > 0 && fds[1].revents != 0 && !AcceptOne();
     timeout = ToPollTimeout(tick_());
   }
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <future>
 #include <memory>
@@ -31,14 +32,19 @@ namespace memprof::agent {
 // block next (nullopt: until the next connection). With nothing to do the
 // thread blocks in poll() with no timeout, so an idle agent never wakes up.
 //
-// The host owns the descriptor table and may close every descriptor it did
-// not open itself (close_range, closefrom). Every agent descriptor is an
-// OwnedFd: close-on-exec, at a high number, and checked by device and inode
-// before each use; one the host closed is forgotten, never closed. poll()
-// reports a closed descriptor (POLLNVAL) at the next wake-up, usually the
-// next connection attempt: the thread then re-creates its socket at the same
-// path (and its wake-up pipe) and logs one note. The connection that woke it
-// is lost with the old socket; clients retry.
+// The host owns its descriptor table and may close every descriptor it did
+// not open itself (close_range, closefrom) at any moment. The thread
+// therefore starts by taking a table of its own (private_fd_table.h), which
+// every thread it starts shares: its socket and everything gRPC opens live
+// there, out of the host's reach. Only the wake-up pipe is in both tables,
+// since host threads write to it (a fork, Stop()). Every agent descriptor is
+// an OwnedFd: close-on-exec, at a high number, and checked by device and
+// inode before each use; one the host closed is forgotten, never closed.
+// Where the kernel refuses a table of our own, the thread shares the host's:
+// poll() then reports a closed descriptor (POLLNVAL) at the next wake-up,
+// usually the next connection attempt, and the thread re-creates its socket
+// at the same path (and its wake-up pipe) and logs one note. The connection
+// that woke it is lost with the old socket; clients retry.
 //
 // The thread blocks every signal (threads it starts inherit that), so the
 // host's signals are never delivered to it.
@@ -127,7 +133,8 @@ class ConnectionAcceptor {
   std::mutex task_mu_;
   std::condition_variable task_cv_;
   std::function<void()> task_;
-  bool task_done_ = false;
+  uint64_t task_seq_ = 0;  // number of the last task handed over
+  uint64_t done_seq_ = 0;  // number of the last task run to its end
   bool running_ = false;  // the thread is in Loop()
   std::thread thread_;
 };

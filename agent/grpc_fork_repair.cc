@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <linux/kcmp.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,12 +22,17 @@
 namespace memprof::agent {
 namespace {
 
-// One registration of an epoll set, as /proc/self/fdinfo shows it.
+// One registration of an epoll set, as /proc/thread-self/fdinfo shows it,
+// and the flags of the eventfd registered.
 struct Registration {
   int fd = -1;
   uint32_t events = 0;
   uint64_t data = 0;
-  bool operator==(const Registration&) const = default;
+  bool nonblocking = false;
+  bool close_on_exec = true;
+  bool operator==(const Registration& o) const {
+    return fd == o.fd && events == o.events && data == o.data;
+  }
 };
 
 struct State {
@@ -40,9 +47,16 @@ State& TheState() {
   return *state;
 }
 
+// Whether this thread has a descriptor table of its own (the accept
+// thread's, private_fd_table.h), not the host's.
+bool OwnTable() {
+  return ::syscall(SYS_kcmp, ::getpid(), ::gettid(), KCMP_FILES, 0, 0) > 0;
+}
+
+// This thread's table: /proc/self would show the main thread's.
 std::string LinkOf(int fd) {
   char buf[128];
-  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const std::string path = "/proc/thread-self/fd/" + std::to_string(fd);
   const ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf) - 1);
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
@@ -52,7 +66,7 @@ bool IsEventfd(int fd) { return LinkOf(fd) == "anon_inode:[eventfd]"; }
 
 std::set<int> OpenEpollDescriptors() {
   std::set<int> out;
-  DIR* dir = ::opendir("/proc/self/fd");
+  DIR* dir = ::opendir("/proc/thread-self/fd");
   if (dir == nullptr) return out;
   const int own = ::dirfd(dir);
   while (dirent* entry = ::readdir(dir)) {
@@ -67,7 +81,7 @@ std::set<int> OpenEpollDescriptors() {
 
 std::vector<Registration> RegistrationsOf(int epoll_fd) {
   std::vector<Registration> out;
-  std::ifstream in("/proc/self/fdinfo/" + std::to_string(epoll_fd));
+  std::ifstream in("/proc/thread-self/fdinfo/" + std::to_string(epoll_fd));
   for (std::string line; std::getline(in, line);) {
     Registration r;
     unsigned events = 0;
@@ -75,6 +89,8 @@ std::vector<Registration> RegistrationsOf(int epoll_fd) {
     if (std::sscanf(line.c_str(), "tfd: %d events: %x data: %llx", &r.fd, &events, &data) == 3) {
       r.events = events;
       r.data = data;
+      r.nonblocking = (::fcntl(r.fd, F_GETFL) & O_NONBLOCK) != 0;
+      r.close_on_exec = (::fcntl(r.fd, F_GETFD) & FD_CLOEXEC) != 0;
       out.push_back(r);
     }
   }
@@ -88,24 +104,31 @@ bool HoldsAll(const std::vector<Registration>& now, const std::vector<Registrati
   return true;
 }
 
-// A fresh eventfd at `fd`'s number, with its flags; false if it failed.
-bool ReplaceEventfd(int fd) {
-  const int status_flags = ::fcntl(fd, F_GETFL);
-  const int fd_flags = ::fcntl(fd, F_GETFD);
-  if (status_flags < 0 || fd_flags < 0) return false;
-  const int fresh = ::eventfd(0, (status_flags & O_NONBLOCK) ? EFD_NONBLOCK : 0);
-  if (fresh < 0) return false;
-  const bool ok = ::dup3(fresh, fd, (fd_flags & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd;
+// Puts `fresh` at number `fd` with the close-on-exec flag asked for. It may
+// be there already: new descriptors go to the lowest free high number
+// (server_descriptors.cc), which in a table of the agent's own is often
+// exactly the one it is to replace.
+bool PlaceAt(int fresh, int fd, bool close_on_exec) {
+  if (fresh == fd) return ::fcntl(fd, F_SETFD, close_on_exec ? FD_CLOEXEC : 0) == 0;
+  const bool ok = ::dup3(fresh, fd, close_on_exec ? O_CLOEXEC : 0) == fd;
   ::close(fresh);
   return ok;
 }
 
+// A fresh eventfd at the registration's number, with its flags; false if
+// it failed.
+bool ReplaceEventfd(const Registration& r) {
+  const int fresh = ::eventfd(0, r.nonblocking ? EFD_NONBLOCK : 0);
+  return fresh >= 0 && PlaceAt(fresh, r.fd, r.close_on_exec);
+}
+
 // A private epoll set at `epoll_fd` with the same registrations; each
 // eventfd registered in it is replaced too (the kick goes to this process
-// only).
-bool Privatize(int epoll_fd, const std::vector<Registration>& registrations) {
+// only). In a table of the agent's own, the numbers hold nothing of the
+// host's, and are taken whatever they hold.
+bool Privatize(int epoll_fd, const std::vector<Registration>& registrations, bool own_table) {
   for (const Registration& r : registrations) {
-    if (!IsEventfd(r.fd) || !ReplaceEventfd(r.fd)) return false;
+    if ((!own_table && !IsEventfd(r.fd)) || !ReplaceEventfd(r)) return false;
   }
   const int fresh = ::epoll_create1(EPOLL_CLOEXEC);
   if (fresh < 0) return false;
@@ -116,9 +139,11 @@ bool Privatize(int epoll_fd, const std::vector<Registration>& registrations) {
     ev.data.u64 = r.data;
     ok = ok && ::epoll_ctl(fresh, EPOLL_CTL_ADD, r.fd, &ev) == 0;
   }
-  ok = ok && ::dup3(fresh, epoll_fd, O_CLOEXEC) == epoll_fd;
-  ::close(fresh);
-  return ok;
+  if (!ok) {
+    ::close(fresh);
+    return false;
+  }
+  return PlaceAt(fresh, epoll_fd, true);
 }
 
 // Still gRPC's only if it holds what was noted. It may hold more by now (the
@@ -154,7 +179,7 @@ void NoteEpollDescriptorsGrpcKeeps() {
 
 bool InheritedGrpcDescriptorsIntact() {
   const State& s = TheState();
-  if (s.noted_by == 0 || s.noted_by == ::getpid()) return true;
+  if (s.noted_by == 0 || s.noted_by == ::getpid() || OwnTable()) return true;
   for (const auto& [fd, registrations] : s.kept) {
     if (!StillGrpcs(fd, registrations)) return false;
   }
@@ -163,16 +188,24 @@ bool InheritedGrpcDescriptorsIntact() {
 
 bool PrivatizeInheritedGrpcDescriptors() {
   State& s = TheState();
-  if (s.noted_by == 0 || s.noted_by == ::getpid()) return true;
+  if (s.noted_by == 0) return true;
+  const bool child = s.noted_by != ::getpid();
+  const bool intact = std::all_of(s.kept.begin(), s.kept.end(), [](const auto& kept) {
+    return StillGrpcs(kept.first, kept.second);
+  });
+  // The same process and the same agent table: gRPC's are where it left them.
+  if (!child && intact) return true;
+  // A table of the agent's own that lacks them: a child's (made from the
+  // host's), or this process's after the agent was stopped and started
+  // again (a new accept thread, a new table). They are made anew.
+  const bool own_table = OwnTable();
   for (const auto& [fd, registrations] : s.kept) {
-    if (!StillGrpcs(fd, registrations)) {
-      Logger().warn("gRPC cannot start in this forked child: the host closed fd {}, which gRPC "
-                    "keeps open from the parent",
-                    fd);
+    if (!own_table && !StillGrpcs(fd, registrations)) {
+      Logger().warn("gRPC cannot start: the host closed fd {}, which gRPC keeps open", fd);
       return false;
     }
-    if (!Privatize(fd, registrations)) {
-      Logger().warn("gRPC cannot start in this forked child: fd {} could not be replaced", fd);
+    if (!Privatize(fd, registrations, own_table)) {
+      Logger().warn("gRPC cannot start: fd {} could not be replaced", fd);
       return false;
     }
   }

@@ -8,7 +8,10 @@ namespace memprof::agent {
 // forked child inherits both as the *same* kernel objects as its parent's:
 // with several children, each one's EventEngine takes the others' wake-ups
 // and some never serve. These functions give a forked child private copies
-// before it starts gRPC (docs/architecture.md, "Fork").
+// before it starts gRPC (docs/architecture.md, "Fork"). Where the agent's
+// thread has a descriptor table of its own (private_fd_table.h), a child's
+// table holds none of them at all (they were in the parent's agent table),
+// and they are made anew at their numbers from what the parent noted.
 //
 // Not thread-safe: called from the accept thread only, around gRPC's start
 // and shutdown.

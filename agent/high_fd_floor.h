@@ -7,10 +7,10 @@
 
 namespace memprof::agent {
 
-// The lowest number the agent's descriptors (and gRPC's, in the server) are
-// moved to: three quarters of min(RLIMIT_NOFILE, 1024), so 768 under the
-// usual limit of 1024, and never below 16. Inline: both halves of the agent
-// use it, and neither can call into the other.
+// The lowest number the agent's descriptors are moved to: three quarters of
+// min(RLIMIT_NOFILE, 1024), so 768 under the usual limit of 1024, and never
+// below 16. Inline: both halves of the agent use it, and neither can call
+// into the other.
 inline int HighFdFloor() {
   rlimit limit{};
   rlim_t soft = 1024;
@@ -19,6 +19,13 @@ inline int HighFdFloor() {
   }
   return std::max(16, static_cast<int>(soft * 3 / 4));
 }
+
+// The lowest number of gRPC's epoll sets and eventfds (the server moves them
+// there): 32 above HighFdFloor(), so that the core's few descriptors (its
+// wake-up pipe, its socket, a connection being handed over) never take a
+// number that gRPC keeps from a parent process and that a forked child must
+// re-create for it (agent/grpc_fork_repair.h).
+inline int GrpcFdFloor() { return HighFdFloor() + 32; }
 
 }  // namespace memprof::agent
 

@@ -39,8 +39,7 @@ void FinishGrpcShutdown(std::chrono::milliseconds wait) {
 Result<void> PrepareGrpcStart() {
   if (!PrivatizeInheritedGrpcDescriptors()) {
     return Fail(ErrorCode::kFailedPrecondition,
-                "gRPC cannot start in this forked child: the host closed descriptors that gRPC "
-                "keeps open from its parent");
+                "gRPC cannot start: the host closed descriptors that gRPC keeps open");
   }
   NoteEpollDescriptorsBeforeGrpc();
   return {};

@@ -5,8 +5,10 @@
 // the lowest free numbers they sit exactly where a forked child that closes
 // its inherited descriptors (3 up to some limit) and opens its own would put
 // the child's files. So these definitions, found first by gRPC through the
-// server's deep binding, move what libc returns to a high number, as the
-// agent does with its own descriptors (agent/owned_fd.h).
+// server's deep binding, move what libc returns to a high number
+// (GrpcFdFloor(), above the core's own descriptors, agent/owned_fd.h): in a
+// forked child the agent re-creates what gRPC keeps at exactly these
+// numbers, which must then be free of the core's.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
@@ -23,7 +25,8 @@ int MoveHigh(int fd) {
   if (fd < 0) return fd;
   const int flags = ::fcntl(fd, F_GETFD);
   const int command = (flags >= 0 && (flags & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD;
-  const int moved = ::fcntl(fd, command, memprof::agent::HighFdFloor());
+  int moved = ::fcntl(fd, command, memprof::agent::GrpcFdFloor());
+  if (moved < 0) moved = ::fcntl(fd, command, memprof::agent::HighFdFloor());  // over the limit
   if (moved < 0) return fd;
   ::close(fd);
   return moved;

@@ -58,10 +58,7 @@ class CaptureTest : public IntegrationTest {
   // Descriptors of the target that are the agent's in-memory dump files.
   int MemfdDumps(pid_t pid) {
     int count = 0;
-    const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
-    for (const auto& entry : std::filesystem::directory_iterator(fds)) {
-      std::error_code ec;
-      const auto link = std::filesystem::read_symlink(entry.path(), ec).string();
+    for (const std::string& link : DescriptorTargetsOfAllThreads(pid)) {
       if (link.find("memfd:memprof-heap-dump") != std::string::npos) ++count;
     }
     return count;

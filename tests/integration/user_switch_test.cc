@@ -28,6 +28,8 @@ namespace {
 using std::chrono::seconds;
 
 constexpr const char* kUserSwitchingHost = MEMPROF_IT_USER_SWITCHING_HOST;
+// How often the host closes every descriptor while gRPC serves in the agent.
+constexpr int kPurges = 10;
 class UserSwitchTest : public GuestTest {
  protected:
   void SetUp() override {
@@ -151,6 +153,32 @@ TEST_F(UserSwitchTest, AWorkerThatCannotWriteTheDirectorySaysWhy) {
   EXPECT_FALSE(IsSocketFile(SocketOf(worker_)));
   ExpectServed(host_->pid());
   ExpectEverySwitchSucceeded();
+  StopHost();
+  EXPECT_TRUE(WaitUntil([&] { return AgentEntries().empty(); }, seconds(10)))
+      << ::testing::PrintToString(AgentEntries()) << HostOutput();
+}
+
+// The host closes every descriptor again and again while the agent's gRPC
+// is up (a client in the last MEMPROF_IDLE_TIMEOUT) and after it went idle:
+// gRPC's epoll sets and eventfds are in the agent's own descriptor table, out
+// of the host's reach, so the host keeps running, the agent keeps serving,
+// and nothing is printed on the host's stderr.
+TEST_F(UserSwitchTest, ClosingEveryDescriptorWhileGrpcRunsHarmsNeither) {
+  ASSERT_EQ(::chmod(SocketDir().c_str(), 01777), 0);
+  StartHost();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string manager = std::to_string(host_->pid());
+  for (int i = 1; i <= kPurges; ++i) {
+    CommandResult status = Cli({"status", "--pid", manager, "--json"});
+    ASSERT_EQ(status.exit_code, 0) << "before purge " << i << ": " << status << HostOutput();
+    Command("purge");
+    ASSERT_EQ(AwaitStdout(*host_, std::regex("purged\n"), i).size(), size_t(i)) << HostOutput();
+  }
+  const std::string heap = dir().File("manager.heap");
+  CommandResult dump = Cli({"dump", "--pid", manager, "--out", heap});
+  ASSERT_EQ(dump.exit_code, 0) << dump << HostOutput();
+  ExpectEverySwitchSucceeded();
+  EXPECT_EQ(host_->process().StderrText(), "");
   StopHost();
   EXPECT_TRUE(WaitUntil([&] { return AgentEntries().empty(); }, seconds(10)))
       << ::testing::PrintToString(AgentEntries()) << HostOutput();

@@ -1,5 +1,7 @@
 #include "tests/integration/harness/netns_fixture.h"
 
+#include "tests/integration/harness/target_process.h"
+
 #include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 
 #include "common/proc_status.h"
 #include "tests/integration/harness/support_names.h"
+#include "tests/integration/harness/target_process.h"
 #include "tests/support/debian_tools.h"
 
 namespace memprof::integration {
@@ -162,10 +165,7 @@ bool ListensOnTcpPort(pid_t pid, uint16_t port) { return !ListenerInodes(pid, po
 
 bool HoldsTcpListener(pid_t pid, uint16_t port) {
   const std::set<std::string> inodes = ListenerInodes(pid, port);
-  std::error_code ec;
-  for (const auto& entry :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
-    const std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+  for (const std::string& target : DescriptorTargetsOfAllThreads(pid)) {
     if (!target.starts_with("socket:[")) continue;
     if (inodes.contains(target.substr(8, target.size() - 9))) return true;
   }

@@ -3,7 +3,10 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <set>
 #include <string_view>
 
 #include "common/unix_socket.h"
@@ -35,6 +38,27 @@ bool SocketAccepts(const std::string& path) {
 bool IsSocketFile(const std::string& path) {
   struct stat st{};
   return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+std::vector<std::string> DescriptorTargetsOfAllThreads(pid_t pid) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> targets;
+  std::set<std::string> tables;  // threads that share a table list it once
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::vector<std::string> table;
+    for (const auto& fd : fs::directory_iterator(task.path() / "fd", ec)) {
+      std::error_code link_ec;
+      table.push_back(fd.path().filename().string() + " " +
+                      fs::read_symlink(fd.path(), link_ec).string());
+    }
+    std::sort(table.begin(), table.end());
+    std::string key;
+    for (const auto& entry : table) key += entry + "\n";
+    if (!tables.insert(key).second) continue;
+    for (const auto& entry : table) targets.push_back(entry.substr(entry.find(' ') + 1));
+  }
+  return targets;
 }
 
 Result<std::unique_ptr<TargetProcess>> TargetProcess::Start(const TargetOptions& options) {

@@ -80,6 +80,13 @@ bool SocketAccepts(const std::string& path);
 // Whether `path` is a Unix socket file (lstat; nothing connects to it).
 bool IsSocketFile(const std::string& path);
 
+// What the descriptors of every thread of `pid` refer to ("socket:[123]",
+// "/memfd:memprof-heap-dump (deleted)", ...): the agent's thread and gRPC's
+// have a descriptor table of their own, which /proc/<pid>/fd (the main
+// thread's) does not show. One entry per descriptor per table; empty if the
+// process is gone.
+std::vector<std::string> DescriptorTargetsOfAllThreads(pid_t pid);
+
 }  // namespace memprof::integration
 
 #endif  // MEMPROF_TESTS_INTEGRATION_HARNESS_TARGET_PROCESS_H_
