@@ -1,5 +1,7 @@
 #include "cli/report/analysis/json_report.h"
 
+#include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -90,48 +92,81 @@ std::string Compact(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-// One entry of "locations": the address and the frames it stands for,
-// innermost (inlined) first.
-Json LocationJson(const Location& location) {
-  Json frames = Json::array();
-  for (size_t i = 0; i < location.frames.size(); ++i) {
-    const Frame& frame = location.frames[i];
-    frames.push_back(
-        {{"function",
-          frame.function.empty() ? UnnamedFrameName(frame, location.address) : frame.function},
-         {"file", frame.file},
-         {"line", frame.line},
-         {"module", frame.module},
-         {"module_offset", frame.module_offset},
-         {"inlined", i + 1 < location.frames.size()}});
+// The library's spelling of a string, without building a document for the
+// plain ones (printable ASCII, nothing to escape), which are nearly all.
+void AppendString(std::string& out, std::string_view text) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += Compact(Json(text));
+    return;
   }
-  return {{"address", HexAddress(location.address)}, {"frames", std::move(frames)}};
+  out += '"';
+  out += text;
+  out += '"';
 }
 
-std::string StackLine(const StackSample& stack, bool is_diff) {
-  std::string line = "{\"value\":" + Json(stack.value).dump();
+template <typename Integer>
+void AppendInteger(std::string& out, Integer value) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), value);
+  out.append(digits, end);
+}
+
+// One entry of "locations", as the library would write it compactly: the
+// address and the frames it stands for, innermost (inlined) first.
+void AppendLocation(std::string& out, const Location& location) {
+  out += "{\"address\":";
+  AppendString(out, HexAddress(location.address));
+  out += ",\"frames\":[";
+  for (size_t i = 0; i < location.frames.size(); ++i) {
+    const Frame& frame = location.frames[i];
+    if (i > 0) out += ',';
+    out += "{\"function\":";
+    AppendString(out, frame.function.empty() ? UnnamedFrameName(frame, location.address)
+                                             : frame.function);
+    out += ",\"file\":";
+    AppendString(out, frame.file);
+    out += ",\"line\":";
+    AppendInteger(out, frame.line);
+    out += ",\"module\":";
+    AppendString(out, frame.module);
+    out += ",\"module_offset\":";
+    AppendInteger(out, frame.module_offset);
+    out += i + 1 < location.frames.size() ? ",\"inlined\":true}" : ",\"inlined\":false}";
+  }
+  out += "]}";
+}
+
+void AppendStack(std::string& out, const StackSample& stack, bool is_diff) {
+  out += "{\"value\":";
+  out += Json(stack.value).dump();
   if (is_diff) {
-    line += ",\"now\":" + Json(stack.value + stack.base).dump();
-    line += ",\"base\":" + Json(stack.base).dump();
+    out += ",\"now\":";
+    out += Json(stack.value + stack.base).dump();
+    out += ",\"base\":";
+    out += Json(stack.base).dump();
   }
-  line += ",\"locations\":[";
+  out += ",\"locations\":[";
   for (size_t i = 0; i < stack.locations.size(); ++i) {
-    if (i > 0) line += ',';
-    line += std::to_string(stack.locations[i]);
+    if (i > 0) out += ',';
+    AppendInteger(out, stack.locations[i]);
   }
-  return line + "]}";
+  out += "]}";
 }
 
 // Writes `"name": [` one compact line per item `]`, flushing every megabyte.
-template <typename Items, typename LineOf>
-void WriteArray(std::string_view name, const Items& items, const LineOf& line_of,
+template <typename Items, typename AppendItem>
+void WriteArray(std::string_view name, const Items& items, const AppendItem& append_item,
                 std::ostream& out) {
   std::string text = "  \"" + std::string(name) + "\": [";
+  text.reserve(kFlushBytes + (64 << 10));
   bool first = true;
   for (const auto& item : items) {
     text += first ? "\n    " : ",\n    ";
     first = false;
-    text += line_of(item);
+    append_item(text, item);
     if (text.size() >= kFlushBytes) {
       out.write(text.data(), static_cast<std::streamsize>(text.size()));
       text.clear();
@@ -169,11 +204,14 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   head.resize(head.size() - 2);  // dump() ends with "\n}"
   head += ",\n";
   out.write(head.data(), static_cast<std::streamsize>(head.size()));
-  WriteArray("locations", aggregation.locations,
-             [](const Location& location) { return Compact(LocationJson(location)); }, out);
+  WriteArray("locations", aggregation.locations, AppendLocation, out);
   out << ",\n";
-  WriteArray("stacks", aggregation.stacks,
-             [&](const StackSample& stack) { return StackLine(stack, aggregation.is_diff); }, out);
+  WriteArray(
+      "stacks", aggregation.stacks,
+      [&](std::string& text, const StackSample& stack) {
+        AppendStack(text, stack, aggregation.is_diff);
+      },
+      out);
   out << "\n}\n";
   return CheckWritten(out);
 }
