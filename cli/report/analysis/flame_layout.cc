@@ -1,6 +1,7 @@
 #include "cli/report/analysis/flame_layout.h"
 
 #include <algorithm>
+#include <span>
 
 namespace memprof::analysis {
 namespace {
@@ -13,7 +14,7 @@ std::vector<FlameRect> PlaceChildren(const FlameGraph& graph, uint32_t parent, d
   std::vector<FlameRect> placed;
   uint32_t depth = graph.nodes[parent].depth + 1;
   FlameRect merged{FlameRect::kMergedNode, 0, 0, depth, 0};
-  for (uint32_t child : graph.nodes[parent].children) {
+  for (uint32_t child : graph.children(graph.nodes[parent])) {
     const FlameNode& node = graph.nodes[child];
     if (node.value >= min_value) {
       FrameChange change = graph.change(child);
@@ -46,7 +47,7 @@ size_t SubtreeSize(const FlameGraph& graph, uint32_t node) {
     uint32_t next = todo.back();
     todo.pop_back();
     ++size;
-    const std::vector<uint32_t>& children = graph.nodes[next].children;
+    std::span<const uint32_t> children = graph.children(graph.nodes[next]);
     todo.insert(todo.end(), children.begin(), children.end());
   }
   return size;

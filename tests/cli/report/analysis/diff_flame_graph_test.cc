@@ -37,7 +37,7 @@ std::string DescribeDiff(const FlameGraph& graph, uint32_t node = 0) {
   std::string text = graph.name(n) + "=" + std::to_string(static_cast<long>(n.value)) + "/" +
                      std::to_string(static_cast<long>(graph.changes[node].change)) + "/" +
                      std::to_string(static_cast<long>(graph.changes[node].base));
-  for (uint32_t child : n.children) text += " " + DescribeDiff(graph, child);
+  for (uint32_t child : graph.children(n)) text += " " + DescribeDiff(graph, child);
   return text;
 }
 

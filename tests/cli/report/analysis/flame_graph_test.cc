@@ -47,7 +47,7 @@ std::string Describe(const FlameGraph& graph, uint32_t node = 0) {
   const FlameNode& n = graph.nodes[node];
   std::string text = graph.name(n) + "=" + std::to_string(static_cast<long>(n.value)) + "/" +
                      std::to_string(n.depth);
-  for (uint32_t child : n.children) text += " " + Describe(graph, child);
+  for (uint32_t child : graph.children(n)) text += " " + Describe(graph, child);
   return text;
 }
 
@@ -125,18 +125,20 @@ TEST(FlameGraphTest, ClassifiesFramesForColour) {
 
 // Appends a node named `name` (its own entry in graph.names).
 void AddNode(FlameGraph& graph, std::string name, FrameKind kind, double value, uint32_t depth) {
-  graph.nodes.push_back({static_cast<uint32_t>(graph.names.size()), kind, value, depth, {}});
+  graph.nodes.push_back({static_cast<uint32_t>(graph.names.size()), kind, value, depth, 0, 0});
   graph.names.push_back(std::move(name));
 }
 
 FlameGraph TinyChildren(std::vector<double> values) {
   FlameGraph graph;
   AddNode(graph, "all", FrameKind::kRoot, 0, 0);
+  std::vector<uint32_t> children;
   for (double value : values) {
-    graph.nodes[0].children.push_back(static_cast<uint32_t>(graph.nodes.size()));
+    children.push_back(static_cast<uint32_t>(graph.nodes.size()));
     graph.nodes[0].value += value;
     AddNode(graph, "c" + std::to_string(graph.nodes.size()), FrameKind::kApp, value, 1);
   }
+  graph.SetChildren(0, children);
   graph.profile_total = graph.nodes[0].value;
   return graph;
 }
@@ -161,7 +163,7 @@ TEST(FlameLayoutTest, MergesTinySiblingsWhenTogetherWideEnough) {
 TEST(FlameLayoutTest, OmitsTinyFramesAndEverythingTheyCall) {
   FlameGraph graph = TinyChildren({9991, 9});
   // A callee under the tiny frame: dropped with it, counted as omitted.
-  graph.nodes[2].children.push_back(3);
+  graph.SetChildren(2, std::vector<uint32_t>{3});
   AddNode(graph, "callee", FrameKind::kApp, 9, 2);
   FlameLayout layout = LayoutFlameGraph(graph, 0.001);
   ASSERT_EQ(layout.rects.size(), 2u);
