@@ -31,30 +31,6 @@ const char* MetricName(Metric metric) {
 
 double Percent(double value, double total) { return total != 0 ? value * 100.0 / total : 0; }
 
-// A diff's row: flat and cum are the changes; both dumps' values too.
-void AddBothSides(Json& function, const FunctionRow& row) {
-  function["flat_now"] = row.flat + row.flat_base;
-  function["flat_base"] = row.flat_base;
-  function["cum_now"] = row.cum + row.cum_base;
-  function["cum_base"] = row.cum_base;
-}
-
-Json FunctionsJson(const Aggregation& aggregation, const ReportOptions& options) {
-  std::vector<FunctionRow> rows = aggregation.functions;
-  if (options.sort_by_cum) SortFunctionRows(rows, true);
-  Json functions = Json::array();
-  for (const FunctionRow& row : rows) {
-    if (options.top && functions.size() >= *options.top) break;
-    functions.push_back({{"name", row.name},
-                         {"flat", row.flat},
-                         {"flat_percent", Percent(row.flat, aggregation.shown_total)},
-                         {"cum", row.cum},
-                         {"cum_percent", Percent(row.cum, aggregation.shown_total)}});
-    if (aggregation.is_diff) AddBothSides(functions.back(), row);
-  }
-  return functions;
-}
-
 Json ModuleJson(const ModuleCoverage& module) {
   return {{"path", module.path},
           {"build_id", module.build_id},
@@ -149,11 +125,72 @@ void AppendStack(std::string& out, const StackSample& stack, bool is_diff) {
     out += Json(stack.base).dump();
   }
   out += ",\"locations\":[";
+  // Room for the longest: ten digits and a comma each.
+  const size_t at = out.size();
+  out.resize(at + stack.locations.size() * 11);
+  char* next = out.data() + at;
   for (size_t i = 0; i < stack.locations.size(); ++i) {
-    if (i > 0) out += ',';
-    AppendInteger(out, stack.locations[i]);
+    if (i > 0) *next++ = ',';
+    next = std::to_chars(next, next + 10, stack.locations[i]).ptr;
   }
+  out.resize(static_cast<size_t>(next - out.data()));
   out += "]}";
+}
+
+// A number as the library writes it.
+void AppendNumber(std::string& out, double value) { out += Json(value).dump(); }
+
+// One "key": value line of a function's object, as the library indents it.
+void AppendMember(std::string& out, std::string_view key, double value, bool last = false) {
+  out += "      \"";
+  out += key;
+  out += "\": ";
+  AppendNumber(out, value);
+  out += last ? "\n" : ",\n";
+}
+
+// The "functions" array, indented as the library would (the rest of the
+// head is small and still dumped by it): thousands of rows are too many to
+// build as a document first.
+std::string FunctionsText(const Aggregation& aggregation, const ReportOptions& options) {
+  std::vector<FunctionRow> sorted;
+  if (options.sort_by_cum) {
+    sorted = aggregation.functions;
+    SortFunctionRows(sorted, true);
+  }
+  const std::vector<FunctionRow>& rows = options.sort_by_cum ? sorted : aggregation.functions;
+  const size_t count = options.top ? std::min<size_t>(*options.top, rows.size()) : rows.size();
+  if (count == 0) return "[]";
+  std::string text = "[\n";
+  for (size_t i = 0; i < count; ++i) {
+    const FunctionRow& row = rows[i];
+    text += "    {\n      \"name\": ";
+    AppendString(text, row.name);
+    text += ",\n";
+    AppendMember(text, "flat", row.flat);
+    AppendMember(text, "flat_percent", Percent(row.flat, aggregation.shown_total));
+    AppendMember(text, "cum", row.cum);
+    const bool diff = aggregation.is_diff;
+    AppendMember(text, "cum_percent", Percent(row.cum, aggregation.shown_total), !diff);
+    if (diff) {
+      // A diff's row: flat and cum are the changes; both dumps' values too.
+      AppendMember(text, "flat_now", row.flat + row.flat_base);
+      AppendMember(text, "flat_base", row.flat_base);
+      AppendMember(text, "cum_now", row.cum + row.cum_base);
+      AppendMember(text, "cum_base", row.cum_base, true);
+    }
+    text += i + 1 < count ? "    },\n" : "    }\n";
+  }
+  return text + "  ]";
+}
+
+// A one-member object's member as the library indents it in the report:
+// `  "key": value` (the value's own lines indented alike).
+std::string MemberText(const char* key, Json value) {
+  Json holder;
+  holder[key] = std::move(value);
+  std::string text = holder.dump(2, ' ', false, Json::error_handler_t::replace);
+  return text.substr(2, text.size() - 4);  // without "{\n" and "\n}"
 }
 
 // Writes `"name": [` one compact line per item `]`, flushing every megabyte.
@@ -196,13 +233,12 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
     report["total_now"] = aggregation.total + aggregation.total_base;
     report["total_base"] = aggregation.total_base;
   }
-  report["functions"] = FunctionsJson(aggregation, options_);
-  if (options_.symbolization != nullptr) {
-    report["symbolization"] = SymbolizationJson(*options_.symbolization);
-  }
   std::string head = report.dump(2, ' ', false, Json::error_handler_t::replace);
   head.resize(head.size() - 2);  // dump() ends with "\n}"
-  head += ",\n";
+  head += ",\n  \"functions\": " + FunctionsText(aggregation, options_) + ",\n";
+  if (options_.symbolization != nullptr) {
+    head += MemberText("symbolization", SymbolizationJson(*options_.symbolization)) + ",\n";
+  }
   out.write(head.data(), static_cast<std::streamsize>(head.size()));
   WriteArray("locations", aggregation.locations, AppendLocation, out);
   out << ",\n";
