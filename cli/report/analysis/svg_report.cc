@@ -1,6 +1,7 @@
 #include "cli/report/analysis/svg_report.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@ namespace {
 
 constexpr double kPadX = 10;
 constexpr double kRowHeight = 16;
+constexpr std::string_view kRectHeight = "15";  // a row less a pixel of gap
 constexpr double kHeaderHeight = 62;
 constexpr double kFooterHeight = 30;
 // The stylesheet's 12px monospace font: 0.6 em per character.
@@ -44,16 +46,29 @@ Geometry MakeGeometry(const FlameGraph& graph, const FlameLayout& layout,
 }
 
 // `value` with `decimals` digits after the point (C locale: '.' always).
+// std::to_chars with a precision is specified as printf in the C locale, at
+// a fraction of its cost (thousands of frames, several numbers each); printf
+// keeps the spelling of NaN and infinity. 400 bytes hold any double.
 std::string Fixed(double value, int decimals) {
-  char buffer[64];
+  char buffer[400];
+  if (std::isfinite(value)) {
+    auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed,
+                                decimals);
+    return std::string(buffer, result.ptr);
+  }
   int length = std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
-  return std::string(buffer, static_cast<size_t>(std::clamp(length, 0, 63)));
+  return std::string(buffer, static_cast<size_t>(std::clamp(length, 0, 399)));
 }
 
-// Up to 10 significant digits: exact enough for a value the script shows
-// in human units, and short.
+// Up to 10 significant digits (printf's %.10g): exact enough for a value
+// the script shows in human units, and short.
 std::string General(double value) {
   char buffer[64];
+  if (std::isfinite(value)) {
+    auto result =
+        std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::general, 10);
+    return std::string(buffer, result.ptr);
+  }
   int length = std::snprintf(buffer, sizeof(buffer), "%.10g", value);
   return std::string(buffer, static_cast<size_t>(std::clamp(length, 0, 63)));
 }
@@ -194,7 +209,7 @@ void WriteFrame(const FlameGraph& graph, const FlameRect& rect, const Geometry& 
   out << "<g class=\"f" << (merged ? " m" : "") << FamilyClass(graph, rect) << "\" data-v=\""
       << General(rect.value) << "\" data-d=\"" << rect.depth << "\"><title>" << XmlEscape(name)
       << "&#10;" << FrameDetail(graph, rect) << "</title><rect x=\"" << Fixed(x, 2) << "\" y=\""
-      << Fixed(y, 1) << "\" width=\"" << Fixed(width, 2) << "\" height=\"" << kRowHeight - 1
+      << Fixed(y, 1) << "\" width=\"" << Fixed(width, 2) << "\" height=\"" << kRectHeight
       << "\" rx=\"2\" fill=\"" << Fill(graph, rect, name, max_change) << "\"/><text x=\""
       << Fixed(x + 3, 2) << "\" y=\"" << Fixed(y + 11.5, 1) << "\">"
       << XmlEscape(FrameLabel(name, width)) << "</text></g>\n";

@@ -44,9 +44,20 @@ const char* EntityFor(char c) {
   }
 }
 
+// Printable ASCII (and tab): safe as it is, and what nearly every frame
+// name is.
+bool IsPlainAscii(std::string_view text) {
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && byte != '\t') || byte >= 0x7F) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string XmlSafeText(std::string_view text) {
+  if (IsPlainAscii(text)) return std::string(text);
   std::string safe;
   safe.reserve(text.size());
   for (size_t at = 0; at < text.size();) {
@@ -63,16 +74,23 @@ std::string XmlSafeText(std::string_view text) {
 }
 
 std::string XmlEscape(std::string_view text) {
-  std::string escaped;
-  escaped.reserve(text.size() + text.size() / 8);
-  for (char c : XmlSafeText(text)) {
-    const char* entity = EntityFor(c);
-    if (entity != nullptr) {
-      escaped += entity;
-    } else {
-      escaped += c;
-    }
+  std::string made_safe;
+  std::string_view safe = text;
+  if (!IsPlainAscii(text)) {
+    made_safe = XmlSafeText(text);
+    safe = made_safe;
   }
+  static constexpr std::string_view kSpecial = "&<>\"'";
+  std::string escaped;
+  escaped.reserve(safe.size() + safe.size() / 8);
+  size_t from = 0;
+  for (size_t at = safe.find_first_of(kSpecial); at != std::string_view::npos;
+       at = safe.find_first_of(kSpecial, from)) {
+    escaped.append(safe.substr(from, at - from));
+    escaped += EntityFor(safe[at]);
+    from = at + 1;
+  }
+  escaped.append(safe.substr(from));
   return escaped;
 }
 
