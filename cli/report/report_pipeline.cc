@@ -108,10 +108,11 @@ SummaryContext SummaryContextFor(const ReportRequest& request,
 }
 
 Result<void> RenderAggregated(const ReportRequest& request, const analysis::HeapProfile& profile,
+                              const analysis::InternedAddresses& interned,
                               pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
                               analysis::SymbolizationSummary* symbolization) {
   const SummaryContext context = SummaryContextFor(request, symbolizer.Modules());
-  analysis::AggregateOptions options{request.metric, request.focus, request.ignore};
+  analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned};
   auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
   analysis::SymbolizationSummary summary =
@@ -213,10 +214,12 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
     if (!started) return Fail(started.error());
     symbolizer = std::move(*started);
   }
-  symbolizer->ResolveAll(pprof::DistinctLookupAddresses(*profile));
   if (request.format != Format::kPprof) {
-    return RenderAggregated(request, *profile, *symbolizer, out, symbolization);
+    const analysis::InternedAddresses interned = analysis::InternLookupAddresses(*profile);
+    symbolizer->ResolveAll(interned.addresses);
+    return RenderAggregated(request, *profile, interned, *symbolizer, out, symbolization);
   }
+  symbolizer->ResolveAll(pprof::DistinctLookupAddresses(*profile));
   pprof::PprofOptions pprof_options;
   pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
   return pprof::WritePprof(*profile, *symbolizer, map.mappings, pprof_options, out);

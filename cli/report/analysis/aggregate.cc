@@ -18,9 +18,14 @@ constexpr size_t kNotSeen = static_cast<size_t>(-1);
 // per location: whether jeprof cuts the stack there, and its function-name ids.
 class LocationTable {
  public:
-  explicit LocationTable(AddressSymbolizer& symbolizer) : symbolizer_(symbolizer) {}
+  explicit LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses* interned)
+      : symbolizer_(symbolizer), interned_(interned) {
+    if (interned_ != nullptr) by_id_.assign(interned_->addresses.size(), kNoLocation);
+  }
 
   uint32_t Intern(uint64_t address);
+  // The same for an address of interned_, by its index there.
+  uint32_t InternId(uint32_t id);
   bool IsCut(uint32_t location) const { return cut_[location]; }
   const std::vector<uint32_t>& NameIds(uint32_t location) const { return name_ids_[location]; }
   const Location& at(uint32_t location) const { return locations_[location]; }
@@ -28,12 +33,17 @@ class LocationTable {
   std::vector<Location> ReleaseLocations() { return std::move(locations_); }
 
  private:
+  static constexpr uint32_t kNoLocation = static_cast<uint32_t>(-1);
+
+  uint32_t Add(uint64_t address);
   uint32_t NameId(const std::string& name);
   const std::string& ShortName(const std::string& function);
   std::vector<std::string> FunctionNames(uint64_t address, const std::vector<Frame>& frames);
 
   AddressSymbolizer& symbolizer_;
+  const InternedAddresses* interned_;
   absl::flat_hash_map<uint64_t, uint32_t> by_address_;  // one lookup per frame
+  std::vector<uint32_t> by_id_;                         // with interned_: per id
   std::vector<Location> locations_;
   std::vector<bool> cut_;
   std::vector<std::vector<uint32_t>> name_ids_;
@@ -69,6 +79,18 @@ std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
 uint32_t LocationTable::Intern(uint64_t address) {
   auto [it, inserted] = by_address_.emplace(address, static_cast<uint32_t>(locations_.size()));
   if (!inserted) return it->second;
+  return Add(address);
+}
+
+uint32_t LocationTable::InternId(uint32_t id) {
+  uint32_t& location = by_id_[id];
+  if (location == kNoLocation) location = Add(interned_->addresses[id]);
+  return location;
+}
+
+// A new location for `address`, numbered in the order first seen.
+uint32_t LocationTable::Add(uint64_t address) {
+  const auto index = static_cast<uint32_t>(locations_.size());
   std::span<const Frame> resolved = symbolizer_.Resolve(address);
   Location location{address, {resolved.begin(), resolved.end()}, {}};
   if (location.frames.empty()) location.frames.push_back(Frame{});  // contract says never
@@ -81,7 +103,7 @@ uint32_t LocationTable::Intern(uint64_t address) {
   for (const std::string& name : location.names) ids.push_back(NameId(name));
   name_ids_.push_back(std::move(ids));
   locations_.push_back(std::move(location));
-  return it->second;
+  return index;
 }
 
 uint32_t LocationTable::NameId(const std::string& name) {
@@ -190,11 +212,13 @@ class StackIndex {
 
 // jeprof's RemoveUninterestingFrames: an allocator entry point drops itself
 // and everything before it (leaf side), i.e. the allocator's own frames.
-std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, LocationTable& table) {
+// `ids`, if not null, are the stack's interned addresses.
+std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, const uint32_t* ids,
+                                         LocationTable& table) {
   std::vector<uint32_t> path;
   path.reserve(stack.size());
   for (size_t i = 0; i < stack.size(); ++i) {
-    uint32_t location = table.Intern(LookupAddress(stack, i));
+    uint32_t location = ids != nullptr ? table.InternId(ids[i]) : table.Intern(LookupAddress(stack, i));
     if (table.IsCut(location)) {
       path.clear();
     } else {
@@ -209,20 +233,24 @@ std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, Loc
 // change and nothing in the base either: an unchanged stack still adds to
 // the base (and now) values that the differential reports show.
 std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
-                                     LocationTable& table, Aggregation& aggregation) {
+                                     const InternedAddresses* interned, LocationTable& table,
+                                     Aggregation& aggregation) {
   std::vector<StackSample> stacks;
   stacks.reserve(profile.samples.size());
   StackIndex index(stacks);
   index.Reserve(profile.samples.size());
   const bool diff = profile.is_diff && profile.base.size() == profile.samples.size();
+  const uint32_t* ids = interned != nullptr ? interned->ids.data() : nullptr;
   for (size_t i = 0; i < profile.samples.size(); ++i) {
     const Sample& sample = profile.samples[i];
+    const uint32_t* stack_ids = ids;
+    if (ids != nullptr) ids += sample.stack.size();
     double value = ValueOf(sample, metric);
     double base = diff ? ValueOf(profile.base[i], metric) : 0;
     aggregation.total += value;
     aggregation.total_base += base;
     if (value == 0 && base == 0) continue;
-    index.Add(CutAllocatorFrames(sample.stack, table), value, base);
+    index.Add(CutAllocatorFrames(sample.stack, stack_ids, table), value, base);
   }
   aggregation.is_diff = diff;
   return stacks;
@@ -282,6 +310,23 @@ void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum) {
   });
 }
 
+InternedAddresses InternLookupAddresses(const HeapProfile& profile) {
+  InternedAddresses interned;
+  size_t frames = 0;
+  for (const Sample& sample : profile.samples) frames += sample.stack.size();
+  interned.ids.reserve(frames);
+  absl::flat_hash_map<uint64_t, uint32_t> ids;
+  for (const Sample& sample : profile.samples) {
+    for (size_t i = 0; i < sample.stack.size(); ++i) {
+      const uint64_t address = LookupAddress(sample.stack, i);
+      auto [it, inserted] = ids.try_emplace(address, static_cast<uint32_t>(ids.size()));
+      if (inserted) interned.addresses.push_back(address);
+      interned.ids.push_back(it->second);
+    }
+  }
+  return interned;
+}
+
 Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymbolizer& symbolizer,
                                      const AggregateOptions& options) {
   auto focus = FrameMatcher::Create(options.focus, "--focus");
@@ -290,8 +335,9 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   if (!ignore) return Fail(ignore.error());
   Aggregation aggregation;
   aggregation.metric = options.metric;
-  LocationTable table(symbolizer);
-  aggregation.stacks = CutAndMerge(profile, options.metric, table, aggregation);
+  LocationTable table(symbolizer, options.interned);
+  aggregation.stacks =
+      CutAndMerge(profile, options.metric, options.interned, table, aggregation);
   ApplyFilters(aggregation.stacks, *focus, *ignore, table);
   aggregation.functions = aggregation.is_diff
                               ? Reduce<true>(aggregation.stacks, table, aggregation.shown_total)

@@ -12,6 +12,15 @@
 namespace memprof::analysis {
 
 // What to aggregate, with jeprof's option semantics.
+// Every frame of a profile as an index into its distinct lookup addresses
+// (LookupAddress), made in one pass: the symbolizer needs the distinct
+// addresses, and the aggregation then needs no lookup per frame.
+struct InternedAddresses {
+  std::vector<uint64_t> addresses;  // distinct, in the order first seen
+  std::vector<uint32_t> ids;        // per frame of every sample, back to back in sample order
+};
+InternedAddresses InternLookupAddresses(const HeapProfile& profile);
+
 struct AggregateOptions {
   Metric metric = Metric::kInuseSpace;
   // ECMAScript regexes, searched (not anchored) in each frame's address
@@ -20,6 +29,9 @@ struct AggregateOptions {
   // matches; --ignore then drops a stack if any frame matches.
   std::string focus;
   std::string ignore;
+  // InternLookupAddresses of the profile being aggregated, if made: saves
+  // the aggregation a hash lookup per frame.
+  const InternedAddresses* interned = nullptr;
 };
 
 // One distinct code address of the profile, symbolized once.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -78,6 +79,40 @@ TEST(AggregateTest, SymbolizesEachAddressOnce) {
   // Distinct lookup addresses: 0x110 0x20f 0x30f 0x40f 0x50f 0x60f 0x310 0x70f 0x71f 0x8ff
   EXPECT_EQ(symbolizer.calls, 10);
   EXPECT_EQ(aggregation->locations.size(), 10u);
+}
+
+// The frames as indexes into the distinct lookup addresses (a return
+// address is looked up one byte earlier, the leaf as it is), and an
+// aggregation through them the same as one through the addresses.
+TEST(AggregateTest, InternedAddressesGiveTheSameAggregation) {
+  const HeapProfile profile = SharedProfile();
+  const InternedAddresses interned = InternLookupAddresses(profile);
+  size_t frame = 0;
+  for (const Sample& sample : profile.samples) {
+    for (size_t i = 0; i < sample.stack.size(); ++i, ++frame) {
+      ASSERT_LT(frame, interned.ids.size());
+      EXPECT_EQ(interned.addresses[interned.ids[frame]], LookupAddress(sample.stack, i));
+    }
+  }
+  EXPECT_EQ(frame, interned.ids.size());
+  std::vector<uint64_t> sorted = interned.addresses;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());  // distinct
+
+  AggregateOptions options;
+  options.interned = &interned;
+  const Aggregation by_id = Aggregate(profile, options);
+  const Aggregation by_address = Aggregate(profile);
+  EXPECT_EQ(Rows(by_id), Rows(by_address));
+  ASSERT_EQ(by_id.locations.size(), by_address.locations.size());
+  for (size_t i = 0; i < by_id.locations.size(); ++i) {
+    EXPECT_EQ(by_id.locations[i].address, by_address.locations[i].address);
+  }
+  ASSERT_EQ(by_id.stacks.size(), by_address.stacks.size());
+  for (size_t i = 0; i < by_id.stacks.size(); ++i) {
+    EXPECT_EQ(by_id.stacks[i].locations, by_address.stacks[i].locations);
+    EXPECT_EQ(by_id.stacks[i].value, by_address.stacks[i].value);
+  }
 }
 
 TEST(AggregateTest, CutStacksKeepLeafFirstLocations) {
