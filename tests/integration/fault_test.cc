@@ -199,8 +199,13 @@ TEST_F(FaultTest, OversizedMessagesAreRefusedWithoutBufferingThem) {
        ConcurrentPaddedStatus(target(), 4, kOverAnyRequestLimit, before_kb, peak_kb)) {
     EXPECT_FALSE(st.ok()) << "an oversized request was accepted";
   }
-  EXPECT_LT(peak_kb, before_kb + kAgentRssAllowanceKb)
-      << "the agent buffered oversized requests before refusing them";
+  // Half a request: holding any one of them would cross it. gRPC's own start
+  // (the first connection starts it) and its read buffers come to 5 to 13
+  // MiB here, and to 21 MiB once on a loaded CI run, past the usual
+  // allowance for the agent.
+  constexpr uint64_t kHalfARequestKb = kOverAnyRequestLimit / 1024 / 2;
+  EXPECT_LT(peak_kb, before_kb + kHalfARequestKb)
+      << "the agent buffered an oversized request before refusing it";
   ExpectStatusServed(target());
   ExpectBackToRest();
 }
