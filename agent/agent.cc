@@ -167,11 +167,7 @@ void Agent::OnForkPrepare() {
   // cancelled; clients retry) so that the child can start its own. The
   // parent starts gRPC again at its next connection, its remote listener
   // at once.
-  if (owner_pid_ == ::getpid() && config_.fork == ForkPolicy::kFollow && GrpcLive()) {
-    {
-      std::lock_guard lock(server_mu_);
-      forking_ = true;
-    }
+  if (owner_pid_ == ::getpid() && config_.fork == ForkPolicy::kFollow && MarkForking()) {
     StopGrpcOnAcceptThread();
   }
   server_mu_.lock();
@@ -185,9 +181,12 @@ void Agent::OnForkPrepare() {
   remote_at_fork_ = ours && config_.remote.has_value();
 }
 
-bool Agent::GrpcLive() {
+// Whether gRPC runs, and if so holds the accept thread's timer until the
+// parent's handler (forking_): one look under server_mu_.
+bool Agent::MarkForking() {
   std::lock_guard lock(server_mu_);
-  return server_ != nullptr && ops_->live(server_) != 0;
+  forking_ = server_ != nullptr && ops_->live(server_) != 0;
+  return forking_;
 }
 
 // gRPC's descriptors are in the accept thread's table (private_fd_table.h):

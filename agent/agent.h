@@ -68,7 +68,7 @@ class Agent {
   // Loads the server part and creates its state if not done yet. Needs server_mu_.
   Result<void> EnsureServerLocked();
   void OnForkPrepare();
-  bool GrpcLive();
+  bool MarkForking();
   void StopGrpcOnAcceptThread();
   void OnForkParent();
   void OnForkChild();
