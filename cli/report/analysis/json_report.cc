@@ -115,14 +115,17 @@ void AppendLocation(std::string& out, const Location& location) {
   out += "]}";
 }
 
+// A number as the library writes it.
+void AppendNumber(std::string& out, double value) { out += Json(value).dump(); }
+
 void AppendStack(std::string& out, const StackSample& stack, bool is_diff) {
   out += "{\"value\":";
-  out += Json(stack.value).dump();
+  AppendNumber(out, stack.value);
   if (is_diff) {
     out += ",\"now\":";
-    out += Json(stack.value + stack.base).dump();
+    AppendNumber(out, stack.value + stack.base);
     out += ",\"base\":";
-    out += Json(stack.base).dump();
+    AppendNumber(out, stack.base);
   }
   out += ",\"locations\":[";
   // Room for the longest: ten digits and a comma each.
@@ -136,9 +139,6 @@ void AppendStack(std::string& out, const StackSample& stack, bool is_diff) {
   out.resize(static_cast<size_t>(next - out.data()));
   out += "]}";
 }
-
-// A number as the library writes it.
-void AppendNumber(std::string& out, double value) { out += Json(value).dump(); }
 
 // One "key": value line of a function's object, as the library indents it.
 void AppendMember(std::string& out, std::string_view key, double value, bool last = false) {
