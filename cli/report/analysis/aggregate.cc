@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <regex>
+#include <span>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -18,13 +19,12 @@ constexpr size_t kNotSeen = static_cast<size_t>(-1);
 // per location: whether jeprof cuts the stack there, and its function-name ids.
 class LocationTable {
  public:
-  explicit LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses* interned)
-      : symbolizer_(symbolizer), interned_(interned) {
-    if (interned_ != nullptr) by_id_.assign(interned_->addresses.size(), kNoLocation);
-  }
+  LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses& interned)
+      : symbolizer_(symbolizer),
+        interned_(interned),
+        by_id_(interned.addresses.size(), kNoLocation) {}
 
-  uint32_t Intern(uint64_t address);
-  // The same for an address of interned_, by its index there.
+  // The location of interned_.addresses[id], symbolized when first met.
   uint32_t InternId(uint32_t id);
   bool IsCut(uint32_t location) const { return cut_[location]; }
   const std::vector<uint32_t>& NameIds(uint32_t location) const { return name_ids_[location]; }
@@ -41,9 +41,8 @@ class LocationTable {
   std::vector<std::string> FunctionNames(uint64_t address, const std::vector<Frame>& frames);
 
   AddressSymbolizer& symbolizer_;
-  const InternedAddresses* interned_;
-  absl::flat_hash_map<uint64_t, uint32_t> by_address_;  // one lookup per frame
-  std::vector<uint32_t> by_id_;                         // with interned_: per id
+  const InternedAddresses& interned_;
+  std::vector<uint32_t> by_id_;  // per interned address: its location, or kNoLocation
   std::vector<Location> locations_;
   std::vector<bool> cut_;
   std::vector<std::vector<uint32_t>> name_ids_;
@@ -76,15 +75,9 @@ std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
   return names;
 }
 
-uint32_t LocationTable::Intern(uint64_t address) {
-  auto [it, inserted] = by_address_.emplace(address, static_cast<uint32_t>(locations_.size()));
-  if (!inserted) return it->second;
-  return Add(address);
-}
-
 uint32_t LocationTable::InternId(uint32_t id) {
   uint32_t& location = by_id_[id];
-  if (location == kNoLocation) location = Add(interned_->addresses[id]);
+  if (location == kNoLocation) location = Add(interned_.addresses[id]);
   return location;
 }
 
@@ -212,13 +205,12 @@ class StackIndex {
 
 // jeprof's RemoveUninterestingFrames: an allocator entry point drops itself
 // and everything before it (leaf side), i.e. the allocator's own frames.
-// `ids`, if not null, are the stack's interned addresses.
-std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, const uint32_t* ids,
-                                         LocationTable& table) {
+// `ids`: the stack's interned addresses, one per frame, leaf first.
+std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids, LocationTable& table) {
   std::vector<uint32_t> path;
-  path.reserve(stack.size());
-  for (size_t i = 0; i < stack.size(); ++i) {
-    uint32_t location = ids != nullptr ? table.InternId(ids[i]) : table.Intern(LookupAddress(stack, i));
+  path.reserve(ids.size());
+  for (uint32_t id : ids) {
+    uint32_t location = table.InternId(id);
     if (table.IsCut(location)) {
       path.clear();
     } else {
@@ -233,24 +225,24 @@ std::vector<uint32_t> CutAllocatorFrames(const std::vector<uint64_t>& stack, con
 // change and nothing in the base either: an unchanged stack still adds to
 // the base (and now) values that the differential reports show.
 std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
-                                     const InternedAddresses* interned, LocationTable& table,
+                                     const InternedAddresses& interned, LocationTable& table,
                                      Aggregation& aggregation) {
   std::vector<StackSample> stacks;
   stacks.reserve(profile.samples.size());
   StackIndex index(stacks);
   index.Reserve(profile.samples.size());
   const bool diff = profile.is_diff && profile.base.size() == profile.samples.size();
-  const uint32_t* ids = interned != nullptr ? interned->ids.data() : nullptr;
+  size_t frame = 0;  // the sample's first in interned.ids
   for (size_t i = 0; i < profile.samples.size(); ++i) {
     const Sample& sample = profile.samples[i];
-    const uint32_t* stack_ids = ids;
-    if (ids != nullptr) ids += sample.stack.size();
+    const std::span<const uint32_t> ids(interned.ids.data() + frame, sample.stack.size());
+    frame += sample.stack.size();
     double value = ValueOf(sample, metric);
     double base = diff ? ValueOf(profile.base[i], metric) : 0;
     aggregation.total += value;
     aggregation.total_base += base;
     if (value == 0 && base == 0) continue;
-    index.Add(CutAllocatorFrames(sample.stack, stack_ids, table), value, base);
+    index.Add(CutAllocatorFrames(ids, table), value, base);
   }
   aggregation.is_diff = diff;
   return stacks;
@@ -335,9 +327,11 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   if (!ignore) return Fail(ignore.error());
   Aggregation aggregation;
   aggregation.metric = options.metric;
-  LocationTable table(symbolizer, options.interned);
-  aggregation.stacks =
-      CutAndMerge(profile, options.metric, options.interned, table, aggregation);
+  InternedAddresses own;  // when the caller has none
+  const InternedAddresses& interned =
+      options.interned != nullptr ? *options.interned : (own = InternLookupAddresses(profile));
+  LocationTable table(symbolizer, interned);
+  aggregation.stacks = CutAndMerge(profile, options.metric, interned, table, aggregation);
   ApplyFilters(aggregation.stacks, *focus, *ignore, table);
   aggregation.functions = aggregation.is_diff
                               ? Reduce<true>(aggregation.stacks, table, aggregation.shown_total)

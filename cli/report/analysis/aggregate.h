@@ -29,8 +29,8 @@ struct AggregateOptions {
   // matches; --ignore then drops a stack if any frame matches.
   std::string focus;
   std::string ignore;
-  // InternLookupAddresses of the profile being aggregated, if made: saves
-  // the aggregation a hash lookup per frame.
+  // InternLookupAddresses of the profile being aggregated, if the caller
+  // made it already (for the symbolizer); otherwise it is made here.
   const InternedAddresses* interned = nullptr;
 };
 
