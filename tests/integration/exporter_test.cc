@@ -23,6 +23,16 @@ namespace {
 
 using std::chrono::seconds;
 
+// Whether `pid` is stopped by a signal: state 'T' in /proc/<pid>/stat (the
+// field after the parenthesized command name).
+bool IsStopped(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'T';
+}
+
 std::string UpLine(pid_t pid, const std::string& command) {
   return "memprof_up{pid=\"" + std::to_string(pid) + "\",command=\"" + command + "\"} ";
 }
@@ -106,6 +116,9 @@ TEST_F(ExporterTest, ServesEveryLocalTargetAndSurvivesTheirTrouble) {
 
   // A target that does not answer (stopped) is down, and the scrape still works.
   a->process().Signal(SIGSTOP);
+  // kill() returns before the target's threads have stopped: a scrape sent
+  // at once could still be answered.
+  ASSERT_TRUE(WaitUntil([&] { return IsStopped(a->pid()); }, seconds(10)));
   scrape = HttpGet(address, "/metrics");
   a->process().Signal(SIGCONT);
   ASSERT_EQ(scrape.status, 200);
