@@ -7,7 +7,7 @@
 namespace memprof {
 
 // What kind of failure an Error is. Each maps to one memprofctl exit code
-// (cli/io/exit_codes.h) and one gRPC status code (agent/status_mapping.h).
+// (cli/io/exit_codes.h) and one gRPC status code (agent/service/status_mapping.h).
 enum class ErrorCode {
   kInternal,            // anything else (exit 1)
   kInvalidArgument,     // usage error (exit 2)

@@ -1,6 +1,10 @@
 #ifndef MEMPROF_COMMON_FD_H_
 #define MEMPROF_COMMON_FD_H_
 
+#include <cstdint>
+
+#include "common/result.h"
+
 namespace memprof {
 
 // Move-only owner of a file descriptor; closes it when destroyed.
@@ -34,6 +38,9 @@ class Fd {
  private:
   int fd_ = -1;
 };
+
+// The size in bytes of the open file `fd` (fstat), or why it cannot be read.
+[[nodiscard]] Result<uint64_t> FileSize(int fd);
 
 }  // namespace memprof
 

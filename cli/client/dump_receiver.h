@@ -37,8 +37,6 @@ class DumpReceiver {
   // arrived and size and SHA-256 match what was received.
   [[nodiscard]] Result<DumpSummary> Finish();
 
-  uint64_t received_bytes() const { return received_; }
-
  private:
   Result<void> OnMetadata(const memprof::v1::DumpMetadata& metadata);
   Result<void> OnData(const std::string& data);

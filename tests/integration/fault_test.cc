@@ -27,7 +27,7 @@ using std::chrono::seconds;
 
 constexpr char kStatusMethod[] = "/memprof.v1.MemoryProfile/Status";
 // Over any limit the agent ever had on a received message
-// (agent/on_demand_server.h).
+// (agent/service/on_demand_server.h).
 constexpr uint32_t kOverAnyRequestLimit = 64u * 1024 * 1024 + 1024;
 // How long a test holds a bad connection open while others are served.
 constexpr auto kHold = seconds(3);
@@ -215,7 +215,7 @@ TEST_F(FaultTest, OversizedMessagesAreRefusedWithoutBufferingThem) {
 // (under the agent's former 64 MiB limit) must not cost the host their size
 // (docs/contract.md rule 2). gRPC buffers a message whole before it checks the
 // size limit, so this holds only through the agent's memory quota
-// (agent/on_demand_server.h).
+// (agent/service/on_demand_server.h).
 TEST_F(FaultTest, LargeRequestsDoNotInflateTheTarget) {
   constexpr int kSenders = 6;
   constexpr size_t kPadding = 8u << 20;

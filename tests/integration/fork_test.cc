@@ -171,7 +171,7 @@ TEST_F(ForkTest, AWorkerThatClosesItsLowDescriptorsGetsAnAgentAndKeepsItsEpollSe
 
 // A worker that closes every descriptor (close_range(3, ~0U)) closes nothing
 // of gRPC's: what gRPC keeps from the parent lives in the agent's own
-// descriptor table, which the worker's agent makes anew (agent/private_fd_table.h).
+// descriptor table, which the worker's agent makes anew (agent/core/private_fd_table.h).
 // The worker gets its agent and is served, its epoll set stays its own, and
 // it lives on.
 TEST_F(ForkTest, AWorkerThatClosesEveryDescriptorGetsAnAgentAndKeepsItsEpollSet) {

@@ -194,7 +194,7 @@ TEST_F(PreforkTest, EveryWorkerIsListedAndProfiledWhileServing) {
 
 // gRPC does not survive fork(): the master's agent stops its gRPC before
 // the fork (cancelling the call in flight), and each worker starts its own
-// with private copies of what gRPC keeps open (agent/grpc_fork_repair.h).
+// with private copies of what gRPC keeps open (agent/service/grpc_fork_repair.h).
 TEST_F(PreforkTest, WorkersForkedWhileAClientTalksToTheMastersAgentGetAgentsToo) {
   ASSERT_NE(StartMaster(0), nullptr);
   // A gRPC call in flight on the master's agent: connection preface, and a

@@ -94,6 +94,115 @@ std::optional<std::string> CheckCli(std::string_view file, std::string_view incl
   return std::nullopt;
 }
 
+
+// --- agent/ -----------------------------------------------------------------
+
+// The headers that must never reach the always-loaded core: each maps a
+// library (and its threads, allocations and symbols) into every host.
+enum Heavy : unsigned {
+  kNoHeavy = 0,
+  kSpdlog = 1u << 0,
+  kGrpc = 1u << 1,      // <grpc/...>, <grpcpp/...>
+  kProtobuf = 1u << 2,  // <google/protobuf/...>
+  kProto = 1u << 3,     // "memprof/v1/...": the generated service code
+  kOpenssl = 1u << 4,
+  kAllHeavy = kSpdlog | kGrpc | kProtobuf | kProto | kOpenssl,
+};
+
+// Which heavy library an include names, or kNoHeavy.
+unsigned HeavyKind(std::string_view included) {
+  if (StartsWith(included, "<spdlog/")) return kSpdlog;
+  if (StartsWith(included, "<grpc/") || StartsWith(included, "<grpcpp/")) return kGrpc;
+  if (StartsWith(included, "<google/protobuf/")) return kProtobuf;
+  if (StartsWith(included, "memprof/v1/")) return kProto;
+  if (StartsWith(included, "<openssl/")) return kOpenssl;
+  return kNoHeavy;
+}
+
+// An agent folder: its side (the core and the module are two worlds that
+// share only shared/), its rank on that side (a folder includes lower ranks
+// and itself), and the heavy libraries it may name.
+enum class Side { kShared, kCore, kModule };
+struct AgentFolder {
+  std::string_view name;
+  Side side;
+  int rank;
+  unsigned heavy;
+};
+
+constexpr std::array<AgentFolder, 8> kAgentFolders{{
+    {"include", Side::kShared, 0, kNoHeavy},  // the public C header
+    {"shared", Side::kShared, 0, kNoHeavy},
+    {"core", Side::kCore, 1, kNoHeavy},
+    {"logging", Side::kModule, 1, kSpdlog},
+    {"allocators", Side::kModule, 2, kSpdlog},
+    {"heap", Side::kModule, 3, kSpdlog},
+    {"service", Side::kModule, 4, kAllHeavy},
+    {"module", Side::kModule, 5, kAllHeavy},
+}};
+
+const AgentFolder* FindAgentFolder(std::string_view name) {
+  for (const AgentFolder& folder : kAgentFolders) {
+    if (folder.name == name) return &folder;
+  }
+  return nullptr;
+}
+
+// The folder right under agent/ ("core", "heap", ...), or "" for a file at
+// agent/'s top level.
+std::string_view AgentFolderOf(std::string_view path) {
+  std::string_view rest = path.substr(std::string_view("agent/").size());
+  const size_t slash = rest.find('/');
+  return slash == std::string_view::npos ? "" : rest.substr(0, slash);
+}
+
+std::string HeavyNames(unsigned heavy) {
+  if (heavy == kNoHeavy) return "no gRPC, protobuf, spdlog or OpenSSL header";
+  if (heavy == kSpdlog) return "of the heavy libraries only spdlog";
+  return "any library";
+}
+
+bool MayInclude(const AgentFolder& from, const AgentFolder& to) {
+  if (to.name == from.name || to.side == Side::kShared) return true;
+  return from.side == Side::kModule && to.side == Side::kModule && to.rank < from.rank;
+}
+
+std::optional<std::string> CheckAgent(std::string_view file, std::string_view included) {
+  if (StartsWith(included, "cli/")) return Violation(file, included, "agent/ never includes cli/");
+  const std::string from_name(AgentFolderOf(file));
+  const AgentFolder* from = FindAgentFolder(from_name);
+  if (from == nullptr) {
+    return Violation(file, included,
+                     from_name.empty()
+                         ? std::string("agent/ has no source file at its top level; put it in "
+                                       "the folder of its part")
+                         : "agent/" + from_name +
+                               "/ has no place in the agent's ranks "
+                               "(tests/layering/include_rules.cc)");
+  }
+  if (const unsigned heavy = HeavyKind(included); (heavy & ~from->heavy) != 0) {
+    return Violation(file, included,
+                     "agent/" + from_name + "/ includes " + HeavyNames(from->heavy) +
+                         (from->side == Side::kModule ? ""
+                                                      : " (it is loaded into every host)"));
+  }
+  if (!StartsWith(included, "agent/")) return std::nullopt;
+  const std::string to_name(AgentFolderOf(included));
+  const AgentFolder* to = FindAgentFolder(to_name);
+  if (to == nullptr) {
+    return Violation(file, included,
+                     "agent/" + to_name + "/ has no place in the agent's ranks "
+                                          "(tests/layering/include_rules.cc)");
+  }
+  if (!MayInclude(*from, *to)) {
+    return Violation(file, included,
+                     from->side != to->side
+                         ? "the core and the module share only agent/shared/"
+                         : "agent/" + from_name + "/ may include only agent folders below it");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> CheckInclude(std::string_view file, std::string_view included) {
@@ -105,10 +214,7 @@ std::optional<std::string> CheckInclude(std::string_view file, std::string_view 
     }
     return std::nullopt;
   }
-  if (StartsWith(file, "agent/")) {
-    if (StartsWith(included, "cli/")) return Violation(file, included, "agent/ never includes cli/");
-    return std::nullopt;
-  }
+  if (StartsWith(file, "agent/")) return CheckAgent(file, included);
   if (StartsWith(file, "cli/")) return CheckCli(file, included);
   return std::nullopt;
 }

@@ -11,7 +11,15 @@ namespace memprof::layering {
 // as a pure function so that the rules themselves are unit-tested:
 //
 //   - common/ includes only common/ (and no gRPC, CLI11 or spdlog);
-//   - agent/ never includes cli/;
+//   - agent/ never includes cli/, and has no source at its top level: each
+//     of its folders is a library with a place in the agent's ranks,
+//       shared/ (both halves) ; core/ (always loaded) ;
+//       logging < allocators < heap < service < module (the loadable module)
+//     where the core and the module sides share only shared/, a folder
+//     includes only lower ranks of its side, shared/ and core/ include no
+//     gRPC, protobuf, spdlog or OpenSSL header, logging/, allocators/ and
+//     heap/ of those only spdlog, and only service/ and module/ include the
+//     generated proto;
 //   - the report engine (cli/report/) includes no other CLI folder, and
 //     neither gRPC, the generated memprof proto nor CLI11;
 //   - inside cli/, a folder includes only folders below it:

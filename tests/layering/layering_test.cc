@@ -20,15 +20,73 @@ TEST(IncludeRulesTest, CommonIncludesOnlyCommon) {
   EXPECT_EQ(CheckInclude("common/fd.cc", "common/fd.h"), std::nullopt);
   EXPECT_EQ(CheckInclude("common/fd.cc", "<string>"), std::nullopt);
   EXPECT_NE(CheckInclude("common/fd.cc", "cli/io/logging.h"), std::nullopt);
-  EXPECT_NE(CheckInclude("common/fd.cc", "agent/agent.h"), std::nullopt);
+  EXPECT_NE(CheckInclude("common/fd.cc", "agent/core/agent.h"), std::nullopt);
   EXPECT_NE(CheckInclude("common/fd.cc", "<grpcpp/grpcpp.h>"), std::nullopt);
   EXPECT_NE(CheckInclude("common/fd.cc", "<spdlog/spdlog.h>"), std::nullopt);
 }
 
 TEST(IncludeRulesTest, AgentNeverIncludesCli) {
-  EXPECT_EQ(CheckInclude("agent/agent.cc", "common/fd.h"), std::nullopt);
-  EXPECT_EQ(CheckInclude("agent/agent.cc", "memprof/v1/memory_profile.pb.h"), std::nullopt);
-  EXPECT_NE(CheckInclude("agent/agent.cc", "cli/client/target.h"), std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/core/agent.cc", "common/fd.h"), std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/service/dump_reactor.h", "memprof/v1/memory_profile.pb.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("agent/core/agent.cc", "cli/client/target.h"), std::nullopt);
+  EXPECT_NE(CheckInclude("agent/service/remote_server.cc", "cli/client/target.h"), std::nullopt);
+}
+
+TEST(IncludeRulesTest, TheCoreAndSharedIncludeNoHeavyLibrary) {
+  for (const char* file : {"agent/core/agent.cc", "agent/shared/owned_fd.h"}) {
+    for (const char* heavy :
+         {"<grpcpp/grpcpp.h>", "<grpc/grpc.h>", "<google/protobuf/message.h>",
+          "<spdlog/spdlog.h>", "<openssl/ssl.h>", "memprof/v1/memory_profile.pb.h"}) {
+      const auto why = CheckInclude(file, heavy);
+      ASSERT_NE(why, std::nullopt) << file << " may not include " << heavy;
+      EXPECT_NE(why->find("no gRPC, protobuf, spdlog or OpenSSL"), std::string::npos) << *why;
+    }
+  }
+  EXPECT_EQ(CheckInclude("agent/core/agent.cc", "<sys/socket.h>"), std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/core/agent_api.cc", "memprof/agent.h"), std::nullopt);
+}
+
+TEST(IncludeRulesTest, OnlyTheServiceAndTheModuleIncludeTheGeneratedProto) {
+  constexpr const char* kProto = "memprof/v1/memory_profile.grpc.pb.h";
+  EXPECT_EQ(CheckInclude("agent/service/memory_profile_service.h", kProto), std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/module/module_entry.cc", kProto), std::nullopt);
+  EXPECT_NE(CheckInclude("agent/heap/dump_streamer.h", kProto), std::nullopt);
+  EXPECT_NE(CheckInclude("agent/allocators/allocator.h", kProto), std::nullopt);
+  EXPECT_NE(CheckInclude("agent/heap/dump_streamer.cc", "<grpcpp/alarm.h>"), std::nullopt);
+  EXPECT_NE(CheckInclude("agent/allocators/allocator.cc", "<openssl/evp.h>"), std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/heap/dump_streamer.cc", "<spdlog/spdlog.h>"), std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/service/tls_material.cc", "<openssl/evp.h>"), std::nullopt);
+}
+
+TEST(IncludeRulesTest, AgentFoldersIncludeOnlyLowerRanksOfTheirSide) {
+  EXPECT_EQ(CheckInclude("agent/heap/dump_streamer.h", "agent/allocators/allocator.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/module/agent_server.cc", "agent/service/remote_server.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/heap/capture_keeper.h", "agent/shared/owned_fd.h"), std::nullopt);
+  EXPECT_EQ(CheckInclude("agent/core/agent.h", "agent/shared/module_abi.h"), std::nullopt);
+  EXPECT_NE(CheckInclude("agent/allocators/allocator.cc", "agent/heap/purge.h"), std::nullopt);
+  EXPECT_NE(CheckInclude("agent/heap/dump_streamer.cc", "agent/service/status_mapping.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("agent/shared/agent_config.h", "agent/core/agent.h"), std::nullopt);
+  const auto across = CheckInclude("agent/core/agent.cc", "agent/heap/heap_engine.h");
+  ASSERT_NE(across, std::nullopt);
+  EXPECT_NE(across->find("share only agent/shared/"), std::string::npos) << *across;
+  EXPECT_NE(CheckInclude("agent/module/module_entry.cc", "agent/core/module_loader.h"),
+            std::nullopt);
+}
+
+TEST(IncludeRulesTest, UnknownAgentFolderMustBeGivenAPlace) {
+  const auto why = CheckInclude("agent/newpart/x.cc", "common/fd.h");
+  ASSERT_NE(why, std::nullopt);
+  EXPECT_NE(why->find("no place in the agent's ranks"), std::string::npos) << *why;
+  const auto to = CheckInclude("agent/heap/x.cc", "agent/newpart/x.h");
+  ASSERT_NE(to, std::nullopt);
+  EXPECT_NE(to->find("no place in the agent's ranks"), std::string::npos) << *to;
+  const auto top = CheckInclude("agent/agent.cc", "common/fd.h");
+  ASSERT_NE(top, std::nullopt);
+  EXPECT_NE(top->find("no source file at its top level"), std::string::npos) << *top;
 }
 
 TEST(IncludeRulesTest, ReportEngineIncludesNoOtherCliFolderNorGrpcNorCli11) {
@@ -123,6 +181,14 @@ TEST(LayeringTest, EveryIncludeInTheTreeFollowsTheLayers) {
   std::string all;
   for (const std::string& v : violations) all += v + "\n";
   EXPECT_TRUE(violations.empty()) << violations.size() << " layering violations:\n" << all;
+}
+
+TEST(LayeringTest, AgentHasNoSourceAtItsTopLevel) {
+  const fs::path agent = fs::path(MEMPROF_SOURCE_DIR) / "agent";
+  for (const auto& entry : fs::directory_iterator(agent)) {
+    EXPECT_FALSE(entry.is_regular_file() && IsSource(entry.path()))
+        << entry.path() << ": every agent source belongs to the folder (library) of its part";
+  }
 }
 
 }  // namespace

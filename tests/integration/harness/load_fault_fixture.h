@@ -13,7 +13,7 @@
 
 namespace memprof::integration {
 
-// The agent's limit on dumps streaming at once (agent/agent_server.cc
+// The agent's limit on dumps streaming at once (agent/module/agent_server.cc
 // kMaxConcurrentDumps); further Dump calls wait for a slot in its queue.
 inline constexpr int kAgentDumpSlots = 2;
 // Short enough that a test can watch the agent's gRPC server (and its

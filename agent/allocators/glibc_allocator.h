@@ -1,0 +1,16 @@
+#ifndef MEMPROF_AGENT_ALLOCATORS_GLIBC_ALLOCATOR_H_
+#define MEMPROF_AGENT_ALLOCATORS_GLIBC_ALLOCATOR_H_
+
+#include <memory>
+
+#include "agent/allocators/allocator.h"
+
+namespace memprof::agent {
+
+// The glibc malloc back-end: mallinfo2() for the summary, malloc_info() for
+// the report, malloc_trim(0) to purge. No heap profiles.
+std::unique_ptr<Allocator> MakeGlibcAllocator();
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_ALLOCATORS_GLIBC_ALLOCATOR_H_

@@ -1,0 +1,103 @@
+#include "agent/core/socket_registry.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.h"
+
+namespace memprof::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SocketRegistryTest : public ::testing::Test {
+ protected:
+  std::string SocketPath(pid_t pid) const { return dir_ + "/" + std::to_string(pid) + ".sock"; }
+
+  test_support::TempDir tmp_{"memprof-registry-test"};
+  std::string root_ = tmp_.path();
+  std::string dir_ = root_ + "/sockets";
+};
+
+TEST_F(SocketRegistryTest, CreatesPrivateDirectoryAndOwnerOnlySocket) {
+  auto reg = SocketRegistry::Listen(dir_, 4242);
+  ASSERT_TRUE(reg) << reg.error().message;
+  EXPECT_EQ((*reg)->path(), SocketPath(4242));
+  struct stat st{};
+  ASSERT_EQ(::lstat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  ASSERT_EQ(::lstat(SocketPath(4242).c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // Nothing but the socket is left in the directory (no staging leftovers).
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(SocketRegistryTest, RemovesItsSocketWhenDestroyed) {
+  {
+    auto reg = SocketRegistry::Listen(dir_, 4243);
+    ASSERT_TRUE(reg);
+    EXPECT_TRUE(fs::exists(SocketPath(4243)));
+  }
+  EXPECT_FALSE(fs::exists(SocketPath(4243)));
+}
+
+TEST_F(SocketRegistryTest, ReplacesAStaleSocketOfTheSamePid) {
+  { auto first = SocketRegistry::Listen(dir_, 4244); ASSERT_TRUE(first); (void)first->release(); }
+  ASSERT_TRUE(fs::exists(SocketPath(4244)));  // left behind, as after SIGKILL
+  auto second = SocketRegistry::Listen(dir_, 4244);
+  ASSERT_TRUE(second) << second.error().message;
+}
+
+TEST_F(SocketRegistryTest, RefusesToReplaceSomethingThatIsNotASocket) {
+  ASSERT_TRUE(fs::create_directories(dir_));
+  ::chmod(dir_.c_str(), 0700);
+  { int fd = ::open(SocketPath(4245).c_str(), O_CREAT | O_WRONLY, 0600); ::close(fd); }
+  auto reg = SocketRegistry::Listen(dir_, 4245);
+  ASSERT_FALSE(reg);
+  EXPECT_EQ(reg.error().code, ErrorCode::kPermissionDenied);
+  EXPECT_TRUE(fs::is_regular_file(SocketPath(4245))) << "the file must be left alone";
+}
+
+TEST_F(SocketRegistryTest, RefusesASymlinkedDirectory) {
+  ASSERT_TRUE(fs::create_directories(root_ + "/real"));
+  fs::create_directory_symlink(root_ + "/real", dir_);
+  auto reg = SocketRegistry::Listen(dir_, 4246);
+  ASSERT_FALSE(reg);
+  EXPECT_NE(reg.error().message.find("symbolic link"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(root_ + "/real"));
+}
+
+TEST_F(SocketRegistryTest, RefusesAWorldWritableDirectoryWithoutStickyBit) {
+  ASSERT_TRUE(fs::create_directories(dir_));
+  ::chmod(dir_.c_str(), 0777);
+  auto reg = SocketRegistry::Listen(dir_, 4247);
+  ASSERT_FALSE(reg);
+  EXPECT_NE(reg.error().message.find("sticky"), std::string::npos);
+}
+
+TEST_F(SocketRegistryTest, ForkedChildNeverRemovesTheParentsSocket) {
+  auto reg = SocketRegistry::Listen(dir_, ::getpid());
+  ASSERT_TRUE(reg);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    reg->reset();  // the child's copy is destroyed: it must not unlink
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(fs::exists((*reg)->path()));
+}
+
+}  // namespace
+}  // namespace memprof::agent
