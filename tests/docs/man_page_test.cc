@@ -111,12 +111,14 @@ TEST_F(ManPageTest, EachCommandPageHasEveryOptionOfItsHelp) {
 }
 
 // The MEMPROF_* names the agent's code spells (agent/, and common/ for the
-// socket directory), each one a variable it reads or sets.
+// socket directory, at any depth), each one a variable it reads or sets.
 std::set<std::string> AgentVariables() {
   std::set<std::string> names;
   const std::regex literal("\"(MEMPROF_[A-Z_]*[A-Z])\"");
   for (const char* dir : {"/agent", "/common"}) {
-    for (const auto& entry : fs::directory_iterator(std::string(MEMPROF_DOCS_SOURCE_DIR) + dir)) {
+    for (const auto& entry :
+         fs::recursive_directory_iterator(std::string(MEMPROF_DOCS_SOURCE_DIR) + dir)) {
+      if (!entry.is_regular_file()) continue;
       const std::string text = test_support::ReadFile(entry.path());
       for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) {
         names.insert((*it)[1]);
