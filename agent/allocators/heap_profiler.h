@@ -12,7 +12,8 @@ namespace memprof::agent {
 // profiling controller, the dump streamer and the service use, so that they
 // do not know which allocator they talk to. JemallocHeapProfiler drives
 // jemalloc's prof.* controls; TcmallocHeapProfiler serves gperftools'
-// sampled heap (docs/architecture.md, "Heap profilers").
+// sampled heap (docs/architecture.md, "Behind the socket"; for a tcmalloc
+// process, docs/user-guide.md, "tcmalloc targets (gperftools)").
 //
 // Thread-safety: every method may be called concurrently.
 class HeapProfiler {

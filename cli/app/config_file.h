@@ -11,7 +11,7 @@
 namespace memprof::cli {
 
 // memprofctl's config file: `key = "value"` lines, `#` comments, no
-// sections (docs/user-guide.md, "Settings: environment and config file").
+// sections (docs/user-guide.md, "The TLS files from the environment or a config file").
 // Each line is read by CLI11's TOML config reader; this class adds what CLI11
 // does not check: one known key per line, one value, no key twice, and the
 // file and line in every error. Every error is a usage error (exit 2).
