@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 
 #include "agent/allocators/glibc_allocator.h"
-#include "agent/allocators/host_symbols.h"
+#include "agent/shared/host_symbols.h"
 #include "agent/allocators/jemalloc_allocator.h"
 #include "agent/allocators/other_allocator.h"
 #include "agent/allocators/tcmalloc_allocator.h"

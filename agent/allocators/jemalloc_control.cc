@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "agent/allocators/host_symbols.h"
+#include "agent/shared/host_symbols.h"
 
 namespace memprof::agent {
 namespace {

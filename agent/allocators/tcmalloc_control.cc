@@ -6,7 +6,7 @@
 #include <charconv>
 #include <mutex>
 
-#include "agent/allocators/host_symbols.h"
+#include "agent/shared/host_symbols.h"
 
 namespace memprof::agent {
 namespace {

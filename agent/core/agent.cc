@@ -1,16 +1,20 @@
 #include "agent/core/agent.h"
 
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "agent/core/connection_acceptor.h"
 #include "agent/core/core_log.h"
 #include "agent/core/module_loader.h"
+#include "agent/core/unserved_reason.h"
+#include "agent/shared/agent_thread.h"
 #include "agent/shared/tcp_port_sockets.h"
 #include "common/duration.h"
 
@@ -34,8 +38,20 @@ std::string Agent::ForkedChildRefusal() const {
 Agent& Agent::Instance() {
   static Agent* agent = [] {
     auto* a = new Agent();
-    pthread_atfork([] { Instance().OnForkPrepare(); }, [] { Instance().OnForkParent(); },
-                   [] { Instance().OnForkChild(); });
+    // Fork handlers run on host threads: what they allocate is not the host's.
+    pthread_atfork(
+        [] {
+          const NotSampledHere quiet;
+          Instance().OnForkPrepare();
+        },
+        [] {
+          const NotSampledHere quiet;
+          Instance().OnForkParent();
+        },
+        [] {
+          const NotSampledHere quiet;
+          Instance().OnForkChild();
+        });
     return a;
   }();
   return *agent;
@@ -58,7 +74,11 @@ Result<void> Agent::Start(EnvSnapshot env) {
 }
 
 Result<void> Agent::StartLocked(std::chrono::milliseconds publish_delay) {
-  ConnectionAcceptor::Options options{config_.socket_dir, ::getpid(), publish_delay, nullptr};
+  ConnectionAcceptor::Options options{config_.socket_dir, ::getpid(), publish_delay, nullptr,
+                                      nullptr};
+  if (const int64_t window_end = window_end_at_fork_; window_end != 0) {
+    options.first_task = [this, window_end] { InheritWindowOnAcceptThread(window_end); };
+  }
   if (publish_delay.count() > 0) {
     // A forked child: its server could not start if the host has closed
     // what gRPC keeps open from the parent (agent/service/grpc_fork_repair.h).
@@ -105,8 +125,12 @@ Result<void> Agent::EnsureServerLocked() {
 void Agent::OnConnection(Fd connection, const PeerCredentials& peer) {
   std::lock_guard lock(server_mu_);
   if (auto r = EnsureServerLocked(); !r) {
-    // The client sees the connection closed; the log (if enabled) says why.
+    // Nothing can answer in gRPC: the peer gets one line that says why
+    // (memprofctl reads it when its call fails), then the connection closes.
     CoreLog(LogLevel::kError, r.error().message);
+    if (peer.uid == 0 || peer.uid == ::geteuid()) {
+      SendUnservedReason(connection.get(), r.error().message);
+    }
     return;
   }
   ops_->adopt(server_, connection.Release(), peer.pid, peer.uid);
@@ -179,6 +203,7 @@ void Agent::OnForkPrepare() {
   // Live here only if a client started it again since: the child gets no agent.
   server_live_at_fork_ = ours && ops_->live(server_) != 0;
   remote_at_fork_ = ours && config_.remote.has_value();
+  window_end_at_fork_ = ours ? ops_->window_end(server_) : 0;
 }
 
 // Whether gRPC runs, and if so holds the accept thread's timer until the
@@ -203,11 +228,13 @@ void Agent::StopGrpcOnAcceptThread() {
 
 void Agent::OnForkParent() {
   if (acceptor_) acceptor_->UnlockAfterForkInParent();
-  const bool stopped = forking_;
   forking_ = false;
   server_mu_.unlock();
-  // The accept thread's next tick restarts the remote listener.
-  if (stopped && acceptor_) acceptor_->Wake();
+  // The accept thread watches the new child, and its next tick restarts the
+  // remote listener.
+  if (acceptor_ && owner_pid_ == ::getpid()) {
+    acceptor_->NoteFork(static_cast<pid_t>(::syscall(SYS_gettid)));
+  }
   mu_.unlock();
 }
 
@@ -222,10 +249,12 @@ void Agent::OnForkChild() {
   server_unusable_ = server_unusable_ || server_live_at_fork_;
   const bool follow = owner_pid_ != 0 && config_.fork == ForkPolicy::kFollow;
   owner_pid_ = 0;
+  const int64_t window_end = std::exchange(window_end_at_fork_, 0);
   server_mu_.unlock();
   // gRPC may close the remote listener's descriptors only later, on a thread
   // the child does not have: the port must stay the parent's alone.
   if (config_.remote) CloseTcpSocketsOnPort(config_.remote->address.port);
+  bool served = false;
   if (follow && server_unusable_) {
     CoreLog(LogLevel::kInfo, "no agent in this forked child: " + ForkedChildRefusal());
   } else if (follow) {
@@ -233,9 +262,26 @@ void Agent::OnForkChild() {
     env_.Erase(kListenEnv);
     config_.remote.reset();
     started_unix_ms_ = NowUnixMs();
-    if (!StartLocked(kForkPublishDelay)) acceptor_.reset();
+    window_end_at_fork_ = window_end;  // for StartLocked's first task
+    served = StartLocked(kForkPublishDelay).has_value();
+    window_end_at_fork_ = 0;
+    if (!served) acceptor_.reset();
   }
+  // A window the parent's agent opened must end in the child too: with no
+  // agent here to end it, it ends now (jemalloc's fork handlers have run
+  // before this one, so its locks are usable).
+  if (!served && window_end != 0) StopProfilingThisProcess();
   mu_.unlock();
+}
+
+void Agent::InheritWindowOnAcceptThread(int64_t end_unix_ms) {
+  std::lock_guard lock(server_mu_);
+  if (auto r = EnsureServerLocked(); !r) {
+    CoreLog(LogLevel::kWarn, "ending the parent's profiling window now: " + r.error().message);
+    StopProfilingThisProcess();
+    return;
+  }
+  ops_->inherit_window(server_, end_unix_ms);
 }
 
 }  // namespace memprof::agent

@@ -72,6 +72,10 @@ class Agent {
   void StopGrpcOnAcceptThread();
   void OnForkParent();
   void OnForkChild();
+  // In a forked child that starts an agent: the first task of its accept
+  // thread, which keeps the parent's window end (or ends profiling when the
+  // module cannot take it over).
+  void InheritWindowOnAcceptThread(int64_t end_unix_ms);
 
   mutable std::mutex mu_;  // start, stop and fork
   std::mutex server_mu_;   // every call into the server, and fork
@@ -86,6 +90,7 @@ class Agent {
   bool server_live_at_fork_ = false;  // gRPC ran through fork() (MEMPROF_FORK=off)
   bool forking_ = false;  // gRPC stopped for fork(): no restart till after it (server_mu_)
   bool server_unusable_ = false;      // in a child forked while gRPC ran
+  int64_t window_end_at_fork_ = 0;    // the parent's profiling window end (Unix ms), or 0
 };
 
 }  // namespace memprof::agent

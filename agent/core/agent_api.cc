@@ -11,6 +11,7 @@
 #include "agent/core/agent.h"
 #include "agent/core/core_log.h"
 #include "agent/core/env_snapshot.h"
+#include "agent/shared/agent_thread.h"
 #include "memprof/agent.h"
 
 namespace memprof::agent {
@@ -41,6 +42,7 @@ int StartWith(EnvSnapshot env) {
 }
 
 int StartFromEnvironment(bool preloaded) noexcept {
+  const NotSampledHere quiet;  // a host thread: what the agent allocates is not the host's
   try {
     EnvSnapshot env = EnvSnapshot::Capture();
     const AgentConfig config =
@@ -69,6 +71,7 @@ __attribute__((constructor)) void OnLoad() {
 }
 
 __attribute__((destructor)) void OnUnload() {
+  const NotSampledHere quiet;
   try {
     Agent::Instance().StopAtExit();
   } catch (...) {
@@ -84,6 +87,7 @@ extern "C" int memprof_agent_start(void) noexcept {
 }
 
 extern "C" void memprof_agent_stop(void) noexcept {
+  const memprof::agent::NotSampledHere quiet;
   try {
     memprof::agent::Agent::Instance().Stop();
   } catch (...) {

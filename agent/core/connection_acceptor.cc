@@ -14,7 +14,7 @@
 
 #include "agent/core/core_log.h"
 #include "agent/core/private_fd_table.h"
-#include "agent/shared/thread_name.h"
+#include "agent/shared/agent_thread.h"
 
 namespace memprof::agent {
 namespace {
@@ -134,6 +134,7 @@ void ConnectionAcceptor::AbandonAfterFork() {
   if (thread_.joinable()) new std::thread(std::move(thread_));
   wake_read_.Reset();
   wake_write_.Reset();
+  (void)children_.release();
   // mu_ is held since LockForFork(), by this thread.
   if (socket_) socket_->AbandonAfterFork();
   (void)socket_.release();  // its destructor must not run in the child
@@ -141,7 +142,7 @@ void ConnectionAcceptor::AbandonAfterFork() {
 }
 
 void ConnectionAcceptor::Run(std::promise<Result<void>>* started) {
-  NameThisThread("accept");
+  BecomeAgentThread("accept");
   // First of all, before this thread opens anything: the wake-up pipe is
   // the only thing of ours so far, and it stays in the host's table too
   // (host threads write to it).
@@ -158,6 +159,7 @@ void ConnectionAcceptor::Run(std::promise<Result<void>>* started) {
   if (ok) SetRunning(true);
   started->set_value(std::move(prepared));  // `started` is gone after this
   if (!ok) return;
+  if (options_.first_task) options_.first_task();
   if (options_.publish_delay.count() > 0 && !PublishAfterDelay()) {
     SetRunning(false);
     return;
@@ -228,14 +230,34 @@ void ConnectionAcceptor::RunPendingTask() {
   task_cv_.notify_all();
 }
 
+void ConnectionAcceptor::NoteFork(pid_t tid) {
+  {
+    std::lock_guard lock(fork_mu_);
+    forked_by_.push_back(tid);
+  }
+  Wake();
+}
+
+void ConnectionAcceptor::WatchNewChildren() {
+  std::vector<pid_t> tids;
+  {
+    std::lock_guard lock(fork_mu_);
+    tids.swap(forked_by_);
+  }
+  for (pid_t tid : tids) children_->AddChildrenOf(tid);
+}
+
 void ConnectionAcceptor::LoopUntilStopped() {
   int timeout = -1;
   bool backoff = false;
+  std::vector<pollfd> fds;
   while (true) {
-    pollfd fds[2] = {{wake_read_.get(), POLLIN, 0}, {socket_->listen_fd(), POLLIN, 0}};
-    // While backing off, watch only the wake-up descriptor.
+    // The wake-up pipe, the socket, then a pidfd per watched child. While
+    // backing off, the socket is not watched (its events are ignored).
+    fds.assign({{wake_read_.get(), POLLIN, 0}, {backoff ? -1 : socket_->listen_fd(), POLLIN, 0}});
+    children_->AppendPollFds(fds);
     int wait = backoff ? (timeout < 0 ? kBackoffMs : std::min(timeout, kBackoffMs)) : timeout;
-    int n = ::poll(fds, backoff ? 1 : 2, wait);
+    int n = ::poll(fds.data(), fds.size(), wait);
     if (n < 0 && errno != EINTR) {
       CoreLog(LogLevel::kError, std::string("accept loop stopped: poll: ") + std::strerror(errno));
       return;
@@ -248,6 +270,8 @@ void ConnectionAcceptor::LoopUntilStopped() {
     // of a task handed over meanwhile is not lost.
     if (repair == Repair::kNone && n > 0 && fds[0].revents != 0) DrainPipe(wake_read_.get());
     RunPendingTask();
+    if (n > 0) children_->Reap(fds.data() + 2, fds.size() - 2);
+    WatchNewChildren();
     if (repair == Repair::kNone) backoff = n > 0 && fds[1].revents != 0 && !AcceptOne();
     timeout = ToPollTimeout(tick_());
   }

@@ -14,7 +14,9 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "agent/core/child_watch.h"
 #include "agent/core/socket_registry.h"
 #include "agent/shared/owned_fd.h"
 #include "common/fd.h"
@@ -46,6 +48,9 @@ namespace memprof::agent {
 // at the same path (and its wake-up pipe) and logs one note. The connection
 // that woke it is lost with the old socket; clients retry.
 //
+// The thread also watches the children the process forks (child_watch.h)
+// and removes the socket of each that ends without removing it itself.
+//
 // The thread blocks every signal (threads it starts inherit that), so the
 // host's signals are never delivered to it.
 class ConnectionAcceptor {
@@ -64,10 +69,16 @@ class ConnectionAcceptor {
     // Asked once the delay has passed: false publishes nothing (the thread
     // ends), for a child that could not be served anyway.
     std::function<bool()> may_publish;
+    // Run on the thread once it is ready, before the delay (a forked child
+    // takes over its parent's profiling window there).
+    std::function<void()> first_task;
   };
 
   ConnectionAcceptor(Options options, Handler handler, Tick tick)
-      : options_(std::move(options)), handler_(std::move(handler)), tick_(std::move(tick)) {}
+      : options_(std::move(options)),
+        handler_(std::move(handler)),
+        tick_(std::move(tick)),
+        children_(std::make_unique<ChildWatch>(options_.socket_dir)) {}
   ~ConnectionAcceptor() { Stop(); }
   ConnectionAcceptor(const ConnectionAcceptor&) = delete;
   ConnectionAcceptor& operator=(const ConnectionAcceptor&) = delete;
@@ -75,6 +86,9 @@ class ConnectionAcceptor {
   [[nodiscard]] Result<void> Start();
   // Wakes the thread so that it calls `tick` again soon.
   void Wake();
+  // After fork(), in the parent, on the forking thread `tid`: the thread
+  // starts watching the new child (child_watch.h).
+  void NoteFork(pid_t tid);
   // Runs `task` on the accept thread, the one that runs the server, and
   // waits for it (at most 2 s). False when the thread is not running or
   // could not be woken.
@@ -113,6 +127,8 @@ class ConnectionAcceptor {
   // Wakes the thread through a connection to its own socket (when the host
   // closed the wake-up pipe). False if that failed too.
   bool WakeThroughSocket();
+  // Watches the children of the threads NoteFork() named since the last call.
+  void WatchNewChildren();
 
   const Options options_;
   Handler handler_;
@@ -127,6 +143,11 @@ class ConnectionAcceptor {
   // Connections this process made to its own socket only to wake the thread
   // (when the host closed the wake-up pipe): dropped, never served.
   std::atomic<int> self_wakes_{0};
+  // Only the accept thread uses it; a forked child leaks it (the parent's
+  // thread may have been changing it at fork() time).
+  std::unique_ptr<ChildWatch> children_;
+  std::mutex fork_mu_;            // guards forked_by_
+  std::vector<pid_t> forked_by_;  // threads that forked since the thread last looked
 
   // RunOnThread()'s hand-over.
   void RunPendingTask();

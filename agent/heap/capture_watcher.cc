@@ -10,7 +10,7 @@
 #include "agent/allocators/jemalloc_allocator.h"
 #include "agent/allocators/jemalloc_heap_profiler.h"
 #include "agent/logging/agent_logger.h"
-#include "agent/shared/thread_name.h"
+#include "agent/shared/agent_thread.h"
 #include "common/duration.h"
 
 namespace memprof::agent {
@@ -109,7 +109,7 @@ Result<CaptureWatcher::Opened> CaptureWatcher::Open(uint64_t sequence) {
 }
 
 void CaptureWatcher::Loop() {
-  NameThisThread("capture");
+  BecomeAgentThread("capture");
   std::unique_lock lock(mu_);
   while (armed_) {
     cv_.wait_for(lock, poll_);

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "agent/logging/agent_logger.h"
-#include "agent/shared/thread_name.h"
+#include "agent/shared/agent_thread.h"
 #include "common/duration.h"
 #include "common/sample_interval.h"
 
@@ -124,8 +124,29 @@ ProfilingState ProfilingController::StateLocked(const HeapProfiler& profiler) co
 void ProfilingController::ArmLocked(std::chrono::milliseconds window) {
   deadline_ = std::chrono::steady_clock::now() + window;
   window_end_unix_ms_ = NowUnixMs() + window.count();
-  if (!timer_.joinable()) timer_ = std::thread([this] { TimerLoop(); });
+  if (!timer_running_) {
+    // The thread of an earlier window has left its loop (it needs no lock
+    // to end from there).
+    if (timer_.joinable()) timer_.join();
+    timer_running_ = true;
+    timer_ = std::thread([this] { TimerLoop(); });
+  }
   cv_.notify_all();
+}
+
+void ProfilingController::InheritWindow(int64_t end_unix_ms) {
+  auto profiler = allocator_.ReadyProfiler();
+  if (!profiler || !(*profiler)->Active()) return;
+  std::lock_guard lock(mu_);
+  const int64_t left_ms = end_unix_ms - NowUnixMs();
+  if (left_ms <= 0) {
+    EndWindowLocked();
+    return;
+  }
+  ArmLocked(std::chrono::milliseconds(left_ms));
+  window_end_unix_ms_ = end_unix_ms;
+  Logger().info("profiling window inherited from the parent: ends in {}",
+                FormatDuration(std::chrono::milliseconds(left_ms)));
 }
 
 void ProfilingController::DisarmLocked() {
@@ -134,30 +155,33 @@ void ProfilingController::DisarmLocked() {
   cv_.notify_all();
 }
 
+void ProfilingController::EndWindowLocked() {
+  DisarmLocked();
+  ++generation_;
+  if (auto profiler = allocator_.ReadyProfiler()) {
+    if (auto r = (*profiler)->SetActive(false); !r) {
+      Logger().warn("could not end the profiling window: {}", r.error().message);
+    } else {
+      Logger().info("profiling window ended; profiling deactivated");
+    }
+  }
+}
+
 void ProfilingController::TimerLoop() {
   // Named apart from gRPC's threads: the agent waits for those to end before
   // fork(), and this one lives on.
-  NameThisThread("window");
+  BecomeAgentThread("window");
   std::unique_lock lock(mu_);
-  while (!stopping_) {
-    if (!deadline_) {
-      cv_.wait(lock);  // no timeout: an idle agent does not wake up
-      continue;
-    }
+  // Runs while a window is open; a window cancelled, replaced by none or
+  // ended ends the thread (ArmLocked starts the next one).
+  while (!stopping_ && deadline_) {
     const auto deadline = *deadline_;
     cv_.wait_until(lock, deadline);
     if (stopping_ || !deadline_ || *deadline_ != deadline) continue;
     if (std::chrono::steady_clock::now() < deadline) continue;
-    DisarmLocked();
-    ++generation_;
-    if (auto profiler = allocator_.ReadyProfiler()) {
-      if (auto r = (*profiler)->SetActive(false); !r) {
-        Logger().warn("could not end the profiling window: {}", r.error().message);
-      } else {
-        Logger().info("profiling window ended; profiling deactivated");
-      }
-    }
+    EndWindowLocked();
   }
+  timer_running_ = false;
 }
 
 }  // namespace memprof::agent

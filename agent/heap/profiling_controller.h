@@ -50,9 +50,10 @@ struct ActivationChange {
 // can tell whether anyone changed it since it last looked, and make a change
 // conditional on that (`if_generation`: compare-and-set under the lock).
 //
-// Threading: one timer thread, started on the first timed activation and
-// blocked on a condition variable with no timeout while no window is open
-// (no wake-ups when idle). All public methods are thread-safe.
+// Threading: one timer thread ("memprof-window") while a window is open,
+// started by the timed activation and ended with the window (however it
+// ends): an idle agent has no such thread and never wakes up. All public
+// methods are thread-safe.
 class ProfilingController {
  public:
   explicit ProfilingController(const Allocator& allocator) : allocator_(allocator) {}
@@ -77,6 +78,12 @@ class ProfilingController {
   // kFailedPrecondition and changes nothing.
   [[nodiscard]] Result<ActivationChange> Deactivate(uint64_t if_generation = 0);
   int64_t WindowEndUnixMs() const;
+  // In a forked child, the window its parent had open at fork() time (wall
+  // clock, as WindowEndUnixMs()): the child keeps sampling until then and no
+  // longer, as the parent does. An end already past deactivates now. The
+  // parent's samples are the child's too (jemalloc copies them with the
+  // heap); nothing is reset.
+  void InheritWindow(int64_t end_unix_ms);
   // The activation generation: 1 until the first change, never 0 (which in
   // the protocol means "an agent that does not count").
   uint64_t Generation() const;
@@ -85,6 +92,8 @@ class ProfilingController {
   ProfilingState StateLocked(const HeapProfiler& profiler) const;
   Result<void> CheckGenerationLocked(uint64_t if_generation) const;
   void ArmLocked(std::chrono::milliseconds window);
+  // Ends the window now: prof.active=false, a new generation.
+  void EndWindowLocked();
   void DisarmLocked();
   void TimerLoop();
 
@@ -95,6 +104,7 @@ class ProfilingController {
   int64_t window_end_unix_ms_ = 0;
   uint64_t generation_ = 1;
   bool stopping_ = false;
+  bool timer_running_ = false;  // the timer thread has not left its loop
   std::thread timer_;
 };
 

@@ -97,6 +97,12 @@ void AgentServer::StopGrpc() {
   FinishGrpcShutdown(kForkTeardownWait);
 }
 
+int64_t AgentServer::WindowEndUnixMs() const { return engine_->profiling().WindowEndUnixMs(); }
+
+void AgentServer::InheritWindow(int64_t end_unix_ms) {
+  engine_->profiling().InheritWindow(end_unix_ms);
+}
+
 bool AgentServer::Live() const {
   return server_->serving() || remote_ != nullptr || grpc_is_initialized() != 0;
 }

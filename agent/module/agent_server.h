@@ -46,6 +46,10 @@ class AgentServer {
   // Stops gRPC now, cancelling calls in flight, and keeps everything else;
   // Adopt() starts it again, and the next Tick() restarts a remote listener.
   void StopGrpc();
+  // The profiling window's end (Unix ms, 0 for none), and in a forked child
+  // the parent's window to keep (ProfilingController::InheritWindow).
+  int64_t WindowEndUnixMs() const;
+  void InheritWindow(int64_t end_unix_ms);
 
  private:
   explicit AgentServer(const AgentConfig& config);

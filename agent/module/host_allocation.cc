@@ -12,7 +12,8 @@
 //
 // It also names gRPC's threads: gRPC names each thread it starts through
 // pthread_setname_np, which resolves here first; the name gets the
-// "memprof-" prefix so that an operator can tell the agent's threads apart.
+// "memprof-" prefix so that an operator can tell the agent's threads apart,
+// and the thread's allocations are no longer sampled.
 #include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -25,7 +26,8 @@
 #include <cstring>
 #include <new>
 
-#include "agent/allocators/host_symbols.h"
+#include "agent/shared/agent_thread.h"
+#include "agent/shared/host_symbols.h"
 
 namespace memprof::agent {
 namespace {
@@ -117,11 +119,14 @@ MEMPROF_EXPORT size_t malloc_usable_size(void* p) { return host::Host_malloc_usa
 
 MEMPROF_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
   // gRPC's threads get our prefix here; a name that has it already is kept
-  // (our own threads name themselves: shared/thread_name.h).
+  // (our own threads name themselves: shared/agent_thread.h). gRPC names
+  // each of its threads first thing, from the thread itself: that is where
+  // its allocations stop being sampled into the host's heap profile.
   char full[16] = "memprof-";
   if (std::strncmp(name, full, std::strlen(full)) == 0) full[0] = '\0';
   std::strncat(full, name, sizeof(full) - std::strlen(full) - 1);
   if (pthread_equal(thread, pthread_self())) {
+    memprof::agent::StopSamplingThisThread();
     return prctl(PR_SET_NAME, full) == 0 ? 0 : errno;
   }
   using SetNameFn = int (*)(pthread_t, const char*);

@@ -80,8 +80,26 @@ void Destroy(void* server) noexcept {
 
 int GrpcCanStart() noexcept { return InheritedGrpcDescriptorsIntact() ? 1 : 0; }
 
-constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION, &Create, &Adopt, &Tick, &Live,
-                                     &StopGrpc, &Destroy, &GrpcCanStart};
+int64_t WindowEnd(void* server) noexcept { return Of(server).WindowEndUnixMs(); }
+
+void InheritWindow(void* server, int64_t end_unix_ms) noexcept {
+  try {
+    Of(server).InheritWindow(end_unix_ms);
+  } catch (...) {
+    Logger().error("could not take over the parent's profiling window");
+  }
+}
+
+constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION,
+                                     &Create,
+                                     &Adopt,
+                                     &Tick,
+                                     &Live,
+                                     &StopGrpc,
+                                     &Destroy,
+                                     &GrpcCanStart,
+                                     &WindowEnd,
+                                     &InheritWindow};
 
 }  // namespace
 }  // namespace memprof::agent

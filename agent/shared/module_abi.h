@@ -19,7 +19,7 @@ extern "C" {
 
 // Bumped whenever a function below changes; the core refuses a server whose
 // table has another version (a mix of two builds).
-#define MEMPROF_SERVER_ABI_VERSION 2
+#define MEMPROF_SERVER_ABI_VERSION 3
 
 // The symbol the core looks up in the server.
 #define MEMPROF_SERVER_ENTRY "memprof_server_entry"
@@ -55,6 +55,12 @@ typedef struct memprof_server_ops {
   // Whether gRPC could start in this process now: in a forked child, false
   // once the host has closed what gRPC keeps open from the parent.
   int (*grpc_can_start)(void);
+  // When the timed profiling window ends (Unix ms), 0 for none. Asked before
+  // fork(), so that the child can keep the same end.
+  int64_t (*window_end)(void* server);
+  // In a forked child, on a fresh server: profiling that its parent had on
+  // until `end_unix_ms` stops then (at once if that is past).
+  void (*inherit_window)(void* server, int64_t end_unix_ms);
 } memprof_server_ops;
 
 typedef const memprof_server_ops* (*memprof_server_entry_fn)(void);

@@ -1,4 +1,7 @@
-// Fork: a forked child never serves or removes its parent's socket. With
+// Fork: a forked child never serves or removes its parent's socket, and the
+// parent's agent removes the socket of a child that ended without doing so.
+// A child keeps its parent's profiling window: it stops sampling when the
+// parent does. With
 // MEMPROF_FORK=follow (the default) every worker gets an agent of its own,
 // unless its parent's gRPC was live at fork() time (then it is refused, and
 // says why); with off it gets none unless it calls memprof_agent_start().
@@ -71,6 +74,23 @@ class ForkTest : public IntegrationTest {
   }
 
   std::string SocketOf(pid_t pid) const { return SocketDir() + "/" + std::to_string(pid) + ".sock"; }
+
+  // Asks the worker whether jemalloc samples in it (SIGUSR2), and waits for
+  // its answer: the `nth` answer it has printed.
+  static std::optional<bool> WorkerProfActive(TargetProcess& target, pid_t pid, size_t nth) {
+    const std::regex line("worker " + std::to_string(pid) + R"( prof\.active (\d))");
+    auto answers = [&] {
+      const std::string out = target.process().StdoutText();
+      std::vector<bool> found;
+      for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
+        found.push_back((*it)[1] == "1");
+      }
+      return found;
+    };
+    if (::kill(pid, SIGUSR2) != 0) return std::nullopt;
+    if (!WaitUntil([&] { return answers().size() >= nth; }, seconds(30))) return std::nullopt;
+    return answers()[nth - 1];
+  }
 
   void ExpectServedAs(pid_t pid) {
     CommandResult r = Cli({"status", "--pid", std::to_string(pid), "--json"});
@@ -215,6 +235,79 @@ TEST_F(ForkTest, AWorkerForkedAfterTheParentsServerWentIdleGetsItsAgent) {
   EXPECT_EQ(worker->agent, "0") << parent->process().StderrText();
   ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)));
   ExpectServedAs(worker->pid);
+}
+
+}  // namespace
+}  // namespace memprof::integration
+
+namespace memprof::integration {
+namespace {
+
+// A worker killed by a signal runs no destructor; its parent's agent watches
+// it and removes the socket it left.
+TEST_F(ForkTest, TheSocketOfAWorkerKilledByASignalIsRemovedByItsParentsAgent) {
+  TargetProcess* parent = StartForking(false);
+  ASSERT_NE(parent, nullptr);
+  auto worker = AwaitWorker(*parent, 1);
+  ASSERT_TRUE(worker.has_value());
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)))
+      << parent->process().StderrText();
+  ASSERT_EQ(::kill(worker->pid, SIGKILL), 0);
+  EXPECT_TRUE(WaitUntil([&] { return !FileExists(SocketOf(worker->pid)); }, seconds(10)))
+      << "the killed worker's socket is still there";
+  ExpectServedAs(parent->pid());
+  EXPECT_EQ(dir().List(), std::vector<std::string>{std::to_string(parent->pid()) + ".sock"});
+}
+
+// A worker forked during a timed window samples until the parent's window
+// ends, and then no longer.
+TEST_F(ForkTest, AWorkerForkedDuringATimedWindowStopsSamplingWhenTheParentsWindowEnds) {
+  TargetProcess* parent = StartForking(false);
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  CommandResult activate = Cli({"activate", "--pid", std::to_string(parent->pid()), "--for", "4s"});
+  ASSERT_EQ(activate.exit_code, 0) << activate;
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);  // a second worker, inside the window
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)))
+      << parent->process().StderrText();
+  CommandResult parent_status = Cli({"status", "--pid", std::to_string(parent->pid()), "--json"});
+  CommandResult worker_status = Cli({"status", "--pid", std::to_string(worker->pid), "--json"});
+  ASSERT_EQ(parent_status.exit_code, 0) << parent_status;
+  ASSERT_EQ(worker_status.exit_code, 0) << worker_status;
+  const auto parent_json = ParseJsonOutput(parent_status);
+  const auto worker_json = ParseJsonOutput(worker_status);
+  const int64_t window_end = parent_json["window_end_unix_ms"];
+  ASSERT_GT(window_end, 0);
+  EXPECT_EQ(worker_json["window_end_unix_ms"], window_end) << worker_status;
+  // The window ends in both: status says so, and jemalloc in the worker agrees.
+  auto inactive = [&](pid_t pid) {
+    CommandResult r = Cli({"status", "--pid", std::to_string(pid), "--json"});
+    return r.exit_code == 0 && ParseJsonOutput(r)["profiling_active"] == false;
+  };
+  EXPECT_TRUE(WaitUntil([&] { return inactive(parent->pid()); }, seconds(30)));
+  EXPECT_TRUE(WaitUntil([&] { return inactive(worker->pid); }, seconds(30)))
+      << "the worker still samples after its parent's window ended";
+  EXPECT_EQ(WorkerProfActive(*parent, worker->pid, 1), std::optional<bool>(false));
+}
+
+// With MEMPROF_FORK=off a worker has no agent to end the window: it stops
+// sampling at once instead of sampling for nobody.
+TEST_F(ForkTest, WithForkOffAWorkerForkedDuringATimedWindowDoesNotSample) {
+  TargetProcess* parent = StartForking(false, "30s", "off");
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  CommandResult activate = Cli({"activate", "--pid", std::to_string(parent->pid()), "--for", "1h"});
+  ASSERT_EQ(activate.exit_code, 0) << activate;
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_EQ(WorkerProfActive(*parent, worker->pid, 1), std::optional<bool>(false))
+      << "a worker without an agent samples with nobody to end it";
+  CommandResult status = Cli({"status", "--pid", std::to_string(parent->pid()), "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status;
+  EXPECT_EQ(ParseJsonOutput(status)["profiling_active"], true) << "the parent's window goes on";
 }
 
 }  // namespace

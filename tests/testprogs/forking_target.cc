@@ -11,7 +11,9 @@
 // event from it means someone else used the worker's epoll set, and the
 // worker says so ("worker <pid> epoll: foreign event") and exits 3. With
 // --worker-closes-all-fds it closes every descriptor from 3 up
-// (close_range(3, ~0U)) instead, the agent's included.
+// (close_range(3, ~0U)) instead, the agent's included. A worker that gets
+// SIGUSR2 prints "worker <pid> prof.active <0|1>", jemalloc's setting in it.
+#include <jemalloc/jemalloc.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -35,8 +37,19 @@ constexpr std::size_t kBlockBytes = 32 * 1024;
 constexpr std::size_t kMaxWorkers = 16;
 
 std::atomic<int> g_fork_requests{0};
+std::atomic<bool> g_report_requested{false};
 
 void OnForkRequest(int) { g_fork_requests.fetch_add(1); }
+void OnReportRequest(int) { g_report_requested.store(true); }
+
+// "worker <pid> prof.active <0|1>": whether jemalloc samples in this worker.
+void ReportProfActive() {
+  bool active = false;
+  size_t size = sizeof(active);
+  if (mallctl("prof.active", &active, &size, nullptr, 0) != 0) active = false;
+  std::printf("worker %d prof.active %d\n", static_cast<int>(::getpid()), active ? 1 : 0);
+  std::fflush(stdout);
+}
 
 // Allocates and frees steadily, keeping a little, until told to stop.
 __attribute__((noinline)) void WorkerAllocate(std::vector<void*>& kept) {
@@ -90,6 +103,7 @@ int WorkerMain(bool start_agent, CloseFds close_fds) {
   std::vector<void*> kept;
   kept.reserve(256);
   while (!TestProgStopRequested()) {
+    if (g_report_requested.exchange(false)) ReportProfActive();
     WorkerAllocate(kept);
     if (epoll_fd >= 0 && !EpollStillOwn(epoll_fd)) {
       std::printf("worker %d epoll: foreign event\n", static_cast<int>(::getpid()));
@@ -117,11 +131,14 @@ void StopWorkers(const std::vector<pid_t>& workers) {
   for (pid_t pid : workers) ::waitpid(pid, nullptr, 0);
 }
 
-bool InstallForkRequestHandler() {
+bool InstallSignalHandlers() {
   struct sigaction action {};
   action.sa_handler = OnForkRequest;
   sigemptyset(&action.sa_mask);
-  return ::sigaction(SIGUSR1, &action, nullptr) == 0;
+  struct sigaction report = action;
+  report.sa_handler = OnReportRequest;
+  return ::sigaction(SIGUSR1, &action, nullptr) == 0 &&
+         ::sigaction(SIGUSR2, &report, nullptr) == 0;
 }
 
 }  // namespace
@@ -143,7 +160,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (TestProgInstallStopHandlers() != 0 || !InstallForkRequestHandler()) return 1;
+  if (TestProgInstallStopHandlers() != 0 || !InstallSignalHandlers()) return 1;
   if (int rc = memprof_agent_start(); rc < 0) {
     std::fprintf(stderr, "forking_target: memprof_agent_start() failed (%d)\n", rc);
     return 1;

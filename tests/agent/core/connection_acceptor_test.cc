@@ -70,7 +70,7 @@ class ConnectionAcceptorTest : public ::testing::Test {
  protected:
   std::unique_ptr<ConnectionAcceptor> MakeAcceptor(pid_t pid, std::chrono::milliseconds delay) {
     return std::make_unique<ConnectionAcceptor>(
-        ConnectionAcceptor::Options{dir_, pid, delay, nullptr},
+        ConnectionAcceptor::Options{dir_, pid, delay, nullptr, nullptr},
         [this](Fd fd, const PeerCredentials& peer) {
           accepted_ += fd.valid() && peer.pid == ::getpid() ? 1 : 0;
           last_fd_ = fd.get();

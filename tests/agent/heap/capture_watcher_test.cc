@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
 #include "agent/heap/profiling_controller.h"
 #include "tests/agent/test_allocations.h"
+#include "tests/agent/thread_names.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {
@@ -19,17 +18,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using test_support::WaitUntil;
-
-// Threads of this process named `name` (/proc/self/task/*/comm).
-int ThreadsNamed(const std::string& name) {
-  int count = 0;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
-    std::ifstream comm(task.path() / "comm");
-    std::string line;
-    if (std::getline(comm, line) && line == name) ++count;
-  }
-  return count;
-}
 
 class CaptureWatcherTest : public ::testing::Test {
  protected:

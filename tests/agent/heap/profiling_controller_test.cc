@@ -10,7 +10,9 @@
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
 #include "agent/heap/dump_streamer.h"
+#include "common/duration.h"
 #include "tests/agent/test_allocations.h"
+#include "tests/agent/thread_names.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {
@@ -287,6 +289,55 @@ TEST_F(ProfilingControllerTest, DestroyingWithAnOpenWindowDoesNotHang) {
   ASSERT_TRUE(controller_->Activate(std::chrono::hours(1)));
   controller_.reset();
   controller_ = std::make_unique<ProfilingController>(*allocator_);
+}
+
+}  // namespace
+}  // namespace memprof::agent
+
+namespace memprof::agent {
+namespace {
+
+// An idle agent has no window thread: it ends with its window and a new
+// window starts another.
+TEST_F(ProfilingControllerTest, TheWindowThreadEndsWithItsWindow) {
+  ASSERT_EQ(ThreadsNamed("memprof-window"), 0);
+  ASSERT_TRUE(controller_->Activate(seconds(1)));
+  // The thread names itself as it starts.
+  EXPECT_TRUE(WaitUntil([] { return ThreadsNamed("memprof-window") == 1; }, seconds(5)));
+  ASSERT_TRUE(WaitUntil([&] { return !Active(); }, seconds(10)));
+  EXPECT_TRUE(WaitUntil([] { return ThreadsNamed("memprof-window") == 0; }, seconds(5)))
+      << "the window ended, its thread stays";
+  ASSERT_TRUE(controller_->Activate(seconds(60)));
+  EXPECT_TRUE(WaitUntil([] { return ThreadsNamed("memprof-window") == 1; }, seconds(5)));
+  ASSERT_TRUE(controller_->Deactivate());
+  EXPECT_TRUE(WaitUntil([] { return ThreadsNamed("memprof-window") == 0; }, seconds(5)))
+      << "a deactivated window keeps its thread";
+}
+
+TEST_F(ProfilingControllerTest, AnInheritedWindowEndsAtTheParentsEnd) {
+  ASSERT_TRUE(controller_->Activate(std::nullopt));
+  const int64_t end = NowUnixMs() + 1500;
+  controller_->InheritWindow(end);
+  EXPECT_EQ(controller_->WindowEndUnixMs(), end);
+  EXPECT_TRUE(Active());
+  EXPECT_TRUE(WaitUntil([&] { return !Active(); }, seconds(10)));
+  EXPECT_GE(NowUnixMs(), end);
+}
+
+TEST_F(ProfilingControllerTest, AnInheritedWindowThatEndedAlreadyDeactivatesAtOnce) {
+  ASSERT_TRUE(controller_->Activate(std::nullopt));
+  const uint64_t generation = controller_->Generation();
+  controller_->InheritWindow(NowUnixMs() - 1);
+  EXPECT_FALSE(Active());
+  EXPECT_EQ(controller_->WindowEndUnixMs(), 0);
+  EXPECT_GT(controller_->Generation(), generation);
+}
+
+TEST_F(ProfilingControllerTest, NoInheritedWindowWhenNotSampling) {
+  controller_->InheritWindow(NowUnixMs() + 60'000);
+  EXPECT_FALSE(Active());
+  EXPECT_EQ(controller_->WindowEndUnixMs(), 0);
+  EXPECT_EQ(ThreadsNamed("memprof-window"), 0);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-#ifndef MEMPROF_AGENT_ALLOCATORS_HOST_SYMBOLS_H_
-#define MEMPROF_AGENT_ALLOCATORS_HOST_SYMBOLS_H_
+#ifndef MEMPROF_AGENT_SHARED_HOST_SYMBOLS_H_
+#define MEMPROF_AGENT_SHARED_HOST_SYMBOLS_H_
 
 namespace memprof::agent {
 
@@ -12,4 +12,4 @@ void* HostSymbol(const char* name);
 
 }  // namespace memprof::agent
 
-#endif  // MEMPROF_AGENT_ALLOCATORS_HOST_SYMBOLS_H_
+#endif  // MEMPROF_AGENT_SHARED_HOST_SYMBOLS_H_

@@ -1,4 +1,4 @@
-#include "agent/allocators/host_symbols.h"
+#include "agent/shared/host_symbols.h"
 
 #include <dlfcn.h>
 
