@@ -10,7 +10,7 @@
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
 #include "agent/heap/dump_streamer.h"
-#include "tests/agent/test_allocations.h"
+#include "tests/agent/support/test_allocations.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {
