@@ -1,4 +1,4 @@
-#include "tests/agent/test_pki.h"
+#include "tests/support/pki.h"
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <stdexcept>
 
-namespace memprof::agent {
+namespace memprof::test_support {
 namespace {
 
 struct Free {
@@ -127,4 +127,4 @@ std::string EncryptTestKey(const std::string& key, const std::string& passphrase
   return KeyPem(k.get(), EVP_aes_256_cbc(), passphrase);
 }
 
-}  // namespace memprof::agent
+}  // namespace memprof::test_support
