@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 namespace memprof::cli::testing {
@@ -17,9 +16,7 @@ namespace memprof::cli::testing {
 void MakeDirs(const std::string& path) { std::filesystem::create_directories(path); }
 
 void WriteFile(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  if (!out) throw std::runtime_error("cannot write " + path);
+  if (!test_support::WriteFile(path, contents)) throw std::runtime_error("cannot write " + path);
 }
 
 void MakeSocketFile(const std::string& path) {

@@ -20,6 +20,7 @@ using test_support::SpawnOptions;
 using test_support::Subprocess;
 using test_support::TempDir;
 using test_support::WaitUntil;
+using test_support::WriteFile;
 
 }  // namespace memprof::integration
 
