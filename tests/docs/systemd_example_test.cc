@@ -9,7 +9,7 @@
 #include <regex>
 
 #include "tests/docs/cli_help.h"
-#include "tests/integration/harness/command_runner.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/files.h"
 #include "tests/support/required_tool.h"
@@ -18,8 +18,8 @@
 namespace memprof::docs {
 namespace {
 
-using integration::CommandResult;
-using integration::RunCommand;
+using test_support::CommandResult;
+using test_support::RunCommand;
 
 const std::string kSystemdDir = MEMPROF_DOCS_SOURCE_DIR "/packaging/systemd";
 

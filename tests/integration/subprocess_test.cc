@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "tests/integration/harness/command_runner.h"
 #include "tests/integration/harness/target_process.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 

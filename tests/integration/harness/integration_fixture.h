@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/harness/command_runner.h"
 #include "tests/integration/harness/support_names.h"
 #include "tests/integration/harness/target_process.h"
 
