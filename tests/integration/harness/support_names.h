@@ -6,6 +6,7 @@
 // instead of a block of using-declarations in every test.
 #include "tests/support/command_runner.h"
 #include "tests/support/files.h"
+#include "tests/support/socket_files.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
@@ -17,6 +18,8 @@ using test_support::DirectoryEntries;
 using test_support::ExitStatus;
 using test_support::FileExists;
 using test_support::JoinArgv;
+using test_support::ListenOn;
+using test_support::MakeSocketFile;
 using test_support::ReadFile;
 using test_support::RunCommand;
 using test_support::SpawnOptions;
