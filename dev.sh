@@ -52,9 +52,9 @@ readonly PACKAGES=(
   # checks it; redis-server is a third-party jemalloc target; promtool
   # (package prometheus) checks the exporter's exposition format.
   golang-go chromium libxml2-utils prometheus debuginfod
-  # The remote-agent tests make certificates with openssl and two network
-  # namespaces joined by a veth pair with ip (iproute2).
-  openssl iproute2
+  # The remote-agent tests join two network namespaces by a veth pair with ip
+  # (iproute2); their certificates are made in memory (tests/support/pki).
+  iproute2
   # tests/docs: groff renders the man pages, zsh runs the zsh completion,
   # systemd-analyze (package systemd) verifies the example unit.
   groff-base zsh systemd

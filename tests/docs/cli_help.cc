@@ -5,14 +5,14 @@
 #include <regex>
 #include <sstream>
 
-#include "tests/integration/harness/command_runner.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::docs {
 namespace {
 
-using integration::CommandResult;
-using integration::RunCommand;
+using test_support::CommandResult;
+using test_support::RunCommand;
 
 // memprofctl ARGS with an empty socket directory of its own.
 CommandResult Memprofctl(const std::vector<std::string>& args) {

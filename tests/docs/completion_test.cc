@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/docs/cli_help.h"
-#include "tests/integration/harness/command_runner.h"
 #include "tests/integration/harness/integration_fixture.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/required_tool.h"
 #include "tests/support/shell.h"
@@ -14,8 +14,8 @@
 namespace memprof::docs {
 namespace {
 
-using integration::CommandResult;
-using integration::RunCommand;
+using test_support::CommandResult;
+using test_support::RunCommand;
 
 const std::string kCompletionDir = MEMPROF_DOCS_SOURCE_DIR "/packaging/completion";
 const std::string kMemprofctl = MEMPROF_IT_MEMPROFCTL;

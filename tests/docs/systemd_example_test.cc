@@ -6,11 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
 #include "tests/docs/cli_help.h"
-#include "tests/integration/harness/command_runner.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/files.h"
 #include "tests/support/required_tool.h"
@@ -19,15 +18,10 @@
 namespace memprof::docs {
 namespace {
 
-using integration::CommandResult;
-using integration::RunCommand;
+using test_support::CommandResult;
+using test_support::RunCommand;
 
 const std::string kSystemdDir = MEMPROF_DOCS_SOURCE_DIR "/packaging/systemd";
-
-bool WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  return static_cast<bool>(out << text);
-}
 
 class SystemdExampleTest : public ::testing::Test {
  protected:
@@ -56,7 +50,7 @@ TEST_F(SystemdExampleTest, ExporterUnitVerifiesCleanly) {
   // verify checks that ExecStart='s program exists: the built one stands in.
   const std::string unit = std::regex_replace(ExporterUnit(), std::regex("/usr/bin/memprofctl"),
                                               MEMPROF_IT_MEMPROFCTL);
-  ASSERT_TRUE(WriteText(dir_.File("memprof-exporter.service"), unit));
+  ASSERT_TRUE(test_support::WriteFile(dir_.File("memprof-exporter.service"), unit));
   const CommandResult r = Verify(dir_.path(), "memprof-exporter.service");
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_EQ(r.out + r.err, "") << r;
@@ -78,18 +72,20 @@ TEST_F(SystemdExampleTest, ExporterUnitUsesOnlyOptionsTheExporterHas) {
 }
 
 TEST_F(SystemdExampleTest, PreloadDropInVerifiesCleanly) {
-  ASSERT_TRUE(WriteText(dir_.File("memprof-docs-demo.service"),
-                        std::string("[Service]\nExecStart=") + MEMPROF_IT_MEMPROFCTL + " list\n"));
+  ASSERT_TRUE(test_support::WriteFile(
+      dir_.File("memprof-docs-demo.service"),
+      std::string("[Service]\nExecStart=") + MEMPROF_IT_MEMPROFCTL + " list\n"));
   const std::string dropins = dir_.File("memprof-docs-demo.service.d");
   ASSERT_TRUE(std::filesystem::create_directory(dropins));
   const std::string conf = test_support::ReadFile(kSystemdDir + "/memprof-preload.conf");
   ASSERT_NE(conf.find("Environment=LD_PRELOAD="), std::string::npos);
-  ASSERT_TRUE(WriteText(dropins + "/memprof-preload.conf", conf));
+  ASSERT_TRUE(test_support::WriteFile(dropins + "/memprof-preload.conf", conf));
   const CommandResult r = Verify(dir_.path(), "memprof-docs-demo.service");
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_EQ(r.out + r.err, "") << r;
   // The drop-in is read: a broken copy of it is complained about.
-  ASSERT_TRUE(WriteText(dropins + "/memprof-preload.conf", conf + "NoSuchSetting=1\n"));
+  ASSERT_TRUE(
+      test_support::WriteFile(dropins + "/memprof-preload.conf", conf + "NoSuchSetting=1\n"));
   const CommandResult broken = Verify(dir_.path(), "memprof-docs-demo.service");
   EXPECT_NE(broken.err.find("NoSuchSetting"), std::string::npos) << broken;
 }

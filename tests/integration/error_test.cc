@@ -1,15 +1,11 @@
 // Every error memprofctl can meet: the exit code, the message (what is wrong
 // and what to do) and that nothing is left behind.
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
-#include <cstring>
 #include <string>
 
-#include "common/fd.h"
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
 
@@ -268,15 +264,9 @@ TEST_F(ErrorTest, MissingSocketDirectory) {
 TEST_F(ErrorTest, StaleSocketOfALiveProcess) {
   TargetProcess* t = StartGlibc(/*with_agent=*/false);
   ASSERT_NE(t, nullptr);
-  {
-    Fd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    ASSERT_TRUE(sock.valid());
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, t->socket_path().c_str(), sizeof(addr.sun_path) - 1);
-    ASSERT_EQ(::bind(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    ASSERT_EQ(::chmod(t->socket_path().c_str(), 0600), 0);
-  }  // closed without unlink: connect() now gets ECONNREFUSED
+  // Closed without unlink: connect() now gets ECONNREFUSED.
+  ASSERT_NO_THROW(MakeSocketFile(t->socket_path()));
+  ASSERT_EQ(::chmod(t->socket_path().c_str(), 0600), 0);
   ASSERT_TRUE(FileExists(t->socket_path()));
   ExpectCliError(CliFor(*t, "status"), 3, "stale");
   ExpectCliError(Cli({"status"}), 3, "");

@@ -1,15 +1,11 @@
 // memprofctl list against real processes: it removes the sockets that are
 // provably stale, leaves a live agent's socket alone, and shows each
 // process's parent so that a master and its workers read as a family.
-#include <sys/socket.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
-#include <cstring>
 #include <iterator>
 #include <optional>
 #include <regex>
@@ -17,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "common/fd.h"
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
 #include "tests/support/wait_until.h"
@@ -27,22 +22,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-
-// Binds a Unix socket at `path` and closes it without unlinking: the file
-// stays and connect() is refused, as after an exec or an _exit.
-testing::AssertionResult LeaveRefusingSocket(const std::string& path) {
-  Fd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (!sock || path.size() >= sizeof(addr.sun_path)) {
-    return testing::AssertionFailure() << "socket for " << path;
-  }
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  if (::bind(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return testing::AssertionFailure() << "bind " << path << ": " << std::strerror(errno);
-  }
-  return testing::AssertionSuccess();
-}
 
 std::optional<ino_t> Inode(const std::string& path) {
   struct stat st {};
@@ -98,7 +77,7 @@ class ListTest : public IntegrationTest {
     scene.killed_socket = killed->socket_path();
     killed->process().KillAndReap();  // SIGKILL: its socket stays
     EXPECT_TRUE(FileExists(scene.killed_socket));
-    EXPECT_TRUE(LeaveRefusingSocket(scene.execed->socket_path()));
+    EXPECT_NO_THROW(MakeSocketFile(scene.execed->socket_path()));
     return scene;
   }
 };

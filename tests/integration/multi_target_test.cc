@@ -3,8 +3,6 @@
 // the exit code is 6 when any failed.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -193,12 +191,8 @@ TEST_F(MultiTargetTest, HangingTargetIsCutOffAtTheTimeout) {
   TargetProcess* live = StartPlain();
   ASSERT_NE(live, nullptr);
   const std::string path = dir().File(std::to_string(::getpid()) + ".sock");
-  Fd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
-  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(::listen(listener.get(), 8), 0);
+  Fd listener;
+  ASSERT_NO_THROW(listener = ListenOn(path));
   CommandResult r =
       Cli({"status", "--pid", std::to_string(::getpid()) + "," + std::to_string(live->pid()),
            "--timeout", "1s", "--json"});

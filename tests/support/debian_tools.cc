@@ -98,11 +98,6 @@ RequiredTool Xmllint() {
   return VersionProbed("xmllint", {"xmllint"}, "libxml2-utils", {"--version"});
 }
 
-RequiredTool Openssl() {
-  // Also the usual places: Subprocess-based callers run it by its path.
-  return VersionProbed("openssl", {"openssl", "/usr/bin/openssl"}, "openssl", {"version"});
-}
-
 RequiredTool Ip() {
   // A user's PATH often lacks the sbin directories.
   return VersionProbed("ip", {"ip", "/usr/sbin/ip", "/sbin/ip"}, "iproute2", {"-V"});
@@ -141,9 +136,8 @@ RequiredTool SystemdAnalyze() {
 }
 
 std::vector<RequiredTool> ToolsTheTestsRun() {
-  return {Jeprof(),     Promtool(), Chromium(), Xmllint(), Openssl(),       Ip(),
-          Unshare(),    Debuginfod(), Objcopy(), Groff(),  Zsh(),           Bash(),
-          SystemdAnalyze()};
+  return {Jeprof(),     Promtool(), Chromium(), Xmllint(), Ip(),   Unshare(),
+          Debuginfod(), Objcopy(),  Groff(),    Zsh(),     Bash(), SystemdAnalyze()};
 }
 
 }  // namespace memprof::test_support

@@ -19,7 +19,6 @@ RequiredTool Pprof(const std::string& built_path);
 RequiredTool Promtool();
 RequiredTool Chromium();
 RequiredTool Xmllint();
-RequiredTool Openssl();
 RequiredTool Ip();
 RequiredTool Unshare();
 // Debian's debuginfod server (elfutils), and objcopy to split debug files.

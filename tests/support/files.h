@@ -8,6 +8,10 @@ namespace memprof::test_support {
 // The whole file at `path`, bytes as they are ("" when it cannot be read).
 std::string ReadFile(const std::string& path);
 
+// Writes `data` to `path` (created or truncated), bytes as they are;
+// whether it all got there.
+bool WriteFile(const std::string& path, const std::string& data);
+
 // Whether anything (file, directory, socket, dangling symlink) is at `path`.
 bool FileExists(const std::string& path);
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "tests/support/captured_run.h"
+#include "tests/support/command_runner.h"
 
 namespace memprof::test_support {
 namespace {
@@ -50,11 +50,11 @@ std::string NotFound(const RequiredTool& tool, const std::string& search_path) {
 }
 
 std::string ProbeFailed(const RequiredTool& tool, const std::vector<std::string>& argv,
-                        const CapturedRun& run) {
+                        const CommandResult& run) {
   std::ostringstream what;
   what << tool.name << " is installed but cannot run: `" << Join(argv, " ") << "` ";
-  if (!run.error.empty()) {
-    what << "could not start (" << run.error << ").";
+  if (run.spawn_failed) {
+    what << "could not start (" << run.err << ").";
   } else if (run.timed_out) {
     what << "did not finish within " << tool.probe_timeout.count() << " s.";
   } else if (run.exit_code != 0) {
@@ -62,7 +62,7 @@ std::string ProbeFailed(const RequiredTool& tool, const std::vector<std::string>
   } else {
     what << "did not print \"" << tool.probe_expects << "\".";
   }
-  what << " Its output:\n" << Tail(run.output) << "\n" << InstallAdvice(tool, true);
+  what << " Its output:\n" << Tail(run.out + run.err) << "\n" << InstallAdvice(tool, true);
   return what.str();
 }
 
@@ -76,9 +76,10 @@ ToolCheck CheckProgram(const RequiredTool& tool, const std::string& search_path)
   }
   std::vector<std::string> argv = {check.path};
   argv.insert(argv.end(), tool.probe_args.begin(), tool.probe_args.end());
-  const CapturedRun run = RunCaptured(argv, search_path, tool.probe_timeout);
-  const bool ok = run.error.empty() && !run.timed_out && run.exit_code == 0 &&
-                  run.output.find(tool.probe_expects) != std::string::npos;
+  // PATH is search_path for the probe's own children too.
+  const CommandResult run = RunCommandUnchecked(argv, {{"PATH", search_path}}, tool.probe_timeout);
+  const bool ok = !run.spawn_failed && !run.timed_out && run.exit_code == 0 &&
+                  (run.out + run.err).find(tool.probe_expects) != std::string::npos;
   if (!ok) {
     check.problem = ProbeFailed(tool, argv, run);
     check.path.clear();

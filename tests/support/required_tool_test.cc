@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/captured_run.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/debian_tools.h"
 
 namespace memprof::test_support {
@@ -218,21 +218,20 @@ TEST(JeprofCheckTest, NamesFileWhenUsrBinFileIsMissing) {
   if (::geteuid() != 0) argv.insert(argv.begin() + 1, {"--user", "--map-root-user"});
   argv.insert(argv.end(), {"/bin/sh", "-c", kWithoutUsrBinFile, "sh", dir.path(), kJeprofProbeDump,
                            kToolCheck});
-  const CapturedRun run = RunCaptured(argv, CurrentPath(), seconds(120));
-  if (run.exit_code == 99) GTEST_SKIP() << "no private mount namespace here: " << run.output;
+  const CommandResult run = RunCommand(argv, {}, seconds(120));
+  if (run.exit_code == 99) GTEST_SKIP() << "no private mount namespace here: " << run;
   // jeprof's own failure, as on the bare root (which tool it misses first
   // depends on Perl's hash order).
-  EXPECT_TRUE(Contains(run.output, "-pdb' found with prefix specified by --tools")) << run.output;
-  EXPECT_TRUE(Contains(run.output, "jeprof exit status: 1\n")) << run.output;
+  EXPECT_TRUE(Contains(run.out, "-pdb' found with prefix specified by --tools")) << run;
+  EXPECT_TRUE(Contains(run.out, "jeprof exit status: 1\n")) << run;
   // The check's.
-  EXPECT_EQ(run.exit_code, 1) << run.output;
-  EXPECT_TRUE(Contains(run.output,
+  EXPECT_EQ(run.exit_code, 1) << run;
+  EXPECT_TRUE(Contains(run.out,
                        "jeprof cannot run: it needs file (jeprof runs /usr/bin/file to learn a "
                        "binary's type, and without it takes every binary for a Windows one), and "
                        "file is not installed: looked for /usr/bin/file"))
-      << run.output;
-  EXPECT_TRUE(Contains(run.output, "Install the Debian package file: apt-get install file "))
-      << run.output;
+      << run;
+  EXPECT_TRUE(Contains(run.out, "Install the Debian package file: apt-get install file ")) << run;
 }
 
 }  // namespace

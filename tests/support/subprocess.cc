@@ -345,6 +345,26 @@ ExitStatus Subprocess::KillAndReap() {
   return *status_;
 }
 
+Result<Subprocess::PipeRead> Subprocess::ReadReadyPipe(
+    std::chrono::steady_clock::time_point deadline) {
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return PipeRead::kTimeout;
+    pollfd pfd{ready_read_.get(), POLLIN, 0};
+    int rc = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (rc < 0 && errno != EINTR) return Fail(Errno("poll"));
+    if (rc <= 0) continue;
+    char buf[256];
+    ssize_t n = ::read(ready_read_.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(Errno("read"));
+    if (n == 0) return PipeRead::kEof;  // no write end left
+    ready_buffer_.append(buf, static_cast<size_t>(n));
+    return PipeRead::kData;
+  }
+}
+
 Result<std::string> Subprocess::WaitForReadyLine(std::chrono::milliseconds timeout) {
   if (!ready_read_) return Fail(ErrorCode::kInvalidArgument, "no readiness pipe was requested");
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -354,24 +374,16 @@ Result<std::string> Subprocess::WaitForReadyLine(std::chrono::milliseconds timeo
       ready_buffer_.erase(0, nl + 1);
       return line;
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    auto read = ReadReadyPipe(deadline);
+    if (!read) return Fail(read.error());
+    if (*read == PipeRead::kTimeout) {
       return Fail(ErrorCode::kUnavailable,
                   "no readiness line within " + std::to_string(timeout.count()) + " ms");
     }
-    pollfd pfd{ready_read_.get(), POLLIN, 0};
-    int rc = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (rc < 0 && errno != EINTR) return Fail(Errno("poll"));
-    if (rc <= 0) continue;
-    char buf[256];
-    ssize_t n = ::read(ready_read_.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
+    if (*read == PipeRead::kEof) {
       return Fail(ErrorCode::kUnavailable,
                   "the child closed its readiness pipe without writing a line (did it exit?)");
     }
-    ready_buffer_.append(buf, static_cast<size_t>(n));
   }
 }
 
@@ -379,22 +391,13 @@ Result<void> Subprocess::WaitForReadyPipeClosed(std::chrono::milliseconds timeou
   if (!ready_read_) return Fail(ErrorCode::kInvalidArgument, "no readiness pipe was requested");
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    auto read = ReadReadyPipe(deadline);
+    if (!read) return Fail(read.error());
+    if (*read == PipeRead::kEof) return {};
+    if (*read == PipeRead::kTimeout) {
       return Fail(ErrorCode::kUnavailable, "the readiness pipe is still open after " +
                                                std::to_string(timeout.count()) + " ms");
     }
-    pollfd pfd{ready_read_.get(), POLLIN, 0};
-    int rc = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (rc < 0 && errno != EINTR) return Fail(Errno("poll"));
-    if (rc <= 0) continue;
-    char buf[256];
-    ssize_t n = ::read(ready_read_.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Fail(Errno("read"));
-    if (n == 0) return {};  // EOF: no write end left
-    ready_buffer_.append(buf, static_cast<size_t>(n));
   }
 }
 

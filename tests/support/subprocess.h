@@ -103,8 +103,13 @@ class Subprocess {
   std::string StderrText() const;
 
  private:
+  // What one read of the handshake pipe got: something (appended to
+  // ready_buffer_), its end (no write end left), or nothing by the deadline.
+  enum class PipeRead { kData, kEof, kTimeout };
+
   Subprocess() = default;
   bool TryReap(int flags);
+  [[nodiscard]] Result<PipeRead> ReadReadyPipe(std::chrono::steady_clock::time_point deadline);
   void ReaderLoop(int out_fd, int err_fd, int wake_fd);
   bool WaitForOutputEof(std::chrono::steady_clock::time_point deadline);
   void StopReader();

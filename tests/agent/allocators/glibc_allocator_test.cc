@@ -5,7 +5,7 @@
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
 #include "agent/heap/dump_streamer.h"
-#include "tests/agent/test_allocations.h"
+#include "tests/agent/support/test_allocations.h"
 
 namespace memprof::agent {
 namespace {

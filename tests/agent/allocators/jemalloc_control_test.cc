@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/agent/test_allocations.h"
+#include "tests/agent/support/test_allocations.h"
 
 namespace memprof::agent {
 namespace {

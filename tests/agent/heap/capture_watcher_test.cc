@@ -9,8 +9,8 @@
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
 #include "agent/heap/profiling_controller.h"
-#include "tests/agent/test_allocations.h"
-#include "tests/agent/thread_names.h"
+#include "tests/agent/support/test_allocations.h"
+#include "tests/agent/support/thread_names.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {

@@ -11,7 +11,7 @@
 
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
-#include "tests/agent/test_allocations.h"
+#include "tests/agent/support/test_allocations.h"
 
 namespace memprof::agent {
 namespace {

@@ -11,8 +11,8 @@
 #include "agent/allocators/jemalloc_control.h"
 #include "agent/heap/dump_streamer.h"
 #include "common/duration.h"
-#include "tests/agent/test_allocations.h"
-#include "tests/agent/thread_names.h"
+#include "tests/agent/support/test_allocations.h"
+#include "tests/agent/support/thread_names.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {

@@ -15,7 +15,7 @@
 #include "agent/service/peer_registry.h"
 #include "common/sha256.h"
 #include "common/unix_socket.h"
-#include "tests/agent/test_allocations.h"
+#include "tests/agent/support/test_allocations.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {

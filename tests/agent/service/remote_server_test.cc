@@ -1,5 +1,5 @@
 // The remote listener over real TCP and TLS on loopback, with certificates
-// made in memory (tests/agent/test_pki.h).
+// made in memory (tests/support/pki.h).
 #include "agent/service/remote_server.h"
 
 #include <arpa/inet.h>
@@ -14,12 +14,16 @@
 #include "agent/heap/heap_engine.h"
 #include "agent/shared/tcp_port_sockets.h"
 #include "common/fd.h"
-#include "tests/agent/test_pki.h"
+#include "tests/support/pki.h"
 
 namespace memprof::agent {
 namespace {
 
 using std::chrono::seconds;
+using test_support::CertUse;
+using test_support::MakeTestCa;
+using test_support::MakeTestLeaf;
+using test_support::PemPair;
 
 TcpAddress Loopback(uint16_t port) { return TcpAddress{"127.0.0.1", false, port}; }
 

@@ -6,11 +6,17 @@
 
 #include <fstream>
 
-#include "tests/agent/test_pki.h"
+#include "tests/support/pki.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::agent {
 namespace {
+
+using test_support::CertUse;
+using test_support::EncryptTestKey;
+using test_support::MakeTestCa;
+using test_support::MakeTestLeaf;
+using test_support::PemPair;
 
 class TlsMaterialTest : public ::testing::Test {
  protected:

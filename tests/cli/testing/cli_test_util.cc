@@ -1,15 +1,10 @@
 #include "tests/cli/testing/cli_test_util.h"
 
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 namespace memprof::cli::testing {
@@ -17,33 +12,7 @@ namespace memprof::cli::testing {
 void MakeDirs(const std::string& path) { std::filesystem::create_directories(path); }
 
 void WriteFile(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-void MakeSocketFile(const std::string& path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (fd < 0 || path.size() >= sizeof(addr.sun_path)) throw std::runtime_error("bad socket path");
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  const int rc = ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
-  ::close(fd);
-  if (rc != 0) throw std::runtime_error("bind " + path + ": " + std::strerror(errno));
-}
-
-Fd ListenOn(const std::string& path) {
-  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (!fd || path.size() >= sizeof(addr.sun_path)) throw std::runtime_error("bad socket path");
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(fd.get(), 8) != 0) {
-    throw std::runtime_error("listen " + path + ": " + std::strerror(errno));
-  }
-  return fd;
+  if (!test_support::WriteFile(path, contents)) throw std::runtime_error("cannot write " + path);
 }
 
 void MakeProcEntry(const std::string& proc_root, pid_t pid, const std::string& name,

@@ -9,25 +9,23 @@
 
 #include "common/fd.h"
 #include "tests/support/files.h"
+#include "tests/support/socket_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::cli::testing {
 
 // What every test folder shares (tests/support): a private directory under
-// /tmp that is removed with its contents, and reading files.
+// /tmp that is removed with its contents, reading files, and Unix socket
+// files nobody listens on (MakeSocketFile) or nobody answers (ListenOn).
 using test_support::FileExists;
+using test_support::ListenOn;
+using test_support::MakeSocketFile;
 using test_support::ReadFile;
 using test_support::TempDir;
 
 // mkdir -p.
 void MakeDirs(const std::string& path);
 void WriteFile(const std::string& path, const std::string& contents);
-
-// Creates a Unix socket file at `path` that nobody listens on (bind + close).
-void MakeSocketFile(const std::string& path);
-// A Unix socket listening at `path` (connections queue, nobody accepts them)
-// for as long as the returned descriptor is open.
-Fd ListenOn(const std::string& path);
 
 // A fake /proc/<pid> (status and cmdline) under `proc_root`.
 void MakeProcEntry(const std::string& proc_root, pid_t pid, const std::string& name,

@@ -1,7 +1,5 @@
 #include "tests/integration/harness/integration_fixture.h"
 
-#include <fstream>
-
 #include "common/sha256.h"
 #include "tests/integration/harness/support_names.h"
 #include "tests/integration/harness/test_binaries.h"
@@ -165,12 +163,6 @@ void ExpectCliError(const CommandResult& r, int exit_code, const std::string& su
   EXPECT_TRUE(r.err.starts_with("memprofctl: error: ")) << r;
   EXPECT_NE(r.err.find(substring), std::string::npos)
       << "stderr should mention \"" << substring << "\"\n" << r;
-}
-
-bool WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-  return static_cast<bool>(out);
 }
 
 std::string Sha256Hex(const std::string& data) {

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/harness/command_runner.h"
 #include "tests/integration/harness/support_names.h"
 #include "tests/integration/harness/target_process.h"
 
@@ -114,8 +113,7 @@ nlohmann::json ParseJsonOutput(const CommandResult& r);
 // "memprofctl: error: ..." message on stderr containing `substring`.
 void ExpectCliError(const CommandResult& r, int exit_code, const std::string& substring);
 
-// ReadFile and FileExists are tests/support's (support_names.h).
-bool WriteFile(const std::string& path, const std::string& data);
+// ReadFile, WriteFile and FileExists are tests/support's (support_names.h).
 std::string Sha256Hex(const std::string& data);
 
 // The wall clock in Unix milliseconds, as the agent reports window ends.

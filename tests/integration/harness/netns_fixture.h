@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "tests/integration/harness/command_runner.h"
+#include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {
 

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <optional>
 
-#include "tests/integration/harness/command_runner.h"
 #include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {

@@ -15,6 +15,7 @@ struct TlsFixtureOptions {
   // agent listens on (NetnsFixture's side A by default). 127.0.0.1 and
   // DNS:localhost are always added.
   std::string server_ip = "10.77.0.1";
+  // Every certificate is valid from now for this many days.
   int valid_days = 2;
 };
 
@@ -30,12 +31,13 @@ struct TlsFiles {
   std::string wrong_client_key;
 };
 
-// A small PKI for the remote-access tests, made with the `openssl` command
-// line in a private TempDir that is removed with the fixture.
+// A small PKI for the remote-access tests: certificates made in memory by
+// tests/support/pki.h, written as PEM files into a private TempDir that is
+// removed with the fixture.
 class TlsFixture {
  public:
-  // Makes the CAs, keys and certificates. The error carries openssl's output,
-  // or, when openssl cannot run, the package to install.
+  // Makes the CAs, keys and certificates and writes their files. The error
+  // says what could not be made or written.
   [[nodiscard]] static Result<std::unique_ptr<TlsFixture>> Create(
       const TlsFixtureOptions& options = {});
 
@@ -46,18 +48,11 @@ class TlsFixture {
   std::map<std::string, std::string> AgentEnv() const;
 
  private:
-  TlsFixture(TempDir dir, std::string openssl)
-      : dir_(std::move(dir)), openssl_(std::move(openssl)) {}
+  explicit TlsFixture(TempDir dir) : dir_(std::move(dir)) {}
   Result<void> MakeAll(const TlsFixtureOptions& options);
-  Result<void> MakeCa(const std::string& name, const std::string& common_name, int days);
-  Result<void> MakeLeaf(const std::string& name, const std::string& ca, const std::string& cn,
-                        const std::string& extensions, int days);
-  Result<void> Openssl(const std::vector<std::string>& args);
 
   TempDir dir_;
-  std::string openssl_;  // its path
   TlsFiles files_;
-  int next_serial_ = 1;
 };
 
 }  // namespace memprof::integration

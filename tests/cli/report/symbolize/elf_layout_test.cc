@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/fd.h"
-#include "tests/cli/report/symbolize/test_support.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::symbolize {
@@ -90,10 +90,10 @@ TEST(ElfLayoutTest, RejectsNonElf) {
 TEST(BuildIdTest, MatchesReadelf) {
   auto id = BuildId(MEMPROF_SYMBOLIZE_FIXTURE);
   ASSERT_TRUE(id.has_value()) << id.error().message;
-  const testing::CommandResult readelf =
-      testing::RunCommand({MEMPROF_READELF, "-n", MEMPROF_SYMBOLIZE_FIXTURE});
+  const test_support::CommandResult readelf =
+      test_support::RunCommand({MEMPROF_READELF, "-n", MEMPROF_SYMBOLIZE_FIXTURE}, {});
   ASSERT_EQ(readelf.exit_code, 0);
-  EXPECT_NE(readelf.output.find("Build ID: " + *id), std::string::npos) << readelf.output;
+  EXPECT_NE(readelf.out.find("Build ID: " + *id), std::string::npos) << readelf;
   EXPECT_EQ(id->size(), 40u);  // GNU ld's default: SHA-1
 }
 
@@ -109,8 +109,9 @@ TEST(BuildIdTest, Errors) {
 TEST(BuildIdTest, ElfWithoutBuildId) {
   test_support::TempDir dir;
   const std::string copy = dir.File("no-build-id");
-  ASSERT_EQ(testing::RunCommand({MEMPROF_OBJCOPY, "--remove-section=.note.gnu.build-id",
-                                 MEMPROF_SYMBOLIZE_FIXTURE, copy})
+  ASSERT_EQ(test_support::RunCommand({MEMPROF_OBJCOPY, "--remove-section=.note.gnu.build-id",
+                                      MEMPROF_SYMBOLIZE_FIXTURE, copy},
+                                     {})
                 .exit_code,
             0);
   auto id = BuildId(copy);

@@ -18,23 +18,24 @@
 #include "cli/report/symbolize/symbolizer.h"
 #include "common/fd.h"
 #include "tests/cli/report/symbolize/test_support.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::symbolize {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::FixtureProcess;
+using test_support::RunCommand;
+using test_support::TempDir;
 using testing::Basename;
+using testing::FixtureProcess;
 using testing::kMainSource;
 using testing::MarkerLine;
-using testing::RunCommand;
-using test_support::TempDir;
 
 bool Objcopy(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {MEMPROF_OBJCOPY};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv).exit_code == 0;
+  return RunCommand(argv, {}).exit_code == 0;
 }
 
 // What the symbolizer says of the file at `path` (a failure if nothing).
@@ -266,10 +267,10 @@ TEST(SymbolizerFilesTest, SysrootPrefixesEveryPath) {
 // addr2line -f -C -i prints "function\nfile:line" per inline level,
 // innermost first; the same shape as our frames with lines.
 std::vector<std::string> Addr2line(const std::string& binary, uint64_t vaddr) {
-  const testing::CommandResult result =
-      RunCommand({MEMPROF_ADDR2LINE, "-f", "-C", "-i", "-e", binary, "0x" + LowerHex(vaddr)});
+  const test_support::CommandResult result =
+      RunCommand({MEMPROF_ADDR2LINE, "-f", "-C", "-i", "-e", binary, "0x" + LowerHex(vaddr)}, {});
   std::vector<std::string> out;
-  std::istringstream in(result.output);
+  std::istringstream in(result.out);
   for (std::string function, position; std::getline(in, function) && std::getline(in, position);) {
     position = position.substr(0, position.find(" (discriminator"));
     out.push_back(function + " @ " + Basename(position));

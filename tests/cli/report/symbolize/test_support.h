@@ -6,23 +6,19 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "tests/support/subprocess.h"
+
 namespace memprof::symbolize::testing {
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout
-};
-
-// Runs argv[0] (searched in PATH) with the given arguments, no shell.
-CommandResult RunCommand(const std::vector<std::string>& argv);
-
-// A running symbolize_fixture (or a copy of it). The constructor waits
-// (with a deadline, through its stdout pipe) until it has printed its
-// addresses and maps; the destructor closes its stdin, which makes it exit,
-// and reaps it (SIGKILL after a deadline), also when a test failed.
+// A running symbolize_fixture (or a copy of it), a Subprocess of
+// tests/support. The constructor waits (with a deadline) until it has
+// printed its addresses and maps; the destructor closes its stdin, which
+// makes it exit, and reaps it (killed after a deadline), also when a test
+// failed.
 class FixtureProcess {
  public:
   explicit FixtureProcess(const std::string& executable,
@@ -33,18 +29,16 @@ class FixtureProcess {
 
   bool ready() const { return ready_; }
   const std::string& error() const { return error_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_ ? process_->pid() : -1; }
   // A named address it printed ("inline_ra", "lib_ra", ...); 0 if absent.
   uint64_t Address(const std::string& name) const;
   const std::vector<std::string>& maps() const { return maps_; }
 
  private:
-  void ReadUntilReady(std::chrono::milliseconds deadline);
+  void AwaitReady(std::chrono::milliseconds deadline);
   void HandleLine(const std::string& line);
 
-  pid_t pid_ = -1;
-  int stdin_fd_ = -1;
-  int stdout_fd_ = -1;
+  std::unique_ptr<test_support::Subprocess> process_;
   bool ready_ = false;
   std::string error_;
   std::map<std::string, uint64_t> addresses_;

@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_AGENT_TEST_ALLOCATIONS_H_
-#define MEMPROF_TESTS_AGENT_TEST_ALLOCATIONS_H_
+#ifndef MEMPROF_TESTS_AGENT_SUPPORT_TEST_ALLOCATIONS_H_
+#define MEMPROF_TESTS_AGENT_SUPPORT_TEST_ALLOCATIONS_H_
 
 #include <cstdlib>
 #include <cstring>
@@ -40,4 +40,4 @@ inline void FreeAll(std::vector<void*>& blocks) {
 
 }  // namespace memprof::agent
 
-#endif  // MEMPROF_TESTS_AGENT_TEST_ALLOCATIONS_H_
+#endif  // MEMPROF_TESTS_AGENT_SUPPORT_TEST_ALLOCATIONS_H_

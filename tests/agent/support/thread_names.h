@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_AGENT_THREAD_NAMES_H_
-#define MEMPROF_TESTS_AGENT_THREAD_NAMES_H_
+#ifndef MEMPROF_TESTS_AGENT_SUPPORT_THREAD_NAMES_H_
+#define MEMPROF_TESTS_AGENT_SUPPORT_THREAD_NAMES_H_
 
 #include <filesystem>
 #include <fstream>
@@ -20,4 +20,4 @@ inline int ThreadsNamed(const std::string& name) {
 
 }  // namespace memprof::agent
 
-#endif  // MEMPROF_TESTS_AGENT_THREAD_NAMES_H_
+#endif  // MEMPROF_TESTS_AGENT_SUPPORT_THREAD_NAMES_H_

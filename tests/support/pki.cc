@@ -1,4 +1,4 @@
-#include "tests/agent/test_pki.h"
+#include "tests/support/pki.h"
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <stdexcept>
 
-namespace memprof::agent {
+namespace memprof::test_support {
 namespace {
 
 struct Free {
@@ -95,9 +95,9 @@ Ptr<EVP_PKEY> ReadKey(const std::string& pem, const std::string& passphrase = ""
 
 }  // namespace
 
-PemPair MakeTestCa(const std::string& common_name) {
+PemPair MakeTestCa(const std::string& common_name, int from_days, int to_days) {
   Ptr<EVP_PKEY> key = NewKey();
-  Ptr<X509> cert = NewCert(key.get(), common_name, -1, 30);
+  Ptr<X509> cert = NewCert(key.get(), common_name, from_days, to_days);
   X509_set_issuer_name(cert.get(), X509_get_subject_name(cert.get()));
   AddExtension(cert.get(), cert.get(), NID_basic_constraints, "critical,CA:TRUE");
   AddExtension(cert.get(), cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
@@ -117,6 +117,7 @@ PemPair MakeTestLeaf(const PemPair& issuer, const std::string& common_name, Cert
   AddExtension(cert.get(), ca.get(), NID_key_usage, "critical,digitalSignature");
   AddExtension(cert.get(), ca.get(), NID_ext_key_usage,
                use == CertUse::kServer ? "serverAuth" : "clientAuth");
+  AddExtension(cert.get(), ca.get(), NID_authority_key_identifier, "keyid");
   if (!san.empty()) AddExtension(cert.get(), ca.get(), NID_subject_alt_name, san);
   Check(X509_sign(cert.get(), ca_key.get(), EVP_sha256()) > 0, "signing a leaf");
   return {CertPem(cert.get()), KeyPem(key.get())};
@@ -127,4 +128,4 @@ std::string EncryptTestKey(const std::string& key, const std::string& passphrase
   return KeyPem(k.get(), EVP_aes_256_cbc(), passphrase);
 }
 
-}  // namespace memprof::agent
+}  // namespace memprof::test_support

@@ -1,10 +1,10 @@
-#include "tests/integration/harness/command_runner.h"
+#include "tests/support/command_runner.h"
 
 #include <gtest/gtest.h>
 
-#include "tests/integration/harness/support_names.h"
+#include "tests/support/subprocess.h"
 
-namespace memprof::integration {
+namespace memprof::test_support {
 namespace {
 
 std::string Truncated(const std::string& s) {
@@ -15,9 +15,9 @@ std::string Truncated(const std::string& s) {
 
 }  // namespace
 
-CommandResult RunCommand(const std::vector<std::string>& argv,
-                         const std::map<std::string, std::string>& env,
-                         std::chrono::milliseconds timeout) {
+CommandResult RunCommandUnchecked(const std::vector<std::string>& argv,
+                                  const std::map<std::string, std::string>& env,
+                                  std::chrono::milliseconds timeout) {
   CommandResult result;
   result.argv = argv;
   auto start = std::chrono::steady_clock::now();
@@ -25,7 +25,6 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   if (!proc) {
     result.spawn_failed = true;
     result.err = proc.error().message;
-    ADD_FAILURE() << "cannot start " << JoinArgv(argv) << ": " << proc.error().message;
     return result;
   }
   std::optional<ExitStatus> status = (*proc)->Wait(timeout);
@@ -40,7 +39,16 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   result.max_rss_kb = status->max_rss_kb;
   result.out = (*proc)->StdoutText();
   result.err = (*proc)->StderrText();
-  if (result.timed_out) {
+  return result;
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env,
+                         std::chrono::milliseconds timeout) {
+  CommandResult result = RunCommandUnchecked(argv, env, timeout);
+  if (result.spawn_failed) {
+    ADD_FAILURE() << "cannot start " << JoinArgv(argv) << ": " << result.err;
+  } else if (result.timed_out) {
     ADD_FAILURE() << "command did not finish within " << timeout.count() << " ms and was killed\n"
                   << result;
   }
@@ -49,8 +57,9 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 
 std::ostream& operator<<(std::ostream& os, const CommandResult& r) {
   return os << "$ " << JoinArgv(r.argv) << "\nexit code: " << r.exit_code
-            << (r.timed_out ? " (timed out)" : "") << "\n--- stdout ---\n" << Truncated(r.out)
-            << "\n--- stderr ---\n" << Truncated(r.err) << "\n---";
+            << (r.timed_out ? " (timed out)" : "") << "\n--- stdout ---\n"
+            << Truncated(r.out) << "\n--- stderr ---\n"
+            << Truncated(r.err) << "\n---";
 }
 
-}  // namespace memprof::integration
+}  // namespace memprof::test_support

@@ -1,5 +1,5 @@
-// Tests of the integration-test harness itself, against /bin/sh: they need
-// no memprof binary, so they run even before the product is built.
+// Tests of the process and directory helpers themselves (Subprocess,
+// RunCommand, TempDir), against /bin/sh.
 #include "tests/support/subprocess.h"
 
 #include <signal.h>
@@ -9,13 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
-#include "tests/integration/harness/command_runner.h"
-#include "tests/integration/harness/target_process.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 
-namespace memprof::integration {
+namespace memprof::test_support {
 namespace {
 
 using std::chrono::milliseconds;
@@ -154,44 +154,5 @@ TEST(TempDirTest, IsPrivateAndRemovedRecursively) {
   EXPECT_NE(::stat(path.c_str(), &st), 0);
 }
 
-TEST(TargetProcessTest, FailsWithDiagnosticsWhenTargetDiesBeforeReady) {
-  auto dir = TempDir::Create("memprof-it-self");
-  ASSERT_TRUE(dir.has_value());
-  TargetOptions options;
-  options.argv = {"/bin/sh", "-c", "echo boom >&2; exit 9"};
-  options.socket_dir = dir->path();
-  auto target = TargetProcess::Start(options);
-  ASSERT_FALSE(target.has_value());
-  EXPECT_NE(target.error().message.find("boom"), std::string::npos) << target.error().message;
-  EXPECT_NE(target.error().message.find("exited with code 9"), std::string::npos)
-      << target.error().message;
-}
-
-TEST(TargetProcessTest, SocketWaitHasADeadline) {
-  auto dir = TempDir::Create("memprof-it-self");
-  ASSERT_TRUE(dir.has_value());
-  TargetOptions options;
-  options.argv = {"/bin/sh", "-c", "echo ready >&3; exec sleep 1000"};
-  options.socket_dir = dir->path();
-  options.socket_timeout = milliseconds(300);
-  auto target = TargetProcess::Start(options);
-  ASSERT_FALSE(target.has_value());
-  EXPECT_NE(target.error().message.find("did not accept connections"), std::string::npos);
-}
-
-TEST(TargetProcessTest, WithoutConnectingItWaitsForTheSocketFileWithADeadline) {
-  auto dir = TempDir::Create("memprof-it-self");
-  ASSERT_TRUE(dir.has_value());
-  TargetOptions options;
-  options.argv = {"/bin/sh", "-c", "echo ready >&3; exec sleep 1000"};
-  options.socket_dir = dir->path();
-  options.socket_timeout = milliseconds(300);
-  options.connect_to_agent = false;
-  auto target = TargetProcess::Start(options);
-  ASSERT_FALSE(target.has_value());
-  EXPECT_NE(target.error().message.find("did not appear"), std::string::npos)
-      << target.error().message;
-}
-
 }  // namespace
-}  // namespace memprof::integration
+}  // namespace memprof::test_support
