@@ -1,9 +1,7 @@
 #include "agent/core/child_watch.h"
 
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include "agent/core/core_log.h"
 #include "common/fd.h"
 #include "common/socket_path.h"
+#include "common/unix_socket.h"
 
 namespace memprof::agent {
 namespace {
@@ -22,20 +21,6 @@ namespace {
 Fd OpenPidfd(pid_t pid) {
   // pidfd_open(2) since Linux 5.3; its descriptor is close-on-exec.
   return Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-}
-
-// Whether nobody accepts connections on the Unix socket at `path` (refused:
-// the listener is gone). Anything else, including a path too long to try,
-// counts as in use.
-bool NobodyListens(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path)) return false;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!fd) return false;
-  return ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0 &&
-         errno == ECONNREFUSED;
 }
 
 }  // namespace

@@ -92,6 +92,24 @@ class ForkTest : public IntegrationTest {
     return answers()[nth - 1];
   }
 
+  // With the first worker up and gRPC running in the parent (its EventEngine
+  // then exists), has the parent fork a second worker; that worker once its
+  // agent serves.
+  std::optional<Worker> ForkWhileTheParentServes(TargetProcess& parent) {
+    if (!AwaitWorker(parent, 1)) return std::nullopt;
+    ExpectServedAs(parent.pid());
+    if (::kill(parent.pid(), SIGUSR1) != 0) return std::nullopt;
+    auto worker = AwaitWorker(parent, 2);
+    if (!worker) return std::nullopt;
+    if (!WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30))) {
+      ADD_FAILURE() << "worker " << worker->pid << " has no agent\n"
+                    << parent.process().StderrText();
+      return std::nullopt;
+    }
+    ExpectServedAs(worker->pid);
+    return worker;
+  }
+
   void ExpectServedAs(pid_t pid) {
     CommandResult r = Cli({"status", "--pid", std::to_string(pid), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r;
@@ -175,14 +193,8 @@ TEST_F(ForkTest, AWorkerForkedWhileTheParentServesGetsItsOwnAgent) {
 TEST_F(ForkTest, AWorkerThatClosesItsLowDescriptorsGetsAnAgentAndKeepsItsEpollSet) {
   TargetProcess* parent = StartForking(true, "30s", "follow", {"--worker-closes-fds"});
   ASSERT_NE(parent, nullptr);
-  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
-  ExpectServedAs(parent->pid());  // gRPC runs in the parent: its EventEngine now exists
-  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
-  auto worker = AwaitWorker(*parent, 2);
+  auto worker = ForkWhileTheParentServes(*parent);
   ASSERT_TRUE(worker.has_value());
-  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)))
-      << parent->process().StderrText();
-  ExpectServedAs(worker->pid);
   ExpectServedAs(parent->pid());
   EXPECT_FALSE(Exited(worker->pid));
   EXPECT_EQ(parent->process().StdoutText().find("foreign event"), std::string::npos)
@@ -197,14 +209,8 @@ TEST_F(ForkTest, AWorkerThatClosesItsLowDescriptorsGetsAnAgentAndKeepsItsEpollSe
 TEST_F(ForkTest, AWorkerThatClosesEveryDescriptorGetsAnAgentAndKeepsItsEpollSet) {
   TargetProcess* parent = StartForking(true, "30s", "follow", {"--worker-closes-all-fds"});
   ASSERT_NE(parent, nullptr);
-  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
-  ExpectServedAs(parent->pid());  // gRPC runs in the parent: its EventEngine now exists
-  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
-  auto worker = AwaitWorker(*parent, 2);
+  auto worker = ForkWhileTheParentServes(*parent);
   ASSERT_TRUE(worker.has_value());
-  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)))
-      << parent->process().StderrText();
-  ExpectServedAs(worker->pid);
   const std::string heap = dir().File("worker.heap");
   CommandResult dump = Cli({"dump", "--pid", std::to_string(worker->pid), "--out", heap});
   EXPECT_EQ(dump.exit_code, 0) << dump << parent->process().StderrText();
