@@ -20,8 +20,6 @@ std::string FoldedName(const std::string& name) {
   return folded;
 }
 
-constexpr size_t kFlushBytes = 1 << 20;
-
 // Root first: the location's outermost frame first, inlined callees after,
 // joined by ';'. A location recurs in thousands of stacks: built once.
 std::string LocationText(const Location& location) {
@@ -54,7 +52,7 @@ Result<void> CollapsedReportRenderer::Render(const Aggregation& aggregation,
     }
     text += std::to_string(PerlInteger(stack.value));
     text += '\n';
-    if (text.size() >= kFlushBytes) text = writer.Write(std::move(text));
+    if (text.size() >= kReportFlushBytes) text = writer.Write(std::move(text));
   }
   writer.Write(std::move(text));
   writer.Finish();

@@ -61,8 +61,6 @@ Json SymbolizationJson(const SymbolizationSummary& summary) {
           {"modules", modules}};
 }
 
-constexpr size_t kFlushBytes = 1 << 20;
-
 // Names come from binaries and may hold invalid UTF-8: replaced, not thrown.
 std::string Compact(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -198,13 +196,13 @@ template <typename Items, typename AppendItem>
 void WriteArray(std::string_view name, const Items& items, const AppendItem& append_item,
                 std::ostream& out) {
   std::string text = "  \"" + std::string(name) + "\": [";
-  text.reserve(kFlushBytes + (64 << 10));
+  text.reserve(kReportFlushBytes + (64 << 10));
   bool first = true;
   for (const auto& item : items) {
     text += first ? "\n    " : ",\n    ";
     first = false;
     append_item(text, item);
-    if (text.size() >= kFlushBytes) {
+    if (text.size() >= kReportFlushBytes) {
       out.write(text.data(), static_cast<std::streamsize>(text.size()));
       text.clear();
     }

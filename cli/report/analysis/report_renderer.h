@@ -30,6 +30,10 @@ class ReportRenderer {
                                             std::ostream& out) const = 0;
 };
 
+// How much text the renderers of big reports (collapsed, json) build before
+// they write it: a megabyte, so few writes and a bounded buffer.
+inline constexpr size_t kReportFlushBytes = 1 << 20;
+
 // The common end of every Render: turn a failed stream into an Error.
 inline Result<void> CheckWritten(std::ostream& out) {
   out.flush();
