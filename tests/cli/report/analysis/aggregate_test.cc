@@ -1,4 +1,4 @@
-#include "cli/report/analysis/aggregate.h"
+#include "cli/report/aggregate/aggregate.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "cli/report/analysis/base_profile.h"
-#include "cli/report/analysis/jeprof_names.h"
+#include "cli/report/aggregate/base_profile.h"
+#include "cli/report/aggregate/jeprof_names.h"
 #include "tests/cli/report/analysis/fake_symbolizer.h"
 
 namespace memprof::analysis {

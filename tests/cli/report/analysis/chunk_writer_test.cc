@@ -1,4 +1,4 @@
-#include "cli/report/analysis/chunk_writer.h"
+#include "cli/report/render/chunk_writer.h"
 
 #include <gtest/gtest.h>
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/diff_svg.h"
-#include "cli/report/analysis/flame_colors.h"
-#include "cli/report/analysis/flame_graph.h"
-#include "cli/report/analysis/flame_layout.h"
-#include "cli/report/analysis/svg_report.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/render/diff_svg.h"
+#include "cli/report/render/flame_colors.h"
+#include "cli/report/render/flame_graph.h"
+#include "cli/report/render/flame_layout.h"
+#include "cli/report/render/svg_report.h"
 #include "tests/cli/report/analysis/fake_symbolizer.h"
 #include "tests/cli/report/analysis/xml_check.h"
 

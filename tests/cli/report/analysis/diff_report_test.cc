@@ -6,11 +6,11 @@
 #include <sstream>
 #include <string>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/base_profile.h"
-#include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/json_report.h"
-#include "cli/report/analysis/text_report.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/base_profile.h"
+#include "cli/report/render/collapsed_report.h"
+#include "cli/report/render/json_report.h"
+#include "cli/report/render/text_report.h"
 #include "tests/cli/report/analysis/fake_symbolizer.h"
 
 namespace memprof::analysis {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/base_profile.h"
-#include "cli/report/analysis/profile.h"
-#include "cli/report/analysis/report_renderer.h"
-#include "cli/report/analysis/symbolization.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/base_profile.h"
+#include "cli/report/aggregate/symbolization.h"
+#include "cli/report/model/profile.h"
+#include "cli/report/render/report_renderer.h"
 
 namespace memprof::analysis::testing {
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/base_profile.h"
-#include "cli/report/analysis/heap_v2_parser.h"
-#include "cli/report/analysis/svg_report.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/base_profile.h"
+#include "cli/report/aggregate/unsample.h"
+#include "cli/report/parse/heap_v2_parser.h"
+#include "cli/report/render/svg_report.h"
 #include "cli/report/symbolize/symbolizer.h"
 #include "tests/cli/report/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"

@@ -1,6 +1,6 @@
 // The svg flame graph: the call tree, the layout (widths, tiny frames), XML
 // escaping and well-formedness, on the shared fake-symbolized profile.
-#include "cli/report/analysis/flame_graph.h"
+#include "cli/report/render/flame_graph.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/flame_layout.h"
-#include "cli/report/analysis/svg_report.h"
-#include "cli/report/analysis/xml_text.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/render/flame_layout.h"
+#include "cli/report/render/svg_report.h"
+#include "cli/report/render/xml_text.h"
 #include "tests/cli/report/analysis/fake_symbolizer.h"
 #include "tests/cli/report/analysis/xml_check.h"
 #include "tests/support/debian_tools.h"

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "cli/report/analysis/gperftools_parser.h"
-#include "cli/report/analysis/heap_dump_reader.h"
+#include "cli/report/parse/gperftools_parser.h"
+#include "cli/report/parse/heap_dump_reader.h"
 #include "tests/cli/report/analysis/test_util.h"
 
 namespace memprof::analysis {

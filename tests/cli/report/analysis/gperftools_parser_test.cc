@@ -1,4 +1,4 @@
-#include "cli/report/analysis/gperftools_parser.h"
+#include "cli/report/parse/gperftools_parser.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/heap_dump_reader.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/unsample.h"
+#include "cli/report/parse/heap_dump_reader.h"
 
 namespace memprof::analysis {
 namespace {

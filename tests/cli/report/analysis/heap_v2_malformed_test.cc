@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/parse/heap_v2_parser.h"
 #include "tests/cli/report/analysis/test_util.h"
 
 namespace memprof::analysis {

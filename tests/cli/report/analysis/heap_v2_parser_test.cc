@@ -1,4 +1,4 @@
-#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/parse/heap_v2_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/base_profile.h"
-#include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/jeprof_names.h"
-#include "cli/report/analysis/text_report.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/base_profile.h"
+#include "cli/report/aggregate/jeprof_names.h"
+#include "cli/report/aggregate/unsample.h"
+#include "cli/report/render/collapsed_report.h"
+#include "cli/report/render/text_report.h"
 #include "tests/cli/report/analysis/test_util.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/shell.h"

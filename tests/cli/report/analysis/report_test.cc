@@ -6,11 +6,11 @@
 #include <sstream>
 #include <string>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/json_report.h"
-#include "cli/report/analysis/report_format.h"
-#include "cli/report/analysis/text_report.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/render/collapsed_report.h"
+#include "cli/report/render/json_report.h"
+#include "cli/report/render/report_format.h"
+#include "cli/report/render/text_report.h"
 #include "cli/report/symbolize/demangle.h"
 #include "tests/cli/report/analysis/fake_symbolizer.h"
 

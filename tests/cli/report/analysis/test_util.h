@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli/report/analysis/heap_v2_parser.h"
+#include "cli/report/parse/heap_v2_parser.h"
 #include "tests/support/files.h"
 
 namespace memprof::analysis::testing {

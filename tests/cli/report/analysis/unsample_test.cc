@@ -1,4 +1,4 @@
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/unsample.h"
 
 #include <gtest/gtest.h>
 
