@@ -8,7 +8,7 @@
 
 #include "cli/report/aggregate/base_profile.h"
 #include "cli/report/aggregate/jeprof_names.h"
-#include "tests/cli/report/analysis/fake_symbolizer.h"
+#include "tests/cli/report/aggregate/fake_symbolizer.h"
 
 namespace memprof::analysis {
 namespace {

@@ -1,11 +1,10 @@
-#ifndef MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_
-#define MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_
+#ifndef MEMPROF_TESTS_CLI_REPORT_AGGREGATE_FAKE_SYMBOLIZER_H_
+#define MEMPROF_TESTS_CLI_REPORT_AGGREGATE_FAKE_SYMBOLIZER_H_
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <map>
-#include <sstream>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,7 +13,6 @@
 #include "cli/report/aggregate/base_profile.h"
 #include "cli/report/aggregate/symbolization.h"
 #include "cli/report/model/profile.h"
-#include "cli/report/render/report_renderer.h"
 
 namespace memprof::analysis::testing {
 
@@ -104,14 +102,6 @@ inline Aggregation AggregateDiff() {
   return aggregation.value_or(Aggregation{});
 }
 
-// What `renderer` writes for `aggregation`; a failed render fails the test.
-inline std::string Render(const ReportRenderer& renderer, const Aggregation& aggregation) {
-  std::ostringstream out;
-  auto ok = renderer.Render(aggregation, out);
-  EXPECT_TRUE(ok.has_value()) << ok.error().message;
-  return out.str();
-}
-
 }  // namespace memprof::analysis::testing
 
-#endif  // MEMPROF_TESTS_CLI_REPORT_ANALYSIS_FAKE_SYMBOLIZER_H_
+#endif  // MEMPROF_TESTS_CLI_REPORT_AGGREGATE_FAKE_SYMBOLIZER_H_

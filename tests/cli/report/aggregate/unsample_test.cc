@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "tests/cli/report/analysis/test_util.h"
+#include "tests/cli/report/parse/test_util.h"
 
 namespace memprof::analysis {
 namespace {

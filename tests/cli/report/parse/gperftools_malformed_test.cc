@@ -8,7 +8,7 @@
 
 #include "cli/report/parse/gperftools_parser.h"
 #include "cli/report/parse/heap_dump_reader.h"
-#include "tests/cli/report/analysis/test_util.h"
+#include "tests/cli/report/parse/test_util.h"
 
 namespace memprof::analysis {
 namespace {

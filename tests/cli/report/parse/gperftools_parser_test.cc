@@ -2,38 +2,18 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "cli/report/aggregate/unsample.h"
 #include "cli/report/parse/heap_dump_reader.h"
+#include "tests/cli/report/parse/gperftools_profiles.h"
 
 namespace memprof::analysis {
 namespace {
 
-// As gperftools 2.10's heap profiler writes it (padding, 0x%08 addresses,
-// a stack whose objects were all freed again, a CRLF line).
-const std::string kHeapProfile =
-    "heap profile:    3:     3072 [  1003:  1003072] @ heapprofile\n"
-    "     2:     2048 [     2:     2048] @ 0x00401000 0x00402000 0x00403000\n"
-    "     1:     1024 [     1:     1024] @ 0x00401100 0x00402000\r\n"
-    "     0:        0 [  1000:  1000000] @ 0x00401200 0x00402000\n"
-    "\n"
-    "MAPPED_LIBRARIES:\n"
-    "00400000-00410000 r-xp 00000000 08:01 42    /usr/bin/app\n";
-
-// As tcmalloc's GetHeapSample writes it: one line per sampled object,
-// brackets repeating the counts, the allocator's own frames at the leaf.
-const std::string kHeapSample =
-    "heap profile:      3:  2101248 [     3:  2101248] @ heap_v2/524288\n"
-    "     1:  1048576 [     1:  1048576] @ 0x7f00000010 0x401000 0x402000\n"
-    "     1:  1048576 [     1:  1048576] @ 0x7f00000010 0x401000 0x402000\n"
-    "     1:     4096 [     1:     4096] @ 0x7f00000010 0x401100 0x402000\n"
-    "\n"
-    "MAPPED_LIBRARIES:\n"
-    "00400000-00410000 r-xp 00000000 08:01 42    /usr/bin/app\n";
+using testing::kHeapProfile;
+using testing::kHeapSample;
 
 TEST(GperftoolsParserTest, ParsesTheHeapProfilersProfile) {
   auto dump = ParseGperftoolsText(kHeapProfile, "t.prof");
@@ -82,44 +62,6 @@ TEST(GperftoolsParserTest, AcceptsObjectsOfZeroBytesFromMallocOfZero) {
       "heap profile: 1: 0 [1: 0] @ heapprofile\n1: 0 [1: 0] @ 0x1\n\nMAPPED_LIBRARIES:\n", "t");
   ASSERT_TRUE(dump.has_value()) << dump.error().message;
   EXPECT_EQ(dump->records[0].counts.inuse.objects, 1u);
-}
-
-TEST(GperftoolsParserTest, TheHeapProfilersCountsAreExact) {
-  auto dump = ParseGperftoolsText(kHeapProfile, "t.prof");
-  ASSERT_TRUE(dump.has_value());
-  HeapProfile profile = Unsample(std::move(*dump));
-  EXPECT_EQ(profile.format, DumpFormat::kGperftoolsHeapProfile);
-  EXPECT_TRUE(profile.has_alloc);
-  ASSERT_EQ(profile.samples.size(), 3u);
-  EXPECT_EQ(profile.samples[0].inuse.bytes, 2048);
-  EXPECT_EQ(profile.samples[0].inuse.objects, 2);
-  EXPECT_EQ(profile.samples[2].alloc.bytes, 1000000);
-  EXPECT_EQ(profile.samples[2].inuse.bytes, 0);
-}
-
-// pprof's scaleHeapSample for heap_v2/N: 1 / (1 - exp(-average/N)), per line,
-// and identical stacks merged after scaling.
-TEST(GperftoolsParserTest, TheSamplersCountsAreUnsampledAsPprofDoes) {
-  auto dump = ParseGperftoolsText(kHeapSample, "t.prof");
-  ASSERT_TRUE(dump.has_value());
-  HeapProfile profile = Unsample(std::move(*dump));
-  EXPECT_FALSE(profile.has_alloc);
-  ASSERT_EQ(profile.samples.size(), 2u);
-  const double big = 1 / (1 - std::exp(-1048576.0 / 524288));
-  const double small = 1 / (1 - std::exp(-4096.0 / 524288));
-  EXPECT_DOUBLE_EQ(profile.samples[0].inuse.objects, 2 * big);
-  EXPECT_DOUBLE_EQ(profile.samples[0].inuse.bytes, 2 * 1048576 * big);
-  EXPECT_DOUBLE_EQ(profile.samples[1].inuse.bytes, 4096 * small);
-  EXPECT_EQ(profile.samples[1].alloc.bytes, 0);
-}
-
-TEST(GperftoolsParserTest, APeriodOfOneIsNotScaled) {
-  auto dump = ParseGperftoolsText(
-      "heap profile: 1: 8 [1: 8] @ heap_v2/1\n1: 8 [1: 8] @ 0x1\n\nMAPPED_LIBRARIES:\n", "t");
-  ASSERT_TRUE(dump.has_value()) << dump.error().message;
-  HeapProfile profile = Unsample(std::move(*dump));
-  EXPECT_EQ(profile.samples[0].inuse.bytes, 8);
-  EXPECT_EQ(profile.sample_period, 1u);
 }
 
 TEST(HeapDumpReaderTest, TellsTheFormatsApartByTheFirstLine) {

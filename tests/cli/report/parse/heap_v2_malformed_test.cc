@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/report/parse/heap_v2_parser.h"
-#include "tests/cli/report/analysis/test_util.h"
+#include "tests/cli/report/parse/test_util.h"
 
 namespace memprof::analysis {
 namespace {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/cli/report/analysis/test_util.h"
+#include "tests/cli/report/parse/test_util.h"
 
 namespace memprof::analysis {
 namespace {

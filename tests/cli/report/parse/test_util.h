@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_CLI_REPORT_ANALYSIS_TEST_UTIL_H_
-#define MEMPROF_TESTS_CLI_REPORT_ANALYSIS_TEST_UTIL_H_
+#ifndef MEMPROF_TESTS_CLI_REPORT_PARSE_TEST_UTIL_H_
+#define MEMPROF_TESTS_CLI_REPORT_PARSE_TEST_UTIL_H_
 
 #include <cstddef>
 #include <ostream>
@@ -48,4 +48,4 @@ inline Result<HeapDump> ParseText(const std::string& text, const ParseLimits& li
 
 }  // namespace memprof::analysis::testing
 
-#endif  // MEMPROF_TESTS_CLI_REPORT_ANALYSIS_TEST_UTIL_H_
+#endif  // MEMPROF_TESTS_CLI_REPORT_PARSE_TEST_UTIL_H_

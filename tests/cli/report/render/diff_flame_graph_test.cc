@@ -14,8 +14,8 @@
 #include "cli/report/render/flame_graph.h"
 #include "cli/report/render/flame_layout.h"
 #include "cli/report/render/svg_report.h"
-#include "tests/cli/report/analysis/fake_symbolizer.h"
-#include "tests/cli/report/analysis/xml_check.h"
+#include "tests/cli/report/aggregate/fake_symbolizer.h"
+#include "tests/cli/report/render/xml_check.h"
 
 namespace memprof::analysis {
 namespace {

@@ -19,7 +19,7 @@
 #include "cli/report/parse/heap_v2_parser.h"
 #include "cli/report/render/svg_report.h"
 #include "cli/report/symbolize/symbolizer.h"
-#include "tests/cli/report/analysis/xml_check.h"
+#include "tests/cli/report/render/xml_check.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/files.h"
 #include "tests/support/shell.h"
@@ -36,7 +36,7 @@ using test_support::ShellOutput;
 const std::string kTarget = MEMPROF_MANY_STACKS_TARGET;
 constexpr int kStacks = 300;
 
-// The libdwfl symbolizer behind the analysis interface. The aggregation
+// The libdwfl symbolizer behind the AddressSymbolizer interface. The aggregation
 // hands over lookup addresses (callers already minus one), so ResolvePc.
 class DwflSymbolizer final : public AddressSymbolizer {
  public:

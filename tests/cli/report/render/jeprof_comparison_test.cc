@@ -19,7 +19,7 @@
 #include "cli/report/aggregate/unsample.h"
 #include "cli/report/render/collapsed_report.h"
 #include "cli/report/render/text_report.h"
-#include "tests/cli/report/analysis/test_util.h"
+#include "tests/cli/report/parse/test_util.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/shell.h"
 #include "tests/support/temp_dir.h"

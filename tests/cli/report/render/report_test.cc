@@ -12,7 +12,8 @@
 #include "cli/report/render/report_format.h"
 #include "cli/report/render/text_report.h"
 #include "cli/report/symbolize/demangle.h"
-#include "tests/cli/report/analysis/fake_symbolizer.h"
+#include "tests/cli/report/aggregate/fake_symbolizer.h"
+#include "tests/cli/report/render/render_util.h"
 
 namespace memprof::analysis {
 namespace {

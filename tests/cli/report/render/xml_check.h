@@ -1,5 +1,5 @@
-#ifndef MEMPROF_TESTS_CLI_REPORT_ANALYSIS_XML_CHECK_H_
-#define MEMPROF_TESTS_CLI_REPORT_ANALYSIS_XML_CHECK_H_
+#ifndef MEMPROF_TESTS_CLI_REPORT_RENDER_XML_CHECK_H_
+#define MEMPROF_TESTS_CLI_REPORT_RENDER_XML_CHECK_H_
 
 #include <cctype>
 #include <string>
@@ -134,4 +134,4 @@ inline XmllintResult RunXmllint(const std::string& xmllint, const std::string& p
 
 }  // namespace memprof::analysis::testing
 
-#endif  // MEMPROF_TESTS_CLI_REPORT_ANALYSIS_XML_CHECK_H_
+#endif  // MEMPROF_TESTS_CLI_REPORT_RENDER_XML_CHECK_H_
