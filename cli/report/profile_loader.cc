@@ -11,8 +11,8 @@
 #include <thread>
 #include <utility>
 
-#include "cli/report/analysis/heap_dump_reader.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/unsample.h"
+#include "cli/report/parse/heap_dump_reader.h"
 #include "common/fd.h"
 
 namespace memprof::report {

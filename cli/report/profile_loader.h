@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/profile.h"
+#include "cli/report/model/profile.h"
 #include "common/result.h"
 
 namespace memprof::report {

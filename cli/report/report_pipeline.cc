@@ -6,13 +6,13 @@
 #include <memory>
 #include <utility>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/base_profile.h"
-#include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/json_report.h"
-#include "cli/report/analysis/report_renderer.h"
-#include "cli/report/analysis/svg_report.h"
-#include "cli/report/analysis/text_report.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/base_profile.h"
+#include "cli/report/render/collapsed_report.h"
+#include "cli/report/render/json_report.h"
+#include "cli/report/render/report_renderer.h"
+#include "cli/report/render/svg_report.h"
+#include "cli/report/render/text_report.h"
 #include "cli/report/merge/profile_merge.h"
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/report/analysis/profile.h"
-#include "cli/report/analysis/symbolization_summary.h"
+#include "cli/report/aggregate/symbolization_summary.h"
+#include "cli/report/model/profile.h"
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolize/symbolizer_options.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/symbolization_summary.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/symbolization_summary.h"
 #include "cli/report/symbolize/module_report.h"
 
 namespace memprof::report {

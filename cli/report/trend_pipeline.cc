@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
+#include "cli/report/aggregate/aggregate.h"
 #include "cli/report/merge/profile_merge.h"
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/profile_loader.h"

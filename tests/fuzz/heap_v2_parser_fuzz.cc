@@ -9,15 +9,15 @@
 #include <sstream>
 #include <string>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/base_profile.h"
-#include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/heap_dump_reader.h"
-#include "cli/report/analysis/heap_v2_parser.h"
-#include "cli/report/analysis/json_report.h"
-#include "cli/report/analysis/symbolization.h"
-#include "cli/report/analysis/text_report.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/base_profile.h"
+#include "cli/report/aggregate/symbolization.h"
+#include "cli/report/aggregate/unsample.h"
+#include "cli/report/parse/heap_dump_reader.h"
+#include "cli/report/parse/heap_v2_parser.h"
+#include "cli/report/render/collapsed_report.h"
+#include "cli/report/render/json_report.h"
+#include "cli/report/render/text_report.h"
 #include "tests/fuzz/null_buffer.h"
 
 namespace {

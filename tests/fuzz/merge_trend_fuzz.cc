@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
-#include "cli/report/analysis/collapsed_report.h"
-#include "cli/report/analysis/heap_dump_reader.h"
-#include "cli/report/analysis/symbolization.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/symbolization.h"
+#include "cli/report/aggregate/unsample.h"
 #include "cli/report/merge/profile_merge.h"
+#include "cli/report/parse/heap_dump_reader.h"
+#include "cli/report/render/collapsed_report.h"
 #include "cli/report/trend/trend.h"
 #include "cli/report/trend/trend_report.h"
 #include "tests/fuzz/null_buffer.h"

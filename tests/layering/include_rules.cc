@@ -62,6 +62,66 @@ std::string_view CommandOf(std::string_view path) {
   return end == std::string_view::npos ? "" : name.substr(0, end);
 }
 
+// The folder right under cli/report/ ("parse", ...) of a path in the report
+// engine, "" for the pipeline files at the top of cli/report/ (report_pipeline.cc, ...).
+std::string_view ReportFolder(std::string_view path) {
+  constexpr std::string_view kDir = "cli/report/";
+  std::string_view rest = path.substr(kDir.size());
+  const size_t slash = rest.find('/');
+  return slash == std::string_view::npos ? "" : rest.substr(0, slash);
+}
+
+// Rank in the report engine's data flow; a folder may include strictly lower
+// ranks (and itself). -1: unknown (a new folder must be given a place here).
+//   {model, symbolize} < parse < {aggregate, merge} < {render, pprof} < trend < the pipeline
+int ReportRank(std::string_view folder) {
+  static constexpr std::array<std::pair<std::string_view, int>, 9> kRanks{{
+      {"model", 0},      // the profile every stage passes on
+      {"symbolize", 0},  // addresses to frames, on common/ only
+      {"parse", 1},
+      {"aggregate", 2},
+      {"merge", 2},  // several profiles into one
+      {"render", 3},
+      {"pprof", 3},  // the other output: pprof's proto
+      {"trend", 4},  // a series of aggregations, fitted, in render's number format
+      {"", 5},       // the files at the top of cli/report/: the pipeline
+  }};
+  for (const auto& [name, rank] : kRanks) {
+    if (name == folder) return rank;
+  }
+  return -1;
+}
+
+std::string ReportFolderName(std::string_view folder) {
+  return folder.empty() ? "cli/report/'s pipeline files"
+                        : "cli/report/" + std::string(folder) + "/";
+}
+
+// Inside the report engine: each folder includes only those before it in the
+// data flow. A folder with no rank fails on every include of the engine, its
+// own headers too, so a new stage cannot go unranked.
+std::optional<std::string> CheckReportEngine(std::string_view file, std::string_view included) {
+  const std::string_view from = ReportFolder(file);
+  const std::string_view to = ReportFolder(included);
+  const int from_rank = ReportRank(from);
+  const int to_rank = ReportRank(to);
+  if (from_rank < 0 || to_rank < 0) {
+    return Violation(file, included,
+                     ReportFolderName(from_rank < 0 ? from : to) +
+                         " has no place in the report engine's stage order "
+                         "(tests/layering/include_rules.cc)");
+  }
+  if (from == to) return std::nullopt;
+  if (to_rank >= from_rank) {
+    return Violation(file, included,
+                     ReportFolderName(from) +
+                         " may include only the report engine's folders before it in the data "
+                         "flow: {model, symbolize} < parse < {aggregate, merge} < {render, pprof} "
+                         "< trend < the pipeline files");
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CheckCli(std::string_view file, std::string_view included) {
   const std::string_view from = CliFolder(file);
   const std::string_view to = CliFolder(included);
@@ -70,6 +130,7 @@ std::optional<std::string> CheckCli(std::string_view file, std::string_view incl
                      "the report engine depends on common/ only (no other CLI folder, no gRPC, "
                      "no CLI11)");
   }
+  if (from == "report" && to == "report") return CheckReportEngine(file, included);
   if (to.empty() || to == from) {
     const std::string_view mine = CommandOf(file);
     const std::string_view theirs = CommandOf(included);

@@ -22,6 +22,11 @@ namespace memprof::layering {
 //     generated proto;
 //   - the report engine (cli/report/) includes no other CLI folder, and
 //     neither gRPC, the generated memprof proto nor CLI11;
+//   - inside the report engine, a folder includes only folders before it in
+//     the data flow:
+//       {model, symbolize} < parse < {aggregate, merge} < {render, pprof} < trend
+//       < the pipeline (the files at the top of cli/report/)
+//     (a folder without a rank fails on every include of the engine);
 //   - inside cli/, a folder includes only folders below it:
 //       io < launch < client < targets < {collect, exporter} < commands < app < main.cc
 //     (collect and exporter are siblings and include neither each other);

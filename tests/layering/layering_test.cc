@@ -90,14 +90,90 @@ TEST(IncludeRulesTest, UnknownAgentFolderMustBeGivenAPlace) {
 }
 
 TEST(IncludeRulesTest, ReportEngineIncludesNoOtherCliFolderNorGrpcNorCli11) {
-  EXPECT_EQ(CheckInclude("cli/report/pprof/pprof_writer.cc", "cli/report/analysis/profile.h"),
+  EXPECT_EQ(CheckInclude("cli/report/pprof/pprof_writer.cc", "cli/report/model/profile.h"),
             std::nullopt);
   EXPECT_EQ(CheckInclude("cli/report/report_pipeline.cc", "common/result.h"), std::nullopt);
   EXPECT_NE(CheckInclude("cli/report/report_pipeline.cc", "cli/io/logging.h"), std::nullopt);
-  EXPECT_NE(CheckInclude("cli/report/analysis/aggregate.cc", "<CLI/CLI.hpp>"), std::nullopt);
-  EXPECT_NE(CheckInclude("cli/report/analysis/aggregate.cc", "<grpcpp/grpcpp.h>"), std::nullopt);
-  EXPECT_NE(CheckInclude("cli/report/analysis/aggregate.cc", "memprof/v1/memory_profile.pb.h"),
+  EXPECT_NE(CheckInclude("cli/report/aggregate/aggregate.cc", "<CLI/CLI.hpp>"), std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/aggregate/aggregate.cc", "<grpcpp/grpcpp.h>"), std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/aggregate/aggregate.cc", "memprof/v1/memory_profile.pb.h"),
             std::nullopt);
+}
+
+TEST(IncludeRulesTest, ReportStagesIncludeOnlyStagesBeforeThem) {
+  // Down the data flow: allowed.
+  EXPECT_EQ(CheckInclude("cli/report/parse/heap_v2_parser.h", "cli/report/model/profile.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/aggregate/unsample.h", "cli/report/parse/heap_v2_parser.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/render/text_report.h", "cli/report/aggregate/aggregate.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/render/svg_report.cc", "cli/report/render/xml_text.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/merge/address_space.h", "cli/report/symbolize/memory_map.h"),
+            std::nullopt);
+  EXPECT_EQ(
+      CheckInclude("cli/report/pprof/location_table.cc", "cli/report/aggregate/jeprof_names.h"),
+      std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/trend/trend_report.cc", "cli/report/render/report_format.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/report_pipeline.cc", "cli/report/render/json_report.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/trend_pipeline.cc", "cli/report/trend/trend_report.h"),
+            std::nullopt);
+  // Back up the data flow: refused.
+  EXPECT_NE(CheckInclude("cli/report/parse/heap_v2_parser.cc", "cli/report/render/text_report.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/parse/heap_v2_parser.cc", "cli/report/aggregate/unsample.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/aggregate/aggregate.cc", "cli/report/render/report_format.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/model/profile.h", "cli/report/parse/heap_v2_parser.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/render/json_report.cc", "cli/report/trend/trend.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/render/json_report.cc", "cli/report/report_pipeline.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/trend/trend.cc", "cli/report/profile_loader.h"), std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/symbolize/symbolizer.cc", "cli/report/aggregate/aggregate.h"),
+            std::nullopt);
+  // Siblings include neither each other.
+  EXPECT_NE(CheckInclude("cli/report/render/svg_report.cc", "cli/report/pprof/pprof_writer.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/pprof/pprof_writer.cc", "cli/report/render/text_report.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/aggregate/aggregate.cc", "cli/report/merge/profile_merge.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/merge/profile_merge.cc", "cli/report/aggregate/unsample.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/symbolize/symbolizer.cc", "cli/report/model/profile.h"),
+            std::nullopt);
+  const auto why = CheckInclude("cli/report/parse/heap_v2_parser.cc", "cli/report/render/x.h");
+  ASSERT_NE(why, std::nullopt);
+  EXPECT_NE(why->find("before it in the data flow"), std::string::npos) << *why;
+}
+
+TEST(IncludeRulesTest, UnknownReportFolderMustBeGivenAPlace) {
+  struct Case {
+    const char* file;
+    const char* included;
+    const char* unranked;  // the folder the message must name
+  };
+  for (const Case& c : {
+           Case{"cli/report/newstage/x.cc", "cli/report/parse/heap_v2_parser.h", "newstage"},
+           // Even its own headers, so that a new folder cannot go unranked.
+           Case{"cli/report/newstage/x.cc", "cli/report/newstage/x.h", "newstage"},
+           Case{"cli/report/render/text_report.cc", "cli/report/newstage/x.h", "newstage"},
+           Case{"cli/report/report_pipeline.cc", "cli/report/newstage/x.h", "newstage"},
+           // The folder the stages replaced.
+           Case{"cli/report/analysis/aggregate.cc", "cli/report/model/profile.h", "analysis"},
+       }) {
+    const auto why = CheckInclude(c.file, c.included);
+    ASSERT_NE(why, std::nullopt) << c.file << " includes " << c.included;
+    const std::string expected = "cli/report/" + std::string(c.unranked) +
+                                 "/ has no place in the report engine's stage order";
+    EXPECT_NE(why->find(expected), std::string::npos) << *why;
+  }
 }
 
 TEST(IncludeRulesTest, CliFoldersIncludeOnlyFoldersBelowThem) {

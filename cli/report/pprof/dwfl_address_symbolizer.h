@@ -5,16 +5,16 @@
 #include <span>
 #include <vector>
 
-#include "cli/report/analysis/symbolization.h"
+#include "cli/report/aggregate/symbolization.h"
 #include "cli/report/symbolize/symbolizer.h"
 
 namespace memprof::pprof {
 
-// The libdwfl Symbolizer behind the analysis layer's AddressSymbolizer
+// The libdwfl Symbolizer behind the aggregate stage's AddressSymbolizer
 // interface. Kept in one small file so it can move next to its other users
 // (the report command) unchanged.
 //
-// The analysis layer hands out lookup addresses (callers already minus one,
+// The aggregation hands out lookup addresses (callers already minus one,
 // see analysis::LookupAddress), so this calls Symbolizer::ResolvePc, which
 // looks an address up as given; Symbolizer::Resolve would subtract 1 again.
 // The Symbolizer names what it cannot resolve "module+0xoffset" or

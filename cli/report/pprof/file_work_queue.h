@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/symbolization.h"
+#include "cli/report/aggregate/symbolization.h"
 #include "cli/report/symbolize/memory_map.h"
 
 namespace memprof::pprof {

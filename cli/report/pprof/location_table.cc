@@ -1,6 +1,6 @@
 #include "cli/report/pprof/location_table.h"
 
-#include "cli/report/analysis/jeprof_names.h"
+#include "cli/report/aggregate/jeprof_names.h"
 
 namespace memprof::pprof {
 

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "absl/container/flat_hash_map.h"
-#include "cli/report/analysis/symbolization.h"
+#include "cli/report/aggregate/symbolization.h"
 #include "cli/report/pprof/mapping_table.h"
 #include "cli/report/pprof/string_table.h"
 #include "pprof_proto/profile.pb.h"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "cli/report/analysis/profile.h"
-#include "cli/report/analysis/symbolization.h"
+#include "cli/report/aggregate/symbolization.h"
+#include "cli/report/model/profile.h"
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
 #include "cli/report/pprof/file_work_queue.h"
 #include "cli/report/symbolize/memory_map.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/profile.h"
-#include "cli/report/analysis/symbolization.h"
+#include "cli/report/aggregate/symbolization.h"
+#include "cli/report/model/profile.h"
 #include "cli/report/symbolize/memory_map.h"
 #include "common/result.h"
 

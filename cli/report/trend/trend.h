@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/report/analysis/aggregate.h"
+#include "cli/report/aggregate/aggregate.h"
 #include "common/result.h"
 
 namespace memprof::trend {

@@ -4,7 +4,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "cli/report/analysis/report_format.h"
+#include "cli/report/render/report_format.h"
 #include "common/json_schema_versions.h"
 
 namespace memprof::trend {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/report/analysis/profile.h"
+#include "cli/report/model/profile.h"
 #include "cli/report/trend/dump_time.h"
 #include "cli/report/trend/trend.h"
 #include "common/result.h"

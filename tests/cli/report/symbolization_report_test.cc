@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/report/analysis/json_report.h"
-#include "cli/report/analysis/symbolization_summary.h"
+#include "cli/report/aggregate/symbolization_summary.h"
 #include "cli/report/debian_packages.h"
+#include "cli/report/render/json_report.h"
 #include "cli/report/report_pipeline.h"
 #include "cli/report/symbolization_report.h"
 #include "tests/support/temp_dir.h"

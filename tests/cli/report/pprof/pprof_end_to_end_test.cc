@@ -11,8 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "cli/report/analysis/heap_v2_parser.h"
-#include "cli/report/analysis/unsample.h"
+#include "cli/report/aggregate/unsample.h"
+#include "cli/report/parse/heap_v2_parser.h"
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
 #include "cli/report/symbolize/symbolizer.h"

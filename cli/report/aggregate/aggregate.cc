@@ -1,0 +1,344 @@
+#include "cli/report/aggregate/aggregate.h"
+
+#include <algorithm>
+#include <optional>
+#include <regex>
+#include <span>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "cli/report/aggregate/jeprof_names.h"
+
+namespace memprof::analysis {
+namespace {
+
+constexpr size_t kNotSeen = static_cast<size_t>(-1);
+
+// Every distinct address, symbolized once, plus what the passes below need
+// per location: whether jeprof cuts the stack there, and its function-name ids.
+class LocationTable {
+ public:
+  LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses& interned)
+      : symbolizer_(symbolizer),
+        interned_(interned),
+        by_id_(interned.addresses.size(), kNoLocation) {}
+
+  // The location of interned_.addresses[id], symbolized when first met.
+  uint32_t InternId(uint32_t id);
+  bool IsCut(uint32_t location) const { return cut_[location]; }
+  const std::vector<uint32_t>& NameIds(uint32_t location) const { return name_ids_[location]; }
+  const Location& at(uint32_t location) const { return locations_[location]; }
+  const std::vector<std::string>& names() const { return names_; }
+  std::vector<Location> ReleaseLocations() { return std::move(locations_); }
+
+ private:
+  static constexpr uint32_t kNoLocation = static_cast<uint32_t>(-1);
+
+  uint32_t Add(uint64_t address);
+  uint32_t NameId(const std::string& name);
+  const std::string& ShortName(const std::string& function);
+  std::vector<std::string> FunctionNames(uint64_t address, const std::vector<Frame>& frames);
+
+  AddressSymbolizer& symbolizer_;
+  const InternedAddresses& interned_;
+  std::vector<uint32_t> by_id_;  // per interned address: its location, or kNoLocation
+  std::vector<Location> locations_;
+  std::vector<bool> cut_;
+  std::vector<std::vector<uint32_t>> name_ids_;
+  absl::flat_hash_map<std::string, uint32_t> by_name_;
+  std::vector<std::string> names_;
+  // ShortFunctionName per full name: the addresses of one function share it,
+  // and shortening a long template name is the costly part of a location.
+  absl::flat_hash_map<std::string, std::string> short_names_;
+};
+
+const std::string& LocationTable::ShortName(const std::string& function) {
+  auto [it, inserted] = short_names_.try_emplace(function);
+  if (inserted) it->second = ShortFunctionName(function);
+  return it->second;
+}
+
+// jeprof's TranslateStack at function granularity: innermost first, the
+// function that holds the address last and without " (inline)".
+std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
+                                                      const std::vector<Frame>& frames) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const std::string& function = frames[i].function;
+    if (function.empty() || function == "??") {
+      names.push_back(UnnamedFrameName(frames[i], address));
+    } else {
+      names.push_back(ShortName(function) + (i + 1 < frames.size() ? " (inline)" : ""));
+    }
+  }
+  return names;
+}
+
+uint32_t LocationTable::InternId(uint32_t id) {
+  uint32_t& location = by_id_[id];
+  if (location == kNoLocation) location = Add(interned_.addresses[id]);
+  return location;
+}
+
+// A new location for `address`, numbered in the order first seen.
+uint32_t LocationTable::Add(uint64_t address) {
+  const auto index = static_cast<uint32_t>(locations_.size());
+  std::span<const Frame> resolved = symbolizer_.Resolve(address);
+  Location location{address, {resolved.begin(), resolved.end()}, {}};
+  if (location.frames.empty()) location.frames.push_back(Frame{});  // contract says never
+  location.names = FunctionNames(address, location.frames);
+  const Frame& outer = location.frames.back();
+  cut_.push_back(outer.function.empty()
+                     ? IsAllocatorModule(outer.module)
+                     : IsAllocatorEntryPoint(ShortName(outer.function)));
+  std::vector<uint32_t> ids;
+  for (const std::string& name : location.names) ids.push_back(NameId(name));
+  name_ids_.push_back(std::move(ids));
+  locations_.push_back(std::move(location));
+  return index;
+}
+
+uint32_t LocationTable::NameId(const std::string& name) {
+  auto [it, inserted] = by_name_.emplace(name, static_cast<uint32_t>(names_.size()));
+  if (inserted) names_.push_back(name);
+  return it->second;
+}
+
+// A --focus or --ignore regex, evaluated once per location.
+class FrameMatcher {
+ public:
+  static Result<FrameMatcher> Create(const std::string& pattern, const char* option);
+  bool active() const { return regex_.has_value(); }
+  bool AnyMatches(const std::vector<uint32_t>& stack, const LocationTable& table);
+
+ private:
+  bool Search(const std::string& text) const;
+  bool Matches(const Location& location) const;
+
+  std::optional<std::regex> regex_;
+  std::vector<signed char> cache_;  // -1 unknown, 0 no, 1 yes
+};
+
+Result<FrameMatcher> FrameMatcher::Create(const std::string& pattern, const char* option) {
+  FrameMatcher matcher;
+  if (pattern.empty()) return matcher;
+  try {
+    matcher.regex_.emplace(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& error) {
+    return Fail(ErrorCode::kInvalidArgument,
+                std::string("bad ") + option + " regex '" + pattern + "': " + error.what());
+  }
+  return matcher;
+}
+
+bool FrameMatcher::Search(const std::string& text) const {
+  try {
+    return std::regex_search(text, *regex_);
+  } catch (const std::regex_error&) {
+    return false;  // too complex for std::regex on this input: treat as no match
+  }
+}
+
+// What jeprof's FocusProfile matches: the address and, per inline frame, the
+// short function name and "file:line".
+bool FrameMatcher::Matches(const Location& location) const {
+  if (Search(JeprofAddress(location.address)) || Search(HexAddress(location.address))) return true;
+  for (const Frame& frame : location.frames) {
+    if (frame.function.empty() && Search(UnnamedFrameName(frame, location.address))) return true;
+    if (!frame.function.empty() && Search(ShortFunctionName(frame.function))) return true;
+    if (!frame.file.empty() && Search(frame.file + ":" + std::to_string(frame.line))) return true;
+  }
+  return false;
+}
+
+bool FrameMatcher::AnyMatches(const std::vector<uint32_t>& stack, const LocationTable& table) {
+  for (uint32_t location : stack) {
+    if (location >= cache_.size()) cache_.resize(location + 1, -1);
+    if (cache_[location] < 0) cache_[location] = Matches(table.at(location)) ? 1 : 0;
+    if (cache_[location] == 1) return true;
+  }
+  return false;
+}
+
+// FNV-1a over location ids, for merging identical cut stacks.
+uint64_t PathHash(const std::vector<uint32_t>& path) {
+  uint64_t hash = 14695981039346656037ULL;
+  for (uint32_t id : path) hash = (hash ^ id) * 1099511628211ULL;
+  return hash;
+}
+
+// The merged stacks, indexed by their paths without a copy of them: the
+// index holds positions in `stacks`.
+class StackIndex {
+ public:
+  explicit StackIndex(std::vector<StackSample>& stacks)
+      : stacks_(stacks), index_(0, Hash{&stacks}, Equal{&stacks}) {}
+
+  void Reserve(size_t stacks) { index_.reserve(stacks); }
+
+  // Adds `value` (and `base`) to the stack with this path, or appends one.
+  void Add(std::vector<uint32_t> path, double value, double base) {
+    stacks_.push_back({std::move(path), value, base});
+    auto [it, inserted] = index_.insert(stacks_.size() - 1);
+    if (inserted) return;
+    stacks_[*it].value += value;
+    stacks_[*it].base += base;
+    stacks_.pop_back();
+  }
+
+ private:
+  struct Hash {
+    const std::vector<StackSample>* stacks;
+    size_t operator()(size_t i) const { return PathHash((*stacks)[i].locations); }
+  };
+  struct Equal {
+    const std::vector<StackSample>* stacks;
+    bool operator()(size_t a, size_t b) const {
+      return (*stacks)[a].locations == (*stacks)[b].locations;
+    }
+  };
+
+  std::vector<StackSample>& stacks_;
+  absl::flat_hash_set<size_t, Hash, Equal> index_;
+};
+
+// jeprof's RemoveUninterestingFrames: an allocator entry point drops itself
+// and everything before it (leaf side), i.e. the allocator's own frames.
+// `ids`: the stack's interned addresses, one per frame, leaf first.
+std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids, LocationTable& table) {
+  std::vector<uint32_t> path;
+  path.reserve(ids.size());
+  for (uint32_t id : ids) {
+    uint32_t location = table.InternId(id);
+    if (table.IsCut(location)) {
+      path.clear();
+    } else {
+      path.push_back(location);
+    }
+  }
+  return path;
+}
+
+// Cuts, merges identical results and sums the header totals. Stacks worth
+// 0 are left out: they add nothing to any row. In a diff that means no
+// change and nothing in the base either: an unchanged stack still adds to
+// the base (and now) values that the differential reports show.
+std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
+                                     const InternedAddresses& interned, LocationTable& table,
+                                     Aggregation& aggregation) {
+  std::vector<StackSample> stacks;
+  stacks.reserve(profile.samples.size());
+  StackIndex index(stacks);
+  index.Reserve(profile.samples.size());
+  const bool diff = profile.is_diff && profile.base.size() == profile.samples.size();
+  size_t frame = 0;  // the sample's first in interned.ids
+  for (size_t i = 0; i < profile.samples.size(); ++i) {
+    const Sample& sample = profile.samples[i];
+    const std::span<const uint32_t> ids(interned.ids.data() + frame, sample.stack.size());
+    frame += sample.stack.size();
+    double value = ValueOf(sample, metric);
+    double base = diff ? ValueOf(profile.base[i], metric) : 0;
+    aggregation.total += value;
+    aggregation.total_base += base;
+    if (value == 0 && base == 0) continue;
+    index.Add(CutAllocatorFrames(ids, table), value, base);
+  }
+  aggregation.is_diff = diff;
+  return stacks;
+}
+
+void ApplyFilters(std::vector<StackSample>& stacks, FrameMatcher& focus, FrameMatcher& ignore,
+                  const LocationTable& table) {
+  std::erase_if(stacks, [&](const StackSample& stack) {
+    if (focus.active() && !focus.AnyMatches(stack.locations, table)) return true;
+    return ignore.active() && ignore.AnyMatches(stack.locations, table);
+  });
+}
+
+// jeprof's ReduceProfile + FlatProfile + CumulativeProfile: each function
+// once per stack; flat goes to the first (innermost) name of the stack.
+// kDiff adds the base sums: a template, so that the hot loop of an ordinary
+// report does no more than it used to.
+template <bool kDiff>
+std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const LocationTable& table,
+                                double& shown_total) {
+  const std::vector<std::string>& names = table.names();
+  std::vector<FunctionRow> rows(names.size());
+  std::vector<size_t> seen_in(names.size(), kNotSeen);
+  for (size_t s = 0; s < stacks.size(); ++s) {
+    bool first = true;
+    for (uint32_t location : stacks[s].locations) {
+      if (IsIgnoredAddress(table.at(location).address)) continue;
+      for (uint32_t id : table.NameIds(location)) {
+        if (seen_in[id] == s) continue;
+        seen_in[id] = s;
+        if (first) rows[id].flat += stacks[s].value;
+        if (first) shown_total += stacks[s].value;
+        if (kDiff && first) rows[id].flat_base += stacks[s].base;
+        first = false;
+        rows[id].cum += stacks[s].value;
+        if (kDiff) rows[id].cum_base += stacks[s].base;
+      }
+    }
+  }
+  std::vector<FunctionRow> used;
+  for (size_t id = 0; id < rows.size(); ++id) {
+    if (seen_in[id] == kNotSeen) continue;
+    rows[id].name = names[id];
+    used.push_back(std::move(rows[id]));
+  }
+  return used;
+}
+
+}  // namespace
+
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum) {
+  std::sort(rows.begin(), rows.end(), [by_cum](const FunctionRow& a, const FunctionRow& b) {
+    double key_a = by_cum ? a.cum : a.flat;
+    double key_b = by_cum ? b.cum : b.flat;
+    if (key_a != key_b) return key_a > key_b;
+    return a.name < b.name;
+  });
+}
+
+InternedAddresses InternLookupAddresses(const HeapProfile& profile) {
+  InternedAddresses interned;
+  size_t frames = 0;
+  for (const Sample& sample : profile.samples) frames += sample.stack.size();
+  interned.ids.reserve(frames);
+  absl::flat_hash_map<uint64_t, uint32_t> ids;
+  for (const Sample& sample : profile.samples) {
+    for (size_t i = 0; i < sample.stack.size(); ++i) {
+      const uint64_t address = LookupAddress(sample.stack, i);
+      auto [it, inserted] = ids.try_emplace(address, static_cast<uint32_t>(ids.size()));
+      if (inserted) interned.addresses.push_back(address);
+      interned.ids.push_back(it->second);
+    }
+  }
+  return interned;
+}
+
+Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymbolizer& symbolizer,
+                                     const AggregateOptions& options) {
+  auto focus = FrameMatcher::Create(options.focus, "--focus");
+  if (!focus) return Fail(focus.error());
+  auto ignore = FrameMatcher::Create(options.ignore, "--ignore");
+  if (!ignore) return Fail(ignore.error());
+  Aggregation aggregation;
+  aggregation.metric = options.metric;
+  InternedAddresses own;  // when the caller has none
+  const InternedAddresses& interned =
+      options.interned != nullptr ? *options.interned : (own = InternLookupAddresses(profile));
+  LocationTable table(symbolizer, interned);
+  aggregation.stacks = CutAndMerge(profile, options.metric, interned, table, aggregation);
+  ApplyFilters(aggregation.stacks, *focus, *ignore, table);
+  aggregation.functions = aggregation.is_diff
+                              ? Reduce<true>(aggregation.stacks, table, aggregation.shown_total)
+                              : Reduce<false>(aggregation.stacks, table, aggregation.shown_total);
+  SortFunctionRows(aggregation.functions, false);
+  aggregation.locations = table.ReleaseLocations();
+  return aggregation;
+}
+
+}  // namespace memprof::analysis

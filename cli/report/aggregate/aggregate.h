@@ -1,0 +1,96 @@
+#ifndef MEMPROF_CLI_REPORT_AGGREGATE_AGGREGATE_H_
+#define MEMPROF_CLI_REPORT_AGGREGATE_AGGREGATE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/report/aggregate/symbolization.h"
+#include "cli/report/model/profile.h"
+#include "common/result.h"
+
+namespace memprof::analysis {
+
+// What to aggregate, with jeprof's option semantics.
+// Every frame of a profile as an index into its distinct lookup addresses
+// (LookupAddress), made in one pass: the symbolizer needs the distinct
+// addresses, and the aggregation then needs no lookup per frame.
+struct InternedAddresses {
+  std::vector<uint64_t> addresses;  // distinct, in the order first seen
+  std::vector<uint32_t> ids;        // per frame of every sample, back to back in sample order
+};
+InternedAddresses InternLookupAddresses(const HeapProfile& profile);
+
+struct AggregateOptions {
+  Metric metric = Metric::kInuseSpace;
+  // ECMAScript regexes, searched (not anchored) in each frame's address
+  // (0x<hex> and jeprof's 16-digit form), short function name and
+  // "file:line". Empty means unset. --focus keeps a stack if any frame
+  // matches; --ignore then drops a stack if any frame matches.
+  std::string focus;
+  std::string ignore;
+  // InternLookupAddresses of the profile being aggregated, if the caller
+  // made it already (for the symbolizer); otherwise it is made here.
+  const InternedAddresses* interned = nullptr;
+};
+
+// One distinct code address of the profile, symbolized once.
+struct Location {
+  uint64_t address = 0;       // lookup address (see LookupAddress)
+  std::vector<Frame> frames;  // innermost inlined frame first, never empty
+  // The names the function tables use, innermost first: the short function
+  // name, " (inline)" appended for inlined frames, UnnamedFrameName if unknown.
+  std::vector<std::string> names;
+};
+
+// A stack after the allocator's own frames were cut and the filters ran.
+struct StackSample {
+  std::vector<uint32_t> locations;  // indexes into Aggregation::locations, leaf first
+  double value = 0;                 // in a --base diff: the change
+  double base = 0;                  // a diff only: the base's value (now = value + base)
+};
+
+// One row of jeprof's --text table.
+struct FunctionRow {
+  std::string name;
+  double flat = 0;  // in stacks whose leaf is this function
+  double cum = 0;   // in stacks containing it (counted once per stack)
+  // A diff only: the same sums over the base's values.
+  double flat_base = 0;
+  double cum_base = 0;
+  // Whether the text table lists it: rows with nothing in them are left out.
+  bool shown() const { return flat != 0 || cum != 0; }
+};
+
+struct Aggregation {
+  Metric metric = Metric::kInuseSpace;
+  // jeprof's "Total:" line: every stack, before frames are cut or filters run.
+  double total = 0;
+  // The sum of `flat`: what survives the filters, and the base of the
+  // percentages (jeprof's TotalProfile($flat) in PrintText).
+  double shown_total = 0;
+  // A --base diff: the values above are changes, and each stack and row
+  // also carries the base's value. Stacks that did not change are kept
+  // then (value 0), for the "now" and "base" sums of their callers.
+  bool is_diff = false;
+  double total_base = 0;  // the base's header total
+  std::vector<Location> locations;
+  std::vector<StackSample> stacks;     // identical stacks merged, first-seen order
+  std::vector<FunctionRow> functions;  // sorted by flat (desc), then name
+};
+
+// Symbolizes `profile` (each distinct address once) and aggregates it per
+// function the way jeprof's FilterAndPrint does: RemoveUninterestingFrames,
+// --focus, --ignore, then ReduceProfile (per-function names, each function
+// once per stack) into flat and cum. Fails only on a bad regex.
+[[nodiscard]] Result<Aggregation> AggregateProfile(const HeapProfile& profile,
+                                                   AddressSymbolizer& symbolizer,
+                                                   const AggregateOptions& options);
+
+// Sorts rows like jeprof's PrintText: by flat (or cum) descending, ties by
+// name in byte order.
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum);
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_AGGREGATE_AGGREGATE_H_

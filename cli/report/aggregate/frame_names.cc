@@ -1,0 +1,18 @@
+#include "cli/report/aggregate/frame_names.h"
+
+namespace memprof::analysis {
+
+std::vector<std::string> RootFirstFrameNames(const Location& location) {
+  std::vector<std::string> names;
+  names.reserve(location.frames.size());
+  for (size_t i = location.frames.size(); i-- > 0;) {
+    const std::string& function = location.frames[i].function;
+    std::string name =
+        function.empty() ? UnnamedFrameName(location.frames[i], location.address) : function;
+    if (i + 1 < location.frames.size()) name += "[inline]";
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+}  // namespace memprof::analysis

@@ -1,0 +1,99 @@
+#include "cli/report/aggregate/unsample.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace memprof::analysis {
+namespace {
+
+// FNV-1a over the addresses; stacks are compared in full on a hash match.
+struct StackHash {
+  size_t operator()(const std::vector<uint64_t>* stack) const {
+    uint64_t hash = 14695981039346656037ULL;
+    for (uint64_t address : *stack) hash = (hash ^ address) * 1099511628211ULL;
+    return static_cast<size_t>(hash);
+  }
+};
+
+struct StackEqual {
+  bool operator()(const std::vector<uint64_t>* a, const std::vector<uint64_t>* b) const {
+    return *a == *b;
+  }
+};
+
+void Add(Amount& into, const Amount& more) {
+  into.objects += more.objects;
+  into.bytes += more.bytes;
+}
+
+bool HasAlloc(const HeapDump& dump) {
+  if (dump.totals.alloc.objects != 0) return true;
+  for (const StackRecord& record : dump.records) {
+    if (record.counts.alloc.objects != 0) return true;
+  }
+  return false;
+}
+
+// The period the counts are scaled by, 0 for none. gperftools' heap
+// profiler counts every allocation; for tcmalloc's sampler pprof (whose
+// legacy parser is the reference for that format) scales only periods
+// above 1.
+uint64_t ScalingPeriod(const HeapDump& dump) {
+  switch (dump.format) {
+    case DumpFormat::kJemalloc:
+      return dump.sample_period;
+    case DumpFormat::kGperftoolsHeapProfile:
+      return 0;
+    case DumpFormat::kGperftoolsHeapSample:
+      return dump.sample_period > 1 ? dump.sample_period : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Amount UnsampleCounts(const RawCounts& counts, uint64_t sample_period) {
+  Amount amount{static_cast<double>(counts.objects), static_cast<double>(counts.bytes)};
+  // Without bytes the average size is 0 and there is no estimate (the
+  // parser rejects such counts; jeprof would divide by zero).
+  if (sample_period == 0 || counts.objects == 0 || counts.bytes == 0) return amount;
+  // jeprof: $ratio = (($s1*1.0)/$n1)/($sample_adjustment);
+  double ratio = (amount.bytes / amount.objects) / static_cast<double>(sample_period);
+  double probability = 1 - std::exp(-ratio);
+  // Below ~1e-16 the subtraction rounds to 0 (jeprof dies there); 1/ratio is
+  // the limit of the scale and keeps the estimate finite.
+  double scale = probability > 0 ? 1 / probability : 1 / ratio;
+  amount.objects *= scale;
+  amount.bytes *= scale;
+  return amount;
+}
+
+HeapProfile Unsample(HeapDump dump) {
+  HeapProfile profile;
+  profile.format = dump.format;
+  profile.sample_period = dump.sample_period;
+  const uint64_t period = ScalingPeriod(dump);
+  profile.has_alloc = HasAlloc(dump);
+  profile.mapped_libraries = std::move(dump.mapped_libraries);
+  // Reserved up front, so samples never move: the keys point at their stacks,
+  // which are moved (not copied) out of the dump.
+  profile.samples.reserve(dump.records.size());
+  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackHash, StackEqual> index;
+  index.reserve(dump.records.size());
+  for (StackRecord& record : dump.records) {
+    Amount inuse = UnsampleCounts(record.counts.inuse, period);
+    Amount alloc = UnsampleCounts(record.counts.alloc, period);
+    if (auto it = index.find(&record.stack); it != index.end()) {
+      Add(profile.samples[it->second].inuse, inuse);
+      Add(profile.samples[it->second].alloc, alloc);
+      continue;
+    }
+    profile.samples.push_back({std::move(record.stack), inuse, alloc});
+    index.emplace(&profile.samples.back().stack, profile.samples.size() - 1);
+  }
+  return profile;
+}
+
+}  // namespace memprof::analysis

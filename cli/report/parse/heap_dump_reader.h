@@ -1,0 +1,28 @@
+#ifndef MEMPROF_CLI_REPORT_PARSE_HEAP_DUMP_READER_H_
+#define MEMPROF_CLI_REPORT_PARSE_HEAP_DUMP_READER_H_
+
+#include <string>
+#include <string_view>
+
+#include "cli/report/parse/heap_v2_parser.h"
+#include "common/result.h"
+
+namespace memprof::analysis {
+
+// Any heap profile `memprofctl report` reads, told apart by its first line:
+// "heap_v2/<period>" is jemalloc's (ParseHeapV2Text), "heap profile: ..."
+// gperftools' (ParseGperftoolsText). Any other first line is an Error
+// "<source_name>:1: ..." (kInvalidArgument) naming both; otherwise the
+// chosen parser's errors.
+[[nodiscard]] Result<HeapDump> ParseHeapDumpText(std::string_view text,
+                                                 std::string_view source_name,
+                                                 const ParseLimits& limits = {});
+
+// Maps `path` into memory and parses it with ParseHeapDumpText; the path
+// names the errors.
+[[nodiscard]] Result<HeapDump> ParseHeapDumpFile(const std::string& path,
+                                                 const ParseLimits& limits = {});
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_PARSE_HEAP_DUMP_READER_H_

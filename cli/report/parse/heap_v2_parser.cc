@@ -1,0 +1,229 @@
+// The grammar, as jemalloc (src/prof_data.c) writes it:
+//
+//   heap_v2/<sample period>
+//     t*: <objects>: <bytes> [<accum objects>: <accum bytes>]
+//     t<thread>: <objects>: <bytes> [<accum objects>: <accum bytes>][ <thread name>]   (0..n)
+//   @ 0x<addr> 0x<addr> ...                                                          (0..n)
+//     t*: <objects>: <bytes> [<accum objects>: <accum bytes>]
+//     t<thread>: <objects>: <bytes> [<accum objects>: <accum bytes>]                 (0..n)
+//   <empty line>
+//   MAPPED_LIBRARIES:
+//   <the process's /proc/<pid>/maps, verbatim>
+//
+// Whitespace around fields is free (jeprof trims it), '\r' before '\n' is
+// dropped (jeprof does too), and empty lines before the maps are ignored.
+#include "cli/report/parse/heap_v2_parser.h"
+
+#include <utility>
+
+#include "cli/report/parse/dump_line_parser.h"
+#include "cli/report/parse/dump_scanner.h"
+#include "cli/report/parse/mapped_file.h"
+
+namespace memprof::analysis {
+namespace {
+
+constexpr std::string_view kHeaderPrefix = "heap_v2/";
+
+// The thread part of a counts line: "t*:" (kAllThreads) or "t<N>:".
+constexpr uint64_t kAllThreads = UINT64_MAX;
+
+Result<uint64_t> ParseThreadTag(DumpScanner& scanner) {
+  if (!scanner.Consume('t'))
+    return BadField("expected 't*:' or 't<thread>:', got " + Excerpt(scanner.rest()));
+  uint64_t thread = kAllThreads;
+  if (!scanner.Consume('*')) {
+    auto id = scanner.Decimal("", "a thread number after 't'");
+    if (!id) return Fail(id.error());
+    thread = *id;
+  }
+  if (!scanner.Consume(':'))
+    return BadField("expected ':' after the thread, got " + Excerpt(scanner.rest()));
+  return thread;
+}
+
+struct ParsedCounts {
+  uint64_t thread = kAllThreads;
+  CountLine counts;
+  std::string_view trailer;  // what follows ']' (a thread name in the header)
+};
+
+Result<ParsedCounts> ParseCountsLine(std::string_view line) {
+  DumpScanner scanner(line);
+  ParsedCounts parsed;
+  auto thread = ParseThreadTag(scanner);
+  if (!thread) return Fail(thread.error());
+  auto counts = ParseCountLine(scanner);
+  if (!counts) return Fail(counts.error());
+  parsed.thread = *thread;
+  parsed.counts = *counts;
+  parsed.trailer = scanner.rest();
+  if (!parsed.trailer.empty() && !IsBlank(parsed.trailer.front())) {
+    return BadField("unexpected text after the counts: " + Excerpt(parsed.trailer));
+  }
+  parsed.trailer = Trim(parsed.trailer);
+  return parsed;
+}
+
+Result<uint64_t> ParseHeader(std::string_view line) {
+  if (!line.starts_with(kHeaderPrefix)) {
+    return BadField("not a jemalloc heap profile: expected a 'heap_v2/<sample period>' header, got " +
+               Excerpt(line));
+  }
+  DumpScanner scanner(line.substr(kHeaderPrefix.size()));
+  auto period = scanner.Decimal("", "the sample period after 'heap_v2/'");
+  if (!period) return Fail(period.error());
+  if (!scanner.AtEnd())
+    return BadField("unexpected text after the sample period: " + Excerpt(scanner.rest()));
+  return *period;
+}
+
+// The state machine over the lines of one input.
+class HeapV2Parser : public DumpLineParser<HeapV2Parser> {
+ public:
+  using DumpLineParser::DumpLineParser;
+
+  Result<void> ReadLine(std::string_view line, bool had_newline);
+  Result<void> Finish() const;
+
+ private:
+  enum class State { kHeader, kTotals, kThreads, kStackCounts, kStackThreads, kMaps };
+
+  Result<void> BodyLine(std::string_view line);
+  Result<void> CountsLine(std::string_view line);
+  Result<void> StackLine(std::string_view line);
+
+  State state_ = State::kHeader;
+  size_t stack_line_ = 0;        // where the current record's '@' line is
+  std::vector<uint64_t> stack_;  // the '@' line being parsed; reused
+};
+
+Result<void> HeapV2Parser::ReadLine(std::string_view raw, bool had_newline) {
+  auto cleaned = CleanLine(raw);
+  if (!cleaned) return Fail(cleaned.error());
+  std::string_view line = *cleaned;
+  if (state_ == State::kMaps) return MapsLine(line);
+  line = Trim(line);
+  if (!had_newline && line != kMapsMarker) {
+    return Here(ErrorCode::kDataLoss, "input ends in the middle of this line (truncated dump)");
+  }
+  if (state_ == State::kHeader) {
+    auto period = ParseHeader(line);
+    if (!period) return Here(period.error());
+    dump_.sample_period = *period;
+    state_ = State::kTotals;
+    return {};
+  }
+  return BodyLine(line);
+}
+
+Result<void> HeapV2Parser::BodyLine(std::string_view line) {
+  if (state_ == State::kStackCounts && !line.starts_with("t*:")) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "expected the 't*:' counts of the stack at line " +
+                          std::to_string(stack_line_) + ", got " + Excerpt(line)));
+  }
+  if (line.empty()) return {};
+  if (line.front() == 't') return CountsLine(line);
+  if (state_ == State::kTotals) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "expected the 't*:' totals line after the header, got " + Excerpt(line)));
+  }
+  if (line.front() == '@') return StackLine(line);
+  if (line == kMapsMarker) {
+    state_ = State::kMaps;
+    return {};
+  }
+  return Here(Error(ErrorCode::kInvalidArgument, "unexpected line " + Excerpt(line)));
+}
+
+Result<void> HeapV2Parser::CountsLine(std::string_view line) {
+  auto parsed = ParseCountsLine(line);
+  if (!parsed) return Here(parsed.error());
+  bool all = parsed->thread == kAllThreads;
+  if (state_ == State::kTotals || state_ == State::kStackCounts) {
+    if (!all)
+      return Here(Error(ErrorCode::kInvalidArgument, "expected 't*:', got " + Excerpt(line)));
+  } else if (all) {
+    return Here(
+        Error(ErrorCode::kInvalidArgument, "'t*:' line without a '@' stack line before it"));
+  }
+  if (!parsed->trailer.empty() && state_ != State::kThreads) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "unexpected text after the counts: " + Excerpt(parsed->trailer)));
+  }
+  switch (state_) {
+    case State::kTotals:
+      dump_.totals = parsed->counts;
+      state_ = State::kThreads;
+      return {};
+    case State::kStackCounts:
+      dump_.records.back().counts = parsed->counts;
+      state_ = State::kStackThreads;
+      return {};
+    case State::kThreads:
+      if (dump_.threads.size() == limits_.max_threads) {
+        return Here(Error(ErrorCode::kInvalidArgument,
+                          "more than " + std::to_string(limits_.max_threads) + " threads"));
+      }
+      dump_.threads.push_back({parsed->thread, parsed->counts, std::string(parsed->trailer)});
+      return {};
+    default:
+      return {};  // a stack's per-thread line: validated, not kept (see StackRecord)
+  }
+}
+
+Result<void> HeapV2Parser::StackLine(std::string_view line) {
+  if (dump_.records.size() == limits_.max_records) {
+    return Here(Error(ErrorCode::kInvalidArgument,
+                      "more than " + std::to_string(limits_.max_records) + " stacks"));
+  }
+  if (auto ok = ParseStackAddresses(line.substr(1), limits_.max_frames, stack_); !ok) return Here(ok.error());
+  dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), {}});
+  stack_line_ = line_number_;
+  state_ = State::kStackCounts;
+  return {};
+}
+
+// What the input must not end in: jemalloc always finishes a dump with the
+// maps section, so anything else means it was cut short.
+Result<void> HeapV2Parser::Finish() const {
+  size_t last = line_number_ - 1;
+  switch (state_) {
+    case State::kHeader:
+      return At(1, ErrorCode::kInvalidArgument,
+                "empty input: expected a 'heap_v2/<sample period>' header");
+    case State::kTotals:
+      return At(last, ErrorCode::kDataLoss, "input ends after the header, before the 't*:' totals");
+    case State::kStackCounts:
+      return At(stack_line_, ErrorCode::kDataLoss,
+                "stack has no 't*:' counts line: input ends (truncated dump)");
+    case State::kThreads:
+    case State::kStackThreads:
+      return At(last, ErrorCode::kDataLoss,
+                "input ends without the MAPPED_LIBRARIES section (truncated dump)");
+    case State::kMaps:
+      return {};
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
+                             const ParseLimits& limits) {
+  return ParseStream<HeapV2Parser>(in, source_name, limits);
+}
+
+Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
+                                 const ParseLimits& limits) {
+  return ParseInPlace<HeapV2Parser>(text, source_name, limits);
+}
+
+Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& limits) {
+  Result<MappedFile> file = MappedFile::Open(path);
+  if (!file) return Fail(file.error());
+  return ParseHeapV2Text(file->text(), path, limits);
+}
+
+}  // namespace memprof::analysis

@@ -1,0 +1,72 @@
+#ifndef MEMPROF_CLI_REPORT_PARSE_LINE_READER_H_
+#define MEMPROF_CLI_REPORT_PARSE_LINE_READER_H_
+
+#include <cstddef>
+#include <istream>
+#include <string>
+#include <string_view>
+
+namespace memprof::analysis {
+
+// Reads a stream line by line through a fixed buffer, never holding more
+// than `max_line_bytes` of one line: a dump of any size, or a hostile one
+// without newlines, costs bounded memory. Internal to the parser.
+class LineReader {
+ public:
+  enum class Status {
+    kLine,      // line() holds the next line, without its '\n'
+    kEnd,       // no more input
+    kTooLong,   // the line exceeds max_line_bytes (reading stops)
+    kReadError  // the stream failed (reading stops)
+  };
+
+  LineReader(std::istream& in, size_t max_line_bytes);
+
+  Status Next();
+  std::string_view line() const { return line_; }
+  // 1-based number of the line last returned (or being read on an error).
+  size_t line_number() const { return line_number_; }
+  // False when the last line returned ended at end of input without '\n'.
+  bool had_newline() const { return had_newline_; }
+
+ private:
+  bool Refill();
+
+  std::istream& in_;
+  size_t max_line_bytes_;
+  std::string buffer_;
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  bool eof_ = false;
+  bool failed_ = false;
+  std::string line_;
+  size_t line_number_ = 0;
+  bool had_newline_ = true;
+};
+
+// The same line splitting over text already in memory (a mapped dump):
+// lines are views into it, nothing is copied. Same statuses and line
+// numbers as LineReader, so both drive the parser alike.
+class BufferLineReader {
+ public:
+  using Status = LineReader::Status;
+
+  BufferLineReader(std::string_view text, size_t max_line_bytes)
+      : rest_(text), max_line_bytes_(max_line_bytes) {}
+
+  Status Next();
+  std::string_view line() const { return line_; }
+  size_t line_number() const { return line_number_; }
+  bool had_newline() const { return had_newline_; }
+
+ private:
+  std::string_view rest_;
+  size_t max_line_bytes_;
+  std::string_view line_;
+  size_t line_number_ = 0;
+  bool had_newline_ = true;
+};
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_PARSE_LINE_READER_H_

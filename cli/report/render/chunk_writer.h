@@ -1,0 +1,44 @@
+#ifndef MEMPROF_CLI_REPORT_RENDER_CHUNK_WRITER_H_
+#define MEMPROF_CLI_REPORT_RENDER_CHUNK_WRITER_H_
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <thread>
+
+namespace memprof::analysis {
+
+// Writes a report's chunks to `out` on a thread of its own, so that the
+// kernel's copy of one chunk (a folded-stacks report is a hundred megabytes)
+// overlaps the building of the next. At most two chunks wait; Write blocks
+// while they do. Without a thread to spare it writes in the caller's.
+// Only the writer thread touches `out` until Finish returns.
+class ChunkWriter {
+ public:
+  explicit ChunkWriter(std::ostream& out);
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
+  ~ChunkWriter();  // Finish()
+
+  // Queues `chunk`; returns an emptied buffer for the next one.
+  std::string Write(std::string chunk);
+  // Returns once every chunk is in `out`.
+  void Finish();
+
+ private:
+  void Run();
+
+  std::ostream& out_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> queue_;
+  std::string spare_;  // a written chunk's buffer, for reuse
+  bool done_ = false;
+  std::jthread thread_;  // last: starts once the rest is set up
+};
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_RENDER_CHUNK_WRITER_H_

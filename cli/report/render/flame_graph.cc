@@ -1,0 +1,325 @@
+#include "cli/report/render/flame_graph.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "cli/report/aggregate/frame_names.h"
+
+namespace memprof::analysis {
+namespace {
+
+constexpr uint32_t kRootNode = 0;
+
+// Shared objects of the C/C++ runtime and the allocator, by file-name prefix.
+constexpr std::array<std::string_view, 10> kRuntimeModules = {
+    "libc.so",  "libc-",      "libstdc++", "libjemalloc", "libtcmalloc",
+    "ld-linux", "libgcc_s",   "libm.so",   "libpthread",  "libdl"};
+
+// Runtime code that the compiler inlined or instantiated into the program
+// (templates, operator new) still reads as "not my code" to the user.
+constexpr std::array<std::string_view, 10> kRuntimeNamePrefixes = {
+    "std::",  "__gnu_cxx::", "__cxa",   "__libc_",         "operator new",
+    "malloc", "calloc",      "realloc", "operator delete", "je_"};
+
+bool StartsWithAny(std::string_view text, std::span<const std::string_view> prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [text](std::string_view prefix) { return text.starts_with(prefix); });
+}
+
+// One frame of a location, ready to be inserted: its interned name and kind.
+struct LocationFrame {
+  uint32_t name_id;
+  FrameKind kind;
+};
+
+// Builds the tree top down: the stacks through a node, kept in the
+// profile's order, are grouped by their next frame's name, and each group
+// is a child. So a node's value is its stacks' values summed in the
+// profile's order (the sums are those of adding the stacks one by one), its
+// kind is that of the first stack through it, and its children are created
+// side by side, in the order the profile first reaches them.
+class TreeBuilder {
+ public:
+  explicit TreeBuilder(const Aggregation& aggregation);
+  FlameGraph Build();
+
+ private:
+  // Stacks [begin, end) of order_, all through `node` at `depth`.
+  struct Group {
+    size_t begin;
+    size_t end;
+    uint32_t depth;
+    uint32_t node;
+  };
+
+  uint32_t NameId(std::string name);
+  const std::vector<LocationFrame>& FramesOf(uint32_t location);
+  void ExpandPaths();
+  size_t Length(uint32_t stack) const { return starts_[stack + 1] - starts_[stack]; }
+  uint32_t NameAt(uint32_t stack, uint32_t depth) const {
+    return path_names_[starts_[stack] + depth];
+  }
+  void AddToNode(uint32_t node, size_t begin, size_t end);
+  size_t EndStacksAt(const Group& group);
+  void GroupByName(size_t begin, size_t end, uint32_t depth);
+  void Split(const Group& group, std::vector<Group>& todo);
+  void GrowTree();
+  void SetDiffWidths();
+  void SortChildren();
+
+  const Aggregation& aggregation_;
+  FlameGraph graph_;  // graph_.names: the interned names
+  std::unordered_map<std::string, uint32_t> name_ids_;
+  std::vector<std::vector<LocationFrame>> location_frames_;  // filled lazily
+  // The drawn stacks (all in a diff, the positive ones otherwise), each as
+  // its frames root first, back to back: stack i is [starts_[i], starts_[i + 1]).
+  std::vector<const StackSample*> drawn_;
+  std::vector<uint32_t> path_names_;
+  std::vector<FrameKind> path_kinds_;
+  std::vector<size_t> starts_;
+  std::vector<uint32_t> order_;     // the drawn stacks, grouped node by node
+  std::vector<uint32_t> scratch_;   // for the stable regrouping
+  // GroupByName's counting sort: per name, its rank in the group being
+  // split (valid where name_stamp_ is stamp_); per stack, its name's rank.
+  std::vector<uint32_t> name_rank_;
+  std::vector<uint32_t> name_stamp_;
+  uint32_t stamp_ = 0;
+  std::vector<uint32_t> ranks_;
+  std::vector<uint32_t> counts_;
+  std::vector<double> own_change_;  // a diff: per node, the change of stacks ending there
+};
+
+TreeBuilder::TreeBuilder(const Aggregation& aggregation)
+    : aggregation_(aggregation), location_frames_(aggregation.locations.size()) {
+  graph_.metric = aggregation.metric;
+  graph_.profile_total = aggregation.total;
+  graph_.is_diff = aggregation.is_diff;
+  graph_.base_total = aggregation.total_base;
+  graph_.nodes.push_back({NameId("all"), FrameKind::kRoot, 0, 0, 0, 0});
+}
+
+uint32_t TreeBuilder::NameId(std::string name) {
+  auto [it, inserted] =
+      name_ids_.emplace(std::move(name), static_cast<uint32_t>(graph_.names.size()));
+  if (inserted) graph_.names.push_back(it->first);
+  return it->second;
+}
+
+// Each inline frame is classified on its own, so a std:: helper inlined
+// into the program's code still reads as runtime.
+const std::vector<LocationFrame>& TreeBuilder::FramesOf(uint32_t location) {
+  std::vector<LocationFrame>& frames = location_frames_[location];
+  if (!frames.empty()) return frames;
+  const Location& source = aggregation_.locations[location];
+  std::vector<std::string> names = RootFirstFrameNames(source);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Frame& frame = source.frames[source.frames.size() - 1 - i];
+    frames.push_back({NameId(std::move(names[i])), ClassifyFrame(frame)});
+  }
+  return frames;
+}
+
+// Stacks are leaf first; paths are root first. A stack with no positive
+// value has no width to draw, except in a diff, where every change counts.
+void TreeBuilder::ExpandPaths() {
+  size_t frames = 0;
+  for (const StackSample& stack : aggregation_.stacks) frames += stack.locations.size();
+  path_names_.reserve(frames);
+  path_kinds_.reserve(frames);
+  // As many nodes as frames at most: pages of it never used are never touched.
+  graph_.nodes.reserve(frames + 1);
+  starts_.reserve(aggregation_.stacks.size() + 1);
+  starts_.push_back(0);
+  for (const StackSample& stack : aggregation_.stacks) {
+    if (!graph_.is_diff && !(stack.value > 0)) {
+      ++graph_.negative_stacks;
+      continue;
+    }
+    drawn_.push_back(&stack);
+    for (size_t l = stack.locations.size(); l-- > 0;) {
+      for (const LocationFrame& frame : FramesOf(stack.locations[l])) {
+        path_names_.push_back(frame.name_id);
+        path_kinds_.push_back(frame.kind);
+      }
+    }
+    starts_.push_back(path_names_.size());
+  }
+}
+
+// The stacks through `node`, in the profile's order.
+void TreeBuilder::AddToNode(uint32_t node, size_t begin, size_t end) {
+  if (!graph_.is_diff) {
+    double& value = graph_.nodes[node].value;
+    for (size_t i = begin; i < end; ++i) value += drawn_[order_[i]]->value;
+    return;
+  }
+  FrameChange& change = graph_.changes[node];
+  for (size_t i = begin; i < end; ++i) {
+    change.change += drawn_[order_[i]]->value;
+    change.base += drawn_[order_[i]]->base;
+  }
+}
+
+// Moves the group's stacks that end at its node to its front, both parts
+// in their order; returns where the others begin.
+size_t TreeBuilder::EndStacksAt(const Group& group) {
+  auto ends = [&](uint32_t stack) { return Length(stack) == group.depth; };
+  const auto first = order_.begin() + static_cast<ptrdiff_t>(group.begin);
+  const auto last = order_.begin() + static_cast<ptrdiff_t>(group.end);
+  if (std::none_of(first, last, ends)) return group.begin;
+  scratch_.clear();
+  auto out = first;
+  for (auto it = first; it != last; ++it) {
+    if (ends(*it)) {
+      *out++ = *it;
+    } else {
+      scratch_.push_back(*it);
+    }
+  }
+  std::copy(scratch_.begin(), scratch_.end(), out);
+  const size_t split = static_cast<size_t>(out - order_.begin());
+  if (graph_.is_diff) {
+    double& own = own_change_[group.node];
+    for (size_t i = group.begin; i < split; ++i) own += drawn_[order_[i]]->value;
+  }
+  return split;
+}
+
+// Reorders stacks [begin, end) of order_ so that those with the same name
+// at `depth` are together, the groups in the order of their first stack,
+// each in its stacks' order (a counting sort by the name's rank).
+void TreeBuilder::GroupByName(size_t begin, size_t end, uint32_t depth) {
+  ++stamp_;
+  ranks_.clear();
+  counts_.clear();
+  for (size_t i = begin; i < end; ++i) {
+    const uint32_t name = NameAt(order_[i], depth);
+    if (name_stamp_[name] != stamp_) {
+      name_stamp_[name] = stamp_;
+      name_rank_[name] = static_cast<uint32_t>(counts_.size());
+      counts_.push_back(0);
+    }
+    ranks_.push_back(name_rank_[name]);
+    ++counts_[name_rank_[name]];
+  }
+  uint32_t next = 0;
+  for (uint32_t& count : counts_) next += std::exchange(count, next);  // now: where each starts
+  scratch_.resize(end - begin);
+  for (size_t i = begin; i < end; ++i) scratch_[counts_[ranks_[i - begin]]++] = order_[i];
+  std::copy(scratch_.begin(), scratch_.end(), order_.begin() + static_cast<ptrdiff_t>(begin));
+}
+
+// Groups the stacks that go on by their next name, keeping each group in
+// the profile's order, and makes each group a child, in the order of the
+// group's first stack.
+void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
+  const size_t begin = EndStacksAt(group);
+  if (begin == group.end) return;
+  const uint32_t depth = group.depth;
+  const auto first = order_.begin() + static_cast<ptrdiff_t>(begin);
+  const auto last = order_.begin() + static_cast<ptrdiff_t>(group.end);
+  const uint32_t name = NameAt(*first, depth);
+  const bool one_child =
+      std::all_of(first, last, [&](uint32_t stack) { return NameAt(stack, depth) == name; });
+  if (!one_child) GroupByName(begin, group.end, depth);
+  graph_.nodes[group.node].first_child = static_cast<uint32_t>(graph_.child_ids.size());
+  for (size_t run = begin; run < group.end;) {
+    const uint32_t run_name = NameAt(order_[run], depth);
+    size_t run_end = run + 1;
+    while (run_end < group.end && NameAt(order_[run_end], depth) == run_name) ++run_end;
+    const auto child = static_cast<uint32_t>(graph_.nodes.size());
+    graph_.nodes.push_back(
+        {run_name, path_kinds_[starts_[order_[run]] + depth], 0, depth + 1, 0, 0});
+    if (graph_.is_diff) {
+      graph_.changes.emplace_back();
+      own_change_.push_back(0);
+    }
+    graph_.child_ids.push_back(child);
+    ++graph_.nodes[group.node].child_count;
+    AddToNode(child, run, run_end);
+    todo.push_back({run, run_end, depth + 1, child});
+    run = run_end;
+  }
+}
+
+void TreeBuilder::GrowTree() {
+  name_rank_.assign(graph_.names.size(), 0);
+  name_stamp_.assign(graph_.names.size(), 0);
+  order_.resize(drawn_.size());
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<uint32_t>(i);
+  if (graph_.is_diff) {
+    graph_.changes.emplace_back();
+    own_change_.push_back(0);
+  }
+  AddToNode(kRootNode, 0, order_.size());
+  std::vector<Group> todo = {{0, order_.size(), 0, kRootNode}};
+  while (!todo.empty()) {
+    const Group group = todo.back();
+    todo.pop_back();
+    Split(group, todo);
+  }
+}
+
+// Width = |own change| + the callees' widths, from the last node back:
+// a callee is always created after its caller, so it is done first.
+void TreeBuilder::SetDiffWidths() {
+  for (size_t n = graph_.nodes.size(); n-- > 0;) {
+    FlameNode& node = graph_.nodes[n];
+    node.value = std::fabs(own_change_[n]);
+    for (uint32_t child : graph_.children(node)) node.value += graph_.nodes[child].value;
+  }
+}
+
+// Widest first puts the biggest consumers at the left edge, where the eye
+// starts; names break ties so the output never depends on the build order.
+void TreeBuilder::SortChildren() {
+  const std::vector<FlameNode>& nodes = graph_.nodes;
+  const std::vector<std::string>& names = graph_.names;
+  for (const FlameNode& node : graph_.nodes) {
+    auto first = graph_.child_ids.begin() + node.first_child;
+    std::sort(first, first + node.child_count, [&](uint32_t a, uint32_t b) {
+      if (nodes[a].value != nodes[b].value) return nodes[a].value > nodes[b].value;
+      return names[nodes[a].name_id] < names[nodes[b].name_id];
+    });
+  }
+}
+
+FlameGraph TreeBuilder::Build() {
+  ExpandPaths();
+  GrowTree();
+  if (graph_.is_diff) SetDiffWidths();
+  SortChildren();
+  return std::move(graph_);
+}
+
+}  // namespace
+
+FrameKind ClassifyFrame(const Frame& frame) {
+  const std::string& function = frame.function;
+  // The allocator's and libc's frames stay runtime even unresolved (their
+  // libraries seldom ship symbols): that they are not the program's code
+  // matters more than that they have no name.
+  if (StartsWithAny(frame.module, kRuntimeModules)) return FrameKind::kRuntime;
+  // The libdwfl symbolizer names what it cannot resolve "module+0xoffset".
+  if (function.empty() || function == "??") return FrameKind::kUnknown;
+  if (!frame.module.empty() && function.starts_with(frame.module + "+0x"))
+    return FrameKind::kUnknown;
+  if (StartsWithAny(function, kRuntimeNamePrefixes)) return FrameKind::kRuntime;
+  return FrameKind::kApp;
+}
+
+void FlameGraph::SetChildren(uint32_t node, std::span<const uint32_t> ids) {
+  nodes[node].first_child = static_cast<uint32_t>(child_ids.size());
+  nodes[node].child_count = static_cast<uint32_t>(ids.size());
+  child_ids.insert(child_ids.end(), ids.begin(), ids.end());
+}
+
+FlameGraph BuildFlameGraph(const Aggregation& aggregation) {
+  return TreeBuilder(aggregation).Build();
+}
+
+}  // namespace memprof::analysis

@@ -1,0 +1,46 @@
+#ifndef MEMPROF_CLI_REPORT_RENDER_REPORT_RENDERER_H_
+#define MEMPROF_CLI_REPORT_RENDER_REPORT_RENDERER_H_
+
+#include <cstddef>
+#include <optional>
+#include <ostream>
+
+#include "cli/report/aggregate/aggregate.h"
+#include "cli/report/aggregate/symbolization_summary.h"
+#include "common/result.h"
+
+namespace memprof::analysis {
+
+// Presentation options shared by the renderers.
+struct ReportOptions {
+  bool show_bytes = false;    // jeprof --show_bytes: bytes instead of MB
+  bool sort_by_cum = false;   // jeprof --cum
+  std::optional<size_t> top;  // at most this many function rows
+  // What symbolization found, for the renderers that carry it (json).
+  const SymbolizationSummary* symbolization = nullptr;
+};
+
+// Writes one aggregated profile in one format. The pprof and flame-graph
+// writers of `memprofctl report` implement this too.
+class ReportRenderer {
+ public:
+  virtual ~ReportRenderer() = default;
+  // Fails (kInternal) only when writing to `out` fails.
+  [[nodiscard]] virtual Result<void> Render(const Aggregation& aggregation,
+                                            std::ostream& out) const = 0;
+};
+
+// How much text the renderers of big reports (collapsed, json) build before
+// they write it: a megabyte, so few writes and a bounded buffer.
+inline constexpr size_t kReportFlushBytes = 1 << 20;
+
+// The common end of every Render: turn a failed stream into an Error.
+inline Result<void> CheckWritten(std::ostream& out) {
+  out.flush();
+  if (!out) return Fail(ErrorCode::kInternal, "writing the report failed");
+  return {};
+}
+
+}  // namespace memprof::analysis
+
+#endif  // MEMPROF_CLI_REPORT_RENDER_REPORT_RENDERER_H_

@@ -1,0 +1,45 @@
+#include "cli/report/render/text_report.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/report/render/report_format.h"
+
+namespace memprof::analysis {
+namespace {
+
+// printf("%8s %6s %6s %8s %6s %s\n", ...) without printf's length limits.
+std::string PadLeft(const std::string& text, size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+}  // namespace
+
+Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
+  Metric metric = aggregation.metric;
+  bool bytes = options_.show_bytes;
+  if (aggregation.total != 0) {
+    out << "Total: " << FormatValue(aggregation.total, metric, bytes) << ' '
+        << UnitName(metric, bytes) << '\n';
+  }
+  std::vector<FunctionRow> rows = aggregation.functions;
+  if (options_.sort_by_cum) SortFunctionRows(rows, true);
+  double total = aggregation.shown_total;
+  double running = 0;
+  size_t printed = 0;
+  for (const FunctionRow& row : rows) {
+    if (options_.top && printed >= *options_.top) break;
+    running += row.flat;
+    if (!row.shown()) continue;
+    out << PadLeft(FormatValue(row.flat, metric, bytes), 8) << ' '
+        << PadLeft(FormatPercent(row.flat, total), 6) << ' '
+        << PadLeft(FormatPercent(running, total), 6) << ' '
+        << PadLeft(FormatValue(row.cum, metric, bytes), 8) << ' '
+        << PadLeft(FormatPercent(row.cum, total), 6) << ' ' << row.name << '\n';
+    ++printed;
+  }
+  return CheckWritten(out);
+}
+
+}  // namespace memprof::analysis
