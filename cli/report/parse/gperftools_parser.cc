@@ -130,17 +130,12 @@ Result<void> GperftoolsParser::StackLine(std::string_view line) {
 // gperftools always ends a profile with the maps section, so anything else
 // means it was cut short.
 Result<void> GperftoolsParser::Finish() const {
-  switch (state_) {
-    case State::kHeader:
-      return At(1, ErrorCode::kInvalidArgument,
-                "empty input: expected a 'heap profile: ...' header");
-    case State::kStacks:
-      return At(line_number_ - 1, ErrorCode::kDataLoss,
-                "input ends without the MAPPED_LIBRARIES section (truncated profile)");
-    case State::kMaps:
-      return {};
+  if (state_ == State::kMaps) return {};
+  if (state_ == State::kHeader) {
+    return At(1, ErrorCode::kInvalidArgument, "empty input: expected a 'heap profile: ...' header");
   }
-  return {};
+  return At(line_number_ - 1, ErrorCode::kDataLoss,
+            "input ends without the MAPPED_LIBRARIES section (truncated profile)");
 }
 
 }  // namespace
