@@ -46,25 +46,28 @@ void ChildWatch::AppendPollFds(std::vector<pollfd>& fds) const {
   for (const Child& child : children_) fds.push_back(pollfd{child.pidfd.get(), POLLIN, 0});
 }
 
-void ChildWatch::Reap(const pollfd* fds, size_t count) {
+void ChildWatch::Reap(const pollfd* fds, size_t count, const FsIdentity& as) {
   std::vector<pid_t> ended;
   for (size_t i = 0; i < count && i < children_.size(); ++i) {
     if (fds[i].revents != 0) ended.push_back(children_[i].pid);
   }
   for (pid_t pid : ended) {
-    RemoveStaleSocket(pid);
+    RemoveStaleSocket(pid, as);
     std::erase_if(children_, [pid](const Child& c) { return c.pid == pid; });
   }
 }
 
-void ChildWatch::RemoveStaleSocket(pid_t pid) const {
+void ChildWatch::RemoveStaleSocket(pid_t pid, const FsIdentity& identity) const {
   auto socket_path = SocketPathForPid(socket_dir_, pid);
   if (!socket_path) return;
   const std::string& path = *socket_path;
+  const ScopedFsIdentity as(identity);
   struct stat st{};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return;
-  if (!NobodyListens(path)) return;
-  if (::unlink(path.c_str()) == 0) {
+  if (as.Call([&] { return ::lstat(path.c_str(), &st); }) != 0 || !S_ISSOCK(st.st_mode)) return;
+  // connect() needs write permission on the socket file, as unlink() needs it
+  // on the directory: both as the publishing user.
+  if (as.Call([&] { return NobodyListens(path) ? 0 : -1; }) != 0) return;
+  if (as.Call([&] { return ::unlink(path.c_str()); }) == 0) {
     CoreLog(LogLevel::kDebug, "removed the socket of child " + std::to_string(pid) + ", which ended");
   } else {
     CoreLog(LogLevel::kInfo, "could not remove " + path + " of child " + std::to_string(pid) +

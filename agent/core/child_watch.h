@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/core/fs_identity.h"
 #include "agent/shared/owned_fd.h"
 
 namespace memprof::agent {
@@ -36,9 +37,11 @@ class ChildWatch {
   // One pollfd (POLLIN) per watched child, appended to `fds`.
   void AppendPollFds(std::vector<pollfd>& fds) const;
   // After poll(): `fds` are the entries AppendPollFds added, in order. Each
-  // child whose pidfd is readable has ended: its socket goes if stale, and
-  // it is watched no more.
-  void Reap(const pollfd* fds, size_t count);
+  // child whose pidfd is readable has ended: its socket goes if stale
+  // (looked at and removed as `as`, the user that published this process's
+  // own socket: a host such as varnishd's manager spends most of its time
+  // as another user), and it is watched no more.
+  void Reap(const pollfd* fds, size_t count, const FsIdentity& as);
   // In a forked child: the pidfds are the parent's (where they were in its
   // table at all): closed if still ours, never used.
   void AbandonAfterFork();
@@ -50,7 +53,7 @@ class ChildWatch {
     OwnedFd pidfd;
   };
   bool Watching(pid_t pid) const;
-  void RemoveStaleSocket(pid_t pid) const;
+  void RemoveStaleSocket(pid_t pid, const FsIdentity& as) const;
 
   std::string socket_dir_;
   std::vector<Child> children_;

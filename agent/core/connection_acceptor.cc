@@ -270,7 +270,7 @@ void ConnectionAcceptor::LoopUntilStopped() {
     // of a task handed over meanwhile is not lost.
     if (repair == Repair::kNone && n > 0 && fds[0].revents != 0) DrainPipe(wake_read_.get());
     RunPendingTask();
-    if (n > 0) children_->Reap(fds.data() + 2, fds.size() - 2);
+    if (n > 0) children_->Reap(fds.data() + 2, fds.size() - 2, socket_->identity());
     WatchNewChildren();
     if (repair == Repair::kNone) backoff = n > 0 && fds[1].revents != 0 && !AcceptOne();
     timeout = ToPollTimeout(tick_());

@@ -39,6 +39,8 @@ class SocketRegistry {
 
   int listen_fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
+  // The user and group that published the socket.
+  const FsIdentity& identity() const { return identity_; }
   // Whether the listening descriptor is still the socket this registry bound.
   bool Intact() const { return fd_.Intact(); }
   // After the host closed the listening descriptor: removes the old socket
