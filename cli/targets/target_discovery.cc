@@ -154,12 +154,14 @@ SocketEntry TargetDiscovery::MakeEntry(pid_t pid, const std::string& path,
   entry.target.pid = pid;
   entry.target.socket_path = path;
   entry.uid = file.owner;
+  entry.real_uid = file.owner;
   entry.socket_owner = file.owner;
   entry.socket_file = file;
   if (auto status = ReadStatus(pid)) {
     entry.process_exists = true;
     entry.target.command = status->name;
-    entry.uid = status->real_uid;
+    entry.uid = status->effective_uid;
+    entry.real_uid = status->real_uid;
     entry.untrusted = UntrustedSocketReason(path, file.owner, pid, status->effective_uid);
     if (auto cmdline = ReadTextFile(ProcPath(pid, "cmdline"))) {
       entry.cmdline = ParseCmdline(*cmdline);
