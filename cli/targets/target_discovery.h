@@ -108,6 +108,7 @@ class TargetDiscovery {
   std::optional<int64_t> BootTime() const;
   void ScanContainers(std::vector<SocketEntry>& entries, std::optional<int64_t> boot_time) const;
   std::optional<std::string> ContainerSocket(pid_t pid) const;
+  std::optional<std::string> ContainerSocketPath(pid_t pid) const;
   std::string ProcPath(pid_t pid, const std::string& rest) const;
 
   std::string proc_root_;
