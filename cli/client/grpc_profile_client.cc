@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -161,14 +160,6 @@ std::chrono::milliseconds Remaining(std::chrono::steady_clock::time_point deadli
                   std::chrono::duration_cast<std::chrono::milliseconds>(left));
 }
 
-// Waits `delay`; false if a stop was requested meanwhile.
-bool Pause(std::chrono::milliseconds delay, const std::stop_token& stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, delay, [] { return false; }) && !stop.stop_requested();
-}
-
 // Runs `once(time_left)` until it succeeds or RetryDelay says to give up,
 // within `window`; the last attempt's error says how often it was tried.
 template <typename T, typename Once>
@@ -195,7 +186,7 @@ Result<T> WithRetries(const Target& target, std::chrono::milliseconds window,
     }
     Log().debug("{}: {}; trying again in {} ms", DescribeTarget(target), error.message,
                 delay->count());
-    if (!Pause(*delay, stop)) return Interrupted();
+    if (!SleepUnlessStopped(*delay, stop)) return Interrupted();
   }
 }
 
