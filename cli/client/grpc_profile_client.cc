@@ -8,13 +8,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <utility>
 
 #include "cli/client/grpc_status_mapping.h"
 #include "cli/client/start_deadline.h"
+#include "cli/client/unreachable_agent.h"
 #include "cli/io/logging.h"
 #include "common/duration.h"
 #include "common/unix_socket.h"
@@ -26,6 +26,8 @@ namespace {
 using Stub = memprof::v1::MemoryProfile::Stub;
 
 constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
+// Where the reasons for an unreachable agent are looked up.
+constexpr char kProcRoot[] = "/proc";
 
 // gRPC's own log lines would break the one-line error contract; they only
 // show with -vv, and our status mapping reports what went wrong.
@@ -44,6 +46,8 @@ Error ConnectError(const Error& error, const Target& target) {
       return Error(ErrorCode::kNotFound, DescribeTarget(target) +
                                              " has no memprof agent (its socket " +
                                              target.socket_path + " disappeared)");
+    case ErrorCode::kPermissionDenied:
+      return DiagnoseDeniedSocket(kProcRoot, target.pid, target.socket_path);
     case ErrorCode::kUnavailable:
       return Error(ErrorCode::kUnavailable, "stale socket " + target.socket_path +
                                                 ": nobody is listening (the agent of " +
@@ -156,14 +160,6 @@ std::chrono::milliseconds Remaining(std::chrono::steady_clock::time_point deadli
                   std::chrono::duration_cast<std::chrono::milliseconds>(left));
 }
 
-// Waits `delay`; false if a stop was requested meanwhile.
-bool Pause(std::chrono::milliseconds delay, const std::stop_token& stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, delay, [] { return false; }) && !stop.stop_requested();
-}
-
 // Runs `once(time_left)` until it succeeds or RetryDelay says to give up,
 // within `window`; the last attempt's error says how often it was tried.
 template <typename T, typename Once>
@@ -182,11 +178,15 @@ Result<T> WithRetries(const Target& target, std::chrono::milliseconds window,
     Error& error = outcome.result.error();
     if (!delay) {
       if (attempt > 1) error.message += " (tried " + std::to_string(attempt) + " times)";
+      // Every connection closed unanswered: the agent may lack its module.
+      if (outcome.failure == AttemptFailure::kDropped && !target.remote()) {
+        error = DiagnoseDroppedConnections(kProcRoot, target.pid, error);
+      }
       return std::move(outcome.result);
     }
     Log().debug("{}: {}; trying again in {} ms", DescribeTarget(target), error.message,
                 delay->count());
-    if (!Pause(*delay, stop)) return Interrupted();
+    if (!SleepUnlessStopped(*delay, stop)) return Interrupted();
   }
 }
 

@@ -1,5 +1,8 @@
 #include "cli/client/profiling_format.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "cli/io/human_format.h"
 #include "cli/launch/malloc_conf.h"
 
@@ -16,6 +19,19 @@ std::string AllocatorName(memprof::v1::AllocatorKind kind) {
     default:
       return "other";
   }
+}
+
+std::string AllocatorText(memprof::v1::AllocatorKind kind, const std::string& version) {
+  const std::string name = AllocatorName(kind);
+  if (version.empty()) return name;
+  const bool named = version.size() >= name.size() &&
+                     std::equal(name.begin(), name.end(), version.begin(), [](char a, char b) {
+                       return std::tolower(static_cast<unsigned char>(a)) ==
+                              std::tolower(static_cast<unsigned char>(b));
+                     });
+  if (named && (version.size() == name.size() || version[name.size()] == ' ')) return version;
+  if (std::isdigit(static_cast<unsigned char>(version.front()))) return name + " " + version;
+  return name + " (" + version + ")";
 }
 
 bool Profilable(memprof::v1::AllocatorKind kind) {

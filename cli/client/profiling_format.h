@@ -15,6 +15,11 @@ namespace memprof::cli {
 // "jemalloc", "tcmalloc", "glibc" or "other" (JSON and text).
 std::string AllocatorName(memprof::v1::AllocatorKind kind);
 
+// The allocator with its version (Status allocator_version), naming it
+// once: "glibc 2.36" (the agent reports "glibc 2.36"), "jemalloc 5.3.0-0-g…",
+// "tcmalloc (gperftools 2.10)" when the version names something else.
+std::string AllocatorText(memprof::v1::AllocatorKind kind, const std::string& version);
+
 // Whether the agent can take heap profiles of a process with this allocator
 // at all (jemalloc and tcmalloc).
 bool Profilable(memprof::v1::AllocatorKind kind);

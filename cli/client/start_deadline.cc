@@ -36,4 +36,12 @@ void StartDeadline::Wait(std::chrono::milliseconds timeout) {
   on_expiry_();
 }
 
+bool SleepUnlessStopped(std::chrono::milliseconds delay, const std::stop_token& stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  cv.wait_for(lock, stop, delay, [] { return false; });
+  return !stop.stop_requested();
+}
+
 }  // namespace memprof::cli

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 namespace memprof::cli {
@@ -36,6 +37,10 @@ class StartDeadline {
   std::function<void()> on_expiry_;
   std::thread thread_;  // last: starts once everything above exists
 };
+
+// Waits `delay` unless `stop` is requested first; false when it was (also
+// before the wait).
+bool SleepUnlessStopped(std::chrono::milliseconds delay, const std::stop_token& stop);
 
 }  // namespace memprof::cli
 

@@ -10,6 +10,17 @@ std::string DescribeTarget(const Target& target) {
   return out;
 }
 
+std::string ProcessTitle(const std::vector<std::string>& argv) {
+  std::string title;
+  for (const std::string& arg : argv) {
+    if (arg.empty()) continue;
+    title += (title.empty() ? "" : " ") + arg;
+  }
+  const size_t first = title.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return title.substr(first, title.find_last_not_of(" \t") - first + 1);
+}
+
 std::string AddressHost(const std::string& address) {
   const size_t colon = address.rfind(':');
   std::string host = colon == std::string::npos ? address : address.substr(0, colon);

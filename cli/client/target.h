@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace memprof::cli {
 
@@ -37,6 +38,11 @@ struct Target {
 // "... on host:port" for a remote target ("the agent at host:port" before
 // its pid is known).
 std::string DescribeTarget(const Target& target);
+
+// A command line as people read it: the arguments joined by one space,
+// without the empty arguments and the trailing spaces a program that
+// rewrites its title (setproctitle) pads it with, and trimmed at both ends.
+std::string ProcessTitle(const std::vector<std::string>& argv);
 
 // The host part of "host:port" ("[::1]:7000" -> "::1").
 std::string AddressHost(const std::string& address);

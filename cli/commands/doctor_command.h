@@ -1,9 +1,10 @@
 #ifndef MEMPROF_CLI_COMMANDS_DOCTOR_COMMAND_H_
 #define MEMPROF_CLI_COMMANDS_DOCTOR_COMMAND_H_
 
-#include <memory>
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <ostream>
+#include <stop_token>
 #include <string>
 
 #include "cli/client/profile_client.h"
@@ -23,10 +24,11 @@ struct DoctorOptions {
 
 CLI::App* RegisterDoctorCommand(CLI::App& app, DoctorOptions& options);
 
-// Reads /proc/<pid>/smaps under `proc_root` and the agent's Stats.
+// Reads the agent's Stats over kDoctorWatch (ended early by `stop`), then
+// /proc/<pid>/smaps under `proc_root`.
 [[nodiscard]] Result<void> RunDoctor(const DoctorOptions& options, TargetDiscovery& discovery,
                                      ProfileClient& client, const std::string& proc_root,
-                                     std::ostream& out);
+                                     std::ostream& out, std::stop_token stop = {});
 
 // The `doctor` command for the registry (command_registry.cc).
 std::unique_ptr<Command> MakeDoctorCommand();

@@ -20,9 +20,15 @@ namespace {
 constexpr size_t kMaxCommandWidth = 60;
 
 std::string JoinCommand(const SocketEntry& entry) {
-  std::string joined;
-  for (const std::string& arg : entry.cmdline) joined += (joined.empty() ? "" : " ") + arg;
-  return joined.empty() ? entry.target.command : joined;
+  const std::string title = ProcessTitle(entry.cmdline);
+  return title.empty() ? entry.target.command : title;
+}
+
+// The effective user, as `status` shows it; the real one too when they
+// differ (a service that switched with seteuid/setresuid).
+std::string UserText(const ListRow& row) {
+  if (row.real_uid == row.uid) return row.user;
+  return row.user + " (real " + UserName(row.real_uid) + ")";
 }
 
 std::string Shorten(const std::string& text) {
@@ -35,6 +41,7 @@ ListRow BaseRow(const SocketEntry& entry) {
   row.pid = entry.target.pid;
   row.ppid = entry.ppid;
   row.uid = entry.uid;
+  row.real_uid = entry.real_uid;
   row.user = UserName(entry.uid);
   row.command = JoinCommand(entry);
   row.socket = entry.target.socket_path;
@@ -187,6 +194,7 @@ nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& s
     targets.push_back({{"pid", row.pid},
                        {"ppid", row.ppid},
                        {"uid", row.uid},
+                       {"real_uid", row.real_uid},
                        {"user", row.user},
                        {"command", row.command},
                        {"allocator", row.allocator},
@@ -217,7 +225,7 @@ void PrintList(const std::vector<ListRow>& rows, const std::string& socket_dir, 
     const bool ok = row->problem.empty();
     const std::string command = row->command.empty() ? "-" : Shorten(row->command);
     table.AddRow({std::to_string(row->pid), row->ppid > 0 ? std::to_string(row->ppid) : "-",
-                  row->user, ok ? row->allocator : "-", row->profiling,
+                  UserText(*row), ok ? row->allocator : "-", row->profiling,
                   ok ? row->agent_version : "-", FamilyPrefix(depth) + command});
   }
   table.Print(out);

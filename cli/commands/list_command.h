@@ -33,8 +33,9 @@ struct ListOptions {
 struct ListRow {
   pid_t pid = 0;
   pid_t ppid = 0;  // 0 when the process is gone or its parent is unknown
-  uid_t uid = 0;
-  std::string user;
+  uid_t uid = 0;   // effective, as `status` shows it
+  uid_t real_uid = 0;  // differs after seteuid()/setresuid()
+  std::string user;    // of `uid`
   std::string command;
   std::string allocator = "unknown";
   std::string profiling = "-";  // see ProfilingState()

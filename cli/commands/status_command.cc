@@ -20,15 +20,9 @@ using memprof::v1::StatusResponse;
 std::string YesNo(bool value) { return value ? "yes" : "no"; }
 
 std::string CommandLine(const StatusResponse& status) {
-  std::string line;
-  for (const std::string& arg : status.command_line()) line += (line.empty() ? "" : " ") + arg;
-  return line.empty() ? status.executable() : line;
-}
-
-std::string AllocatorText(const StatusResponse& status) {
-  std::string text = AllocatorName(status.allocator());
-  if (!status.allocator_version().empty()) text += " " + status.allocator_version();
-  return text;
+  const std::string title =
+      ProcessTitle({status.command_line().begin(), status.command_line().end()});
+  return title.empty() ? status.executable() : title;
 }
 
 std::string ActiveText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
@@ -108,7 +102,7 @@ void PrintStatus(const StatusResponse& status, const Target& target,
   table.AddRow({"command:", CommandLine(status)});
   table.AddRow({"executable:", status.executable()});
   table.AddRow({"user:", UserName(status.uid()) + " (uid " + std::to_string(status.uid()) + ")"});
-  table.AddRow({"allocator:", AllocatorText(status)});
+  table.AddRow({"allocator:", AllocatorText(status.allocator(), status.allocator_version())});
   // What each line comes from, in the allocator's own terms.
   const bool tcmalloc = status.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC;
   table.AddRow({"profiling support:", YesNo(status.profiling_supported()) +

@@ -31,17 +31,59 @@ Result<T> Field(const json& root, const char* path) {
     out = *value;                               \
   } while (false)
 
+// The figures doctor takes from each arena, added up over arenas.
+struct ArenaTotals {
+  uint64_t pdirty = 0;
+  uint64_t pmuzzy = 0;
+  uint64_t tcache_bytes = 0;
+  uint32_t nthreads = 0;
+};
+
+Result<ArenaTotals> ReadArena(const json& root, const std::string& arena) {
+  ArenaTotals t;
+  const std::string at = "/stats.arenas/" + arena + "/";
+  MEMPROF_READ(t.pdirty, uint64_t, (at + "pdirty").c_str());
+  MEMPROF_READ(t.pmuzzy, uint64_t, (at + "pmuzzy").c_str());
+  MEMPROF_READ(t.tcache_bytes, uint64_t, (at + "tcache_bytes").c_str());
+  MEMPROF_READ(t.nthreads, uint32_t, (at + "nthreads").c_str());
+  return t;
+}
+
+// jemalloc prints "merged" (every arena together) only when more than one
+// arena is in use; with one (narenas:1, or a program whose threads all share
+// arena 0) that arena, printed under its number, is the total.
+Result<ArenaTotals> ReadArenaTotals(const json& root) {
+  const json::json_pointer arenas("/stats.arenas");
+  if (!root.contains(arenas) || !root[arenas].is_object() || root[arenas].contains("merged")) {
+    return ReadArena(root, "merged");
+  }
+  ArenaTotals sum;
+  bool any = false;
+  for (const auto& [name, unused] : root[arenas].items()) {
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    auto one = ReadArena(root, name);
+    if (!one) return Fail(one.error());
+    sum.pdirty += one->pdirty;
+    sum.pmuzzy += one->pmuzzy;
+    sum.tcache_bytes += one->tcache_bytes;
+    sum.nthreads += one->nthreads;
+    any = true;
+  }
+  if (!any) return ReadArena(root, "merged");  // names what is missing
+  return sum;
+}
+
 Result<JemallocFigures> ReadJemallocFigures(const json& root) {
   JemallocFigures f;
-  uint64_t page = 0, pdirty = 0, pmuzzy = 0;
+  uint64_t page = 0;
   MEMPROF_READ(page, uint64_t, "/arenas/page");
-  MEMPROF_READ(pdirty, uint64_t, "/stats.arenas/merged/pdirty");
-  MEMPROF_READ(pmuzzy, uint64_t, "/stats.arenas/merged/pmuzzy");
-  f.dirty_bytes = pdirty * page;
-  f.muzzy_bytes = pmuzzy * page;
-  MEMPROF_READ(f.tcache_bytes, uint64_t, "/stats.arenas/merged/tcache_bytes");
+  auto totals = ReadArenaTotals(root);
+  if (!totals) return Fail(totals.error());
+  f.dirty_bytes = totals->pdirty * page;
+  f.muzzy_bytes = totals->pmuzzy * page;
+  f.tcache_bytes = totals->tcache_bytes;
+  f.threads = totals->nthreads;
   MEMPROF_READ(f.arenas, uint32_t, "/arenas/narenas");
-  MEMPROF_READ(f.threads, uint32_t, "/stats.arenas/merged/nthreads");
   MEMPROF_READ(f.dirty_decay_ms, int64_t, "/opt/dirty_decay_ms");
   MEMPROF_READ(f.muzzy_decay_ms, int64_t, "/opt/muzzy_decay_ms");
   MEMPROF_READ(f.background_thread, bool, "/opt/background_thread");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "cli/client/start_deadline.h"
 #include "common/proc_smaps.h"
 #include "common/proc_status.h"
 
@@ -11,6 +12,9 @@ namespace {
 
 // How many of the largest anonymous mappings a finding names.
 constexpr size_t kTopAnonymousMappings = 3;
+// Readings of a watch: the start, the middle and the end, so that growth
+// means growing in each half, not one burst.
+constexpr int kGrowthReadings = 3;
 
 Error ProcError(const Error& error, const Target& target, const std::string& file) {
   if (error.code == ErrorCode::kNotFound) {
@@ -24,18 +28,15 @@ Error ProcError(const Error& error, const Target& target, const std::string& fil
   return error;
 }
 
+// One reading of the whole RSS: the parts add up to it.
 Result<void> ReadSmaps(const Target& target, const std::string& proc_root, DoctorFigures& f) {
-  const std::string dir = proc_root + "/" + std::to_string(target.pid);
-  auto rollup = ReadTextFile(dir + "/smaps_rollup");
-  if (!rollup) return Fail(ProcError(rollup.error(), target, dir + "/smaps_rollup"));
-  auto rss = ParseSmapsRollupRss(*rollup);
-  if (!rss) return Fail(rss.error());
-  auto smaps_text = ReadTextFile(dir + "/smaps");
-  if (!smaps_text) return Fail(ProcError(smaps_text.error(), target, dir + "/smaps"));
+  const std::string path = proc_root + "/" + std::to_string(target.pid) + "/smaps";
+  auto smaps_text = ReadTextFile(path);
+  if (!smaps_text) return Fail(ProcError(smaps_text.error(), target, path));
   auto mappings = ParseSmaps(*smaps_text);
   if (!mappings) return Fail(mappings.error());
-  f.rss_bytes = *rss;
   f.smaps = BreakDownSmaps(*mappings, kTopAnonymousMappings);
+  f.rss_bytes = f.smaps.rss_bytes;
   return {};
 }
 
@@ -56,20 +57,43 @@ Result<void> ReadAllocator(const memprof::v1::StatsResponse& stats, DoctorFigure
     return {};
   }
   if (stats.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                "this process uses tcmalloc, which doctor cannot judge yet (it knows jemalloc "
-                "and glibc malloc); `memprofctl stats` shows tcmalloc's figures and "
-                "`memprofctl purge` gives its free pages back to the OS");
+    f.allocator = AllocatorFamily::kTcmalloc;
+    f.tcmalloc = ReadTcmallocFigures(
+        {stats.allocator_properties().begin(), stats.allocator_properties().end()});
+    return {};
   }
   return Fail(ErrorCode::kFailedPrecondition,
-              "the allocator of this process is neither jemalloc nor glibc malloc; doctor has "
-              "no figures to judge");
+              "the allocator of this process is neither jemalloc, glibc malloc nor tcmalloc; "
+              "doctor has no figures to judge");
+}
+
+StatsSample SampleOf(const memprof::v1::StatsResponse& stats) {
+  return StatsSample{std::chrono::steady_clock::now(), stats.collected_unix_ms(), stats.allocator(),
+                     FiguresOf(stats)};
+}
+
+// The readings over the watch, the last one with the allocator's report.
+Result<memprof::v1::StatsResponse> WatchHeap(const Target& target, ProfileClient& client,
+                                             const GrowthWatch& watch, GrowthFigures& growth) {
+  memprof::v1::StatsRequest summary_only;
+  memprof::v1::StatsRequest full;
+  full.set_raw_format(memprof::v1::RAW_STATS_FORMAT_JSON);
+  const int readings = watch.interval.count() > 0 ? kGrowthReadings : 1;
+  for (int i = 1;; ++i) {
+    auto stats = client.Stats(target, i == readings ? full : summary_only);
+    if (!stats) return Fail(stats.error());
+    if (readings > 1) growth.readings.push_back(SampleOf(*stats));
+    if (i == readings) return stats;
+    if (!SleepUnlessStopped(watch.interval / (readings - 1), watch.stop)) {
+      return Fail(ErrorCode::kCancelled, "interrupted");
+    }
+  }
 }
 
 }  // namespace
 
 Result<DoctorFigures> CollectDoctorFigures(const Target& target, ProfileClient& client,
-                                           const std::string& proc_root) {
+                                           const std::string& proc_root, const GrowthWatch& watch) {
   if (target.remote()) {
     return Fail(ErrorCode::kFailedPrecondition,
                 "doctor reads the target's /proc/<pid>/smaps, so it works on local processes "
@@ -78,9 +102,7 @@ Result<DoctorFigures> CollectDoctorFigures(const Target& target, ProfileClient& 
   DoctorFigures f;
   f.pid = target.pid;
   f.cpus = std::max(1u, std::thread::hardware_concurrency());
-  memprof::v1::StatsRequest request;
-  request.set_raw_format(memprof::v1::RAW_STATS_FORMAT_JSON);
-  auto stats = client.Stats(target, request);
+  auto stats = WatchHeap(target, client, watch, f.growth);
   if (!stats) return Fail(stats.error());
   if (auto r = ReadAllocator(*stats, f); !r) return Fail(r.error());
   if (auto r = ReadSmaps(target, proc_root, f); !r) return Fail(r.error());

@@ -1,6 +1,8 @@
 #ifndef MEMPROF_CLI_DOCTOR_DOCTOR_COLLECTOR_H_
 #define MEMPROF_CLI_DOCTOR_DOCTOR_COLLECTOR_H_
 
+#include <chrono>
+#include <stop_token>
 #include <string>
 
 #include "cli/client/profile_client.h"
@@ -9,13 +11,27 @@
 
 namespace memprof::cli {
 
-// Gathers doctor's figures for a local target: /proc/<pid>/smaps_rollup and
-// smaps under `proc_root`, and the agent's Stats with the allocator's own
-// report (jemalloc JSON or glibc XML). kFailedPrecondition for a remote
-// target (its /proc is not here) and for an allocator that is neither.
+// How long doctor watches the heap for growth: long enough for a steady
+// growth to show in each half, short enough for a command an SRE waits for.
+inline constexpr std::chrono::milliseconds kDoctorWatch = std::chrono::seconds(2);
+
+// A watch of the heap: three readings of the allocator's summary, at the
+// start, the middle and the end of `interval` (0: one reading, growth not
+// watched). `stop` ends the wait early (kCancelled).
+struct GrowthWatch {
+  std::chrono::milliseconds interval{0};
+  std::stop_token stop;
+};
+
+// Gathers doctor's figures for a local target: the agent's Stats, watched
+// over `watch`, the last with the allocator's own report (jemalloc JSON,
+// glibc XML, tcmalloc's properties), then /proc/<pid>/smaps under
+// `proc_root`. kFailedPrecondition for a remote target (its /proc is not
+// here) and for an allocator doctor does not know.
 [[nodiscard]] Result<DoctorFigures> CollectDoctorFigures(const Target& target,
                                                          ProfileClient& client,
-                                                         const std::string& proc_root);
+                                                         const std::string& proc_root,
+                                                         const GrowthWatch& watch = {});
 
 }  // namespace memprof::cli
 

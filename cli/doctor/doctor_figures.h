@@ -2,6 +2,7 @@
 #define MEMPROF_CLI_DOCTOR_DOCTOR_FIGURES_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,24 +38,70 @@ struct GlibcFigures {
   uint64_t mmap_chunks = 0;
 };
 
-enum class AllocatorFamily { kJemalloc, kGlibc };
+// gperftools tcmalloc's figures, from its numeric properties (the Stats
+// answer's allocator_properties).
+struct TcmallocFigures {
+  uint64_t page_heap_free_bytes = 0;       // tcmalloc.pageheap_free_bytes: free spans, resident
+  uint64_t page_heap_unmapped_bytes = 0;   // tcmalloc.pageheap_unmapped_bytes: given back
+  uint64_t central_cache_free_bytes = 0;   // tcmalloc.central_cache_free_bytes
+  uint64_t transfer_cache_free_bytes = 0;  // tcmalloc.transfer_cache_free_bytes
+  uint64_t thread_cache_bytes = 0;         // tcmalloc.current_total_thread_cache_bytes
+  uint64_t max_thread_cache_bytes = 0;     // tcmalloc.max_total_thread_cache_bytes
+  bool aggressive_decommit = false;        // tcmalloc.aggressive_memory_decommit
+};
+
+enum class AllocatorFamily { kJemalloc, kGlibc, kTcmalloc };
+
+// "jemalloc", "glibc", "tcmalloc".
+const char* FamilyName(AllocatorFamily family);
+
+// The heap as doctor watched it: the allocator's summary (and the process's
+// RSS) read at the start, the middle and the end of its watch.
+struct GrowthFigures {
+  std::vector<StatsSample> readings;  // fewer than 2: not watched
+};
+
+// What the readings say: the change from the first to the last, per second
+// of the measured time, and whether allocated grew between every two.
+struct GrowthRate {
+  double seconds = 0;
+  int64_t allocated_change = 0;
+  double allocated_per_second = 0;
+  int64_t rss_change = 0;
+  double rss_per_second = 0;
+  bool steady = false;  // allocated grew from each reading to the next
+};
+GrowthRate RateOf(const GrowthFigures& growth);
+
+// A change of memory with its sign, "+1.3 MiB" or "-512 B" ("0 B").
+std::string SignedBytesText(double bytes);
+// "2.0 s".
+std::string SecondsText(double seconds);
 
 // Everything `doctor` judges: the process's mappings, its allocator's
 // figures, and the CPU count (for advice on arenas).
 struct DoctorFigures {
   pid_t pid = 0;
-  uint64_t rss_bytes = 0;  // /proc/<pid>/smaps_rollup
+  uint64_t rss_bytes = 0;  // the sum over /proc/<pid>/smaps (= smaps.rss_bytes)
   SmapsBreakdown smaps;
   AllocatorFamily allocator = AllocatorFamily::kJemalloc;
   MemoryFigures summary;  // the Stats summary
   JemallocFigures jemalloc;
   GlibcFigures glibc;
+  TcmallocFigures tcmalloc;
+  GrowthFigures growth;
   uint32_t cpus = 1;
 };
 
-// The parts of the process's RSS, in bytes. Allocator memory is the
-// allocator's resident figure, capped by the anonymous RSS it lives in (glibc's
-// figure is address space, not RSS); the anonymous rest is "other".
+// The allocator's resident memory as doctor shows it, one figure throughout:
+// its own figure (jemalloc stats.resident, tcmalloc's physical bytes, glibc's
+// arenas and mmapped chunks) capped by the anonymous RSS it lives in, since
+// the allocator counts pages the kernel may not hold (glibc's figure is
+// address space, not RSS).
+uint64_t AllocatorResident(const DoctorFigures& figures);
+
+// The parts of the process's RSS, in bytes: allocator memory is
+// AllocatorResident(); the anonymous rest is "other".
 struct RssParts {
   uint64_t allocator = 0;
   uint64_t thread_stacks = 0;
@@ -76,12 +123,15 @@ struct DoctorRatios {
 DoctorRatios RatiosOf(const DoctorFigures& figures);
 
 // Unused pages the allocator keeps: jemalloc dirty + muzzy, glibc free in
-// bins and fast bins.
+// bins and fast bins, tcmalloc's page heap free spans.
 uint64_t UnusedAllocatorBytes(const DoctorFigures& figures);
 
 // Reads malloc_stats_print("J") output (the agent's raw Stats JSON, with or
 // without its {"jemalloc": ...} wrapper). kInternal when a figure is missing.
 [[nodiscard]] Result<JemallocFigures> ParseJemallocFigures(const std::string& json);
+
+// Reads tcmalloc's numeric properties; those missing stay 0.
+TcmallocFigures ReadTcmallocFigures(const std::map<std::string, uint64_t>& properties);
 
 // Reads glibc malloc_info() XML. kInternal for text that is not such a report.
 [[nodiscard]] Result<GlibcFigures> ParseMallocInfo(const std::string& xml);

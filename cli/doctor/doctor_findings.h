@@ -27,6 +27,10 @@ inline constexpr double kUnexplainedShareLimit = 0.25;
 inline constexpr double kStackShareLimit = 0.25;
 // glibc: more arenas than this many per CPU is "many".
 inline constexpr uint32_t kGlibcArenasPerCpu = 2;
+// Heap growth (allocated bytes per second over doctor's watch, growing
+// in each half of it): 512 KiB/s is 1.8 GiB an hour. Exempt from
+// kDoctorMinBytes: the rate is what is at stake.
+inline constexpr double kGrowthLimitBytesPerSecond = 512.0 * 1024;
 
 // One thing doctor found: what, the numbers that triggered it, what to do.
 struct Finding {
@@ -36,10 +40,14 @@ struct Finding {
   std::vector<std::string> advice;  // concrete steps, in the allocator's own terms
 };
 
-// Judges `figures`: the findings that apply, in a fixed order (the
+// Judges `figures`: the findings that apply, in a fixed order (growth, the
 // allocator's unused pages, its layout, its caches, memory outside it,
 // stacks). Pure: the same figures give the same findings.
 std::vector<Finding> Diagnose(const DoctorFigures& figures);
+
+// What doctor does not judge for the process's allocator (it has no such
+// thing), for the report; empty when every check applies.
+std::string ChecksNotApplicable(AllocatorFamily family);
 
 }  // namespace memprof::cli
 

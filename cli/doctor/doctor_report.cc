@@ -1,5 +1,7 @@
 #include "cli/doctor/doctor_report.h"
 
+#include <cstdio>
+
 #include "cli/io/human_format.h"
 #include "cli/io/text_table.h"
 #include "common/json_schema_versions.h"
@@ -8,10 +10,6 @@ namespace memprof::cli {
 namespace {
 
 using nlohmann::json;
-
-const char* FamilyName(AllocatorFamily family) {
-  return family == AllocatorFamily::kJemalloc ? "jemalloc" : "glibc";
-}
 
 std::string ShareOf(uint64_t part, uint64_t whole) {
   return whole == 0 ? "-" : FormatPercent(static_cast<double>(part) / static_cast<double>(whole));
@@ -32,17 +30,29 @@ void PrintBreakdown(const DoctorFigures& f, std::ostream& out) {
   row("other files", p.other_files, "other file mappings");
   row("shared memory", p.shared_memory, "/dev/shm, SysV, memfd, shared anonymous");
   row("other anonymous", p.other_anonymous, "anonymous memory that is not the allocator's");
-  row("total", whole, "smaps; smaps_rollup says " + FormatBytes(f.rss_bytes));
+  row("total", whole, "RSS: the sum over /proc/" + std::to_string(f.pid) + "/smaps");
   table.Print(out);
 }
 
+void PrintTcmalloc(const TcmallocFigures& t, std::ostream& out) {
+  out << "  page heap free " << FormatBytes(t.page_heap_free_bytes) << ", given back "
+      << FormatBytes(t.page_heap_unmapped_bytes) << "; free in central caches "
+      << FormatBytes(t.central_cache_free_bytes) << ", transfer caches "
+      << FormatBytes(t.transfer_cache_free_bytes) << ", thread caches "
+      << FormatBytes(t.thread_cache_bytes) << " (at most " << FormatBytes(t.max_thread_cache_bytes)
+      << ")\n  aggressive_memory_decommit:" << (t.aggressive_decommit ? "true" : "false") << '\n';
+}
+
+// The allocator's resident memory is the breakdown's row: not repeated here.
 void PrintAllocator(const DoctorFigures& f, std::ostream& out) {
   const MemoryFigures& s = f.summary;
-  out << "\n" << FamilyName(f.allocator) << ": allocated " << FormatBytes(s.allocated)
-      << ", active " << FormatBytes(s.active) << ", metadata " << FormatBytes(s.metadata)
-      << ", resident " << FormatBytes(s.resident) << ", mapped " << FormatBytes(s.mapped)
-      << ", retained " << FormatBytes(s.retained) << '\n';
-  if (f.allocator == AllocatorFamily::kJemalloc) {
+  out << "\n"
+      << FamilyName(f.allocator) << ": allocated " << FormatBytes(s.allocated) << ", active "
+      << FormatBytes(s.active) << ", metadata " << FormatBytes(s.metadata) << ", mapped "
+      << FormatBytes(s.mapped) << ", retained " << FormatBytes(s.retained) << '\n';
+  if (f.allocator == AllocatorFamily::kTcmalloc) {
+    PrintTcmalloc(f.tcmalloc, out);
+  } else if (f.allocator == AllocatorFamily::kJemalloc) {
     const JemallocFigures& j = f.jemalloc;
     out << "  dirty " << FormatBytes(j.dirty_bytes) << ", muzzy " << FormatBytes(j.muzzy_bytes)
         << ", thread caches " << FormatBytes(j.tcache_bytes) << ", " << j.arenas << " arenas, "
@@ -67,6 +77,15 @@ void PrintRatios(const DoctorFigures& f, std::ostream& out) {
       << FormatPercent(r.unexplained_share) << " of RSS\n";
 }
 
+void PrintGrowth(const DoctorFigures& f, std::ostream& out) {
+  if (f.growth.readings.size() < 2) return;
+  const GrowthRate g = RateOf(f.growth);
+  out << "growth over " << SecondsText(g.seconds) << ": allocated "
+      << SignedBytesText(static_cast<double>(g.allocated_change)) << " ("
+      << SignedBytesText(g.allocated_per_second) << "/s), RSS "
+      << SignedBytesText(static_cast<double>(g.rss_change)) << '\n';
+}
+
 void PrintFindings(const std::vector<Finding>& findings, std::ostream& out) {
   if (findings.empty()) {
     out << "\nNo findings: nothing crosses doctor's thresholds.\n";
@@ -85,19 +104,58 @@ json AllocatorJson(const DoctorFigures& f) {
   const MemoryFigures& s = f.summary;
   const JemallocFigures& j = f.jemalloc;
   const GlibcFigures& g = f.glibc;
-  return {{"kind", FamilyName(f.allocator)},    {"allocated", s.allocated},
-          {"active", s.active},                 {"metadata", s.metadata},
-          {"resident", s.resident},             {"mapped", s.mapped},
-          {"retained", s.retained},             {"unused_bytes", UnusedAllocatorBytes(f)},
-          {"jemalloc", {{"dirty_bytes", j.dirty_bytes}, {"muzzy_bytes", j.muzzy_bytes},
-                        {"tcache_bytes", j.tcache_bytes}, {"arenas", j.arenas},
-                        {"threads", j.threads}, {"dirty_decay_ms", j.dirty_decay_ms},
-                        {"muzzy_decay_ms", j.muzzy_decay_ms},
-                        {"background_thread", j.background_thread}, {"narenas", j.narenas},
-                        {"tcache_max", j.tcache_max}, {"retain", j.retain}}},
-          {"glibc", {{"arenas", g.arenas}, {"system_bytes", g.system_bytes},
-                     {"free_bytes", g.free_bytes}, {"fastbin_bytes", g.fastbin_bytes},
-                     {"mmap_bytes", g.mmap_bytes}, {"mmap_chunks", g.mmap_chunks}}}};
+  const TcmallocFigures& t = f.tcmalloc;
+  return {{"kind", FamilyName(f.allocator)},
+          {"allocated", s.allocated},
+          {"active", s.active},
+          {"metadata", s.metadata},
+          {"resident", s.resident},
+          {"mapped", s.mapped},
+          {"retained", s.retained},
+          {"unused_bytes", UnusedAllocatorBytes(f)},
+          {"jemalloc",
+           {{"dirty_bytes", j.dirty_bytes},
+            {"muzzy_bytes", j.muzzy_bytes},
+            {"tcache_bytes", j.tcache_bytes},
+            {"arenas", j.arenas},
+            {"threads", j.threads},
+            {"dirty_decay_ms", j.dirty_decay_ms},
+            {"muzzy_decay_ms", j.muzzy_decay_ms},
+            {"background_thread", j.background_thread},
+            {"narenas", j.narenas},
+            {"tcache_max", j.tcache_max},
+            {"retain", j.retain}}},
+          {"glibc",
+           {{"arenas", g.arenas},
+            {"system_bytes", g.system_bytes},
+            {"free_bytes", g.free_bytes},
+            {"fastbin_bytes", g.fastbin_bytes},
+            {"mmap_bytes", g.mmap_bytes},
+            {"mmap_chunks", g.mmap_chunks}}},
+          {"tcmalloc",
+           {{"page_heap_free_bytes", t.page_heap_free_bytes},
+            {"page_heap_unmapped_bytes", t.page_heap_unmapped_bytes},
+            {"central_cache_free_bytes", t.central_cache_free_bytes},
+            {"transfer_cache_free_bytes", t.transfer_cache_free_bytes},
+            {"thread_cache_bytes", t.thread_cache_bytes},
+            {"max_thread_cache_bytes", t.max_thread_cache_bytes},
+            {"aggressive_decommit", t.aggressive_decommit}}}};
+}
+
+json GrowthJson(const DoctorFigures& f) {
+  const GrowthRate g = RateOf(f.growth);
+  json readings = json::array();
+  for (const StatsSample& r : f.growth.readings) {
+    readings.push_back({{"unix_ms", r.unix_ms},
+                        {"allocated", r.figures.allocated},
+                        {"rss_bytes", r.figures.rss_bytes}});
+  }
+  return {{"seconds", g.seconds},
+          {"allocated_change_bytes", g.allocated_change},
+          {"allocated_bytes_per_second", g.allocated_per_second},
+          {"rss_change_bytes", g.rss_change},
+          {"steady", g.steady},
+          {"readings", readings}};
 }
 
 json BreakdownJson(const DoctorFigures& f) {
@@ -121,6 +179,10 @@ void PrintDoctorReport(const DoctorFigures& figures, const std::vector<Finding>&
   PrintBreakdown(figures, out);
   PrintAllocator(figures, out);
   PrintRatios(figures, out);
+  PrintGrowth(figures, out);
+  if (const std::string skipped = ChecksNotApplicable(figures.allocator); !skipped.empty()) {
+    out << "not judged: " << skipped << '\n';
+  }
   PrintFindings(findings, out);
 }
 
@@ -138,10 +200,13 @@ json DoctorReportToJson(const DoctorFigures& f, const std::vector<Finding>& find
           {"rss_bytes", f.rss_bytes},
           {"breakdown", BreakdownJson(f)},
           {"allocator", AllocatorJson(f)},
-          {"ratios", {{"fragmentation", r.fragmentation}, {"unused_share", r.dirty_share},
-                      {"metadata_share", r.metadata_share},
-                      {"outside_allocator_share", r.unexplained_share},
-                      {"thread_stack_share", r.stack_share}}},
+          {"growth", GrowthJson(f)},
+          {"ratios",
+           {{"fragmentation", r.fragmentation},
+            {"unused_share", r.dirty_share},
+            {"metadata_share", r.metadata_share},
+            {"outside_allocator_share", r.unexplained_share},
+            {"thread_stack_share", r.stack_share}}},
           {"findings", list}};
 }
 

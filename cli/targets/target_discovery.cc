@@ -5,23 +5,20 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <regex>
 #include <set>
 #include <utility>
 
+#include "cli/client/unreachable_agent.h"
 #include "common/socket_path.h"
 #include "common/unix_socket.h"
 
 namespace memprof::cli {
 namespace {
-
-constexpr char kHowToGetAnAgent[] =
-    "a program gets an agent when started with `memprofctl run -- CMD`, with "
-    "LD_PRELOAD=libmemprof_agent.so, or by calling memprof_agent_start()";
 
 std::chrono::system_clock::time_point WallTime(const timespec& ts) {
   return std::chrono::system_clock::time_point(
@@ -154,12 +151,14 @@ SocketEntry TargetDiscovery::MakeEntry(pid_t pid, const std::string& path,
   entry.target.pid = pid;
   entry.target.socket_path = path;
   entry.uid = file.owner;
+  entry.real_uid = file.owner;
   entry.socket_owner = file.owner;
   entry.socket_file = file;
   if (auto status = ReadStatus(pid)) {
     entry.process_exists = true;
     entry.target.command = status->name;
-    entry.uid = status->real_uid;
+    entry.uid = status->effective_uid;
+    entry.real_uid = status->real_uid;
     entry.untrusted = UntrustedSocketReason(path, file.owner, pid, status->effective_uid);
     if (auto cmdline = ReadTextFile(ProcPath(pid, "cmdline"))) {
       entry.cmdline = ParseCmdline(*cmdline);
@@ -212,6 +211,13 @@ void TargetDiscovery::ScanContainers(std::vector<SocketEntry>& entries,
 // /proc/<pid>/root/<dir>/<nspid>.sock when the process lives in another mount
 // namespace or a nested pid namespace and that socket exists.
 std::optional<std::string> TargetDiscovery::ContainerSocket(pid_t pid) const {
+  auto path = ContainerSocketPath(pid);
+  if (!path || !IsSocket(*path)) return std::nullopt;
+  return path;
+}
+
+// Where the socket of a process in another mount or pid namespace would be.
+std::optional<std::string> TargetDiscovery::ContainerSocketPath(pid_t pid) const {
   const auto mine = ReadLink(proc_root_ + "/self/ns/mnt");
   const auto theirs = ReadLink(ProcPath(pid, "ns/mnt"));
   // Same mount namespace: the socket, if any, is in our own directory.
@@ -224,9 +230,7 @@ std::optional<std::string> TargetDiscovery::ContainerSocket(pid_t pid) const {
   if (!other_mount_ns && ns_pid == pid) return std::nullopt;
   auto inner = SocketPathForPid(socket_dir_, ns_pid);
   if (!inner) return std::nullopt;
-  std::string path = ProcPath(pid, "root") + *inner;
-  if (!IsSocket(path)) return std::nullopt;
-  return path;
+  return ProcPath(pid, "root") + *inner;
 }
 
 Result<Target> TargetDiscovery::Resolve(pid_t pid) const {
@@ -347,8 +351,9 @@ Result<Target> TargetDiscovery::ResolvePid(pid_t pid) const {
                                           ", not a socket (remove it if it is left over); " +
                                           kHowToGetAnAgent);
   }
-  return Fail(ErrorCode::kNotFound,
-              who + " has no memprof agent (no socket at " + *path + "); " + kHowToGetAnAgent);
+  // Loaded or not, and why it does not serve here: what /proc tells.
+  return Fail(DiagnoseMissingSocket(proc_root_, pid, socket_dir_,
+                                    ContainerSocketPath(pid).value_or(*path)));
 }
 
 Result<Target> TargetDiscovery::ResolveOnlyAgent() const {

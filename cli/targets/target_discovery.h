@@ -31,7 +31,8 @@ struct SocketFileInfo {
 struct SocketEntry {
   Target target;
   bool process_exists = false;       // /proc/<pid> is there (else: a stale socket)
-  uid_t uid = 0;                     // the process's real uid, or the socket's owner if gone
+  uid_t uid = 0;                     // the process's effective uid, or the socket's owner if gone
+  uid_t real_uid = 0;                // its real uid (uid when gone)
   std::vector<std::string> cmdline;  // empty when the process is gone or unreadable
   uid_t socket_owner = 0;            // owner of the socket file
   SocketFileInfo socket_file;        // its identity and age when found
@@ -107,6 +108,7 @@ class TargetDiscovery {
   std::optional<int64_t> BootTime() const;
   void ScanContainers(std::vector<SocketEntry>& entries, std::optional<int64_t> boot_time) const;
   std::optional<std::string> ContainerSocket(pid_t pid) const;
+  std::optional<std::string> ContainerSocketPath(pid_t pid) const;
   std::string ProcPath(pid_t pid, const std::string& rest) const;
 
   std::string proc_root_;

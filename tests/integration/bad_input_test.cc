@@ -142,10 +142,17 @@ TEST_F(BadInputTest, PidOfAKernelThread) {
   ExpectNothingWritten();
 }
 
+// Pid 1 may be beyond even root's reach (a container's init of another user
+// namespace): then memprofctl says it cannot tell, rather than "no agent".
 TEST_F(BadInputTest, PidOneWithoutAnAgent) {
   CommandResult r = Cli({"status", "--pid", "1"});
   ExpectCliError(r, 3, "process 1 (");
-  EXPECT_NE(r.err.find(") has no memprof agent (no socket at " + dir().File("1.sock") + ")"),
+  const bool knows = ReadFile("/proc/1/maps").size() > 0;
+  EXPECT_NE(r.err.find(knows ? ") has no memprof agent (no socket at " + dir().File("1.sock") +
+                                   ", and no libmemprof_agent.so in its memory map)"
+                             : ") has no socket at " + dir().File("1.sock") +
+                                   ", and memprofctl cannot tell whether it loaded the memprof "
+                                   "agent: it may not read /proc/1/maps"),
             std::string::npos)
       << r;
   EXPECT_NE(r.err.find("memprofctl run -- CMD"), std::string::npos) << r;
@@ -424,7 +431,8 @@ TEST_F(BadInputTest, SocketDirectoryEnvironmentThatCannotWork) {
 TEST_F(BadInputTest, AgentRefusesAnUnsafeSocketDirectory) {
   struct Case {
     std::string name;
-    std::string why;  // what the agent logs
+    std::string why;     // what the agent logs
+    std::string reason;  // what memprofctl says, from the outside
   };
   const std::string sloppy = dir().File("sloppy");  // world-writable, no sticky bit
   ASSERT_EQ(::mkdir(sloppy.c_str(), 0700), 0);
@@ -434,15 +442,23 @@ TEST_F(BadInputTest, AgentRefusesAnUnsafeSocketDirectory) {
   const std::string link = dir().File("link");
   ASSERT_EQ(::symlink(real.c_str(), link.c_str()), 0);
   std::vector<Case> cases = {
-      {sloppy, "is writable by other users but lacks the sticky bit (chmod +t)"},
-      {link, "is a symbolic link; refusing to use it"},
-      {"relative", "must be an absolute path"},
+      {sloppy, "is writable by other users but lacks the sticky bit (chmod +t)",
+       "socket directory '" + sloppy +
+           "' is writable by other users but lacks the sticky bit (chmod +t), so the agent "
+           "refused it"},
+      {link, "is a symbolic link; refusing to use it",
+       "socket directory '" + link + "' is a symbolic link, so the agent refused it"},
+      {"relative", "must be an absolute path",
+       "its MEMPROF_SOCKET_DIR 'relative' is not an absolute path, which the agent refuses"},
   };
   if (::geteuid() == 0) {
     const std::string foreign = dir().File("foreign");
     ASSERT_EQ(::mkdir(foreign.c_str(), 0700), 0);
     ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
-    cases.push_back({foreign, "is owned by uid 65534, not by root or uid 0; refusing to use it"});
+    cases.push_back({foreign, "is owned by uid 65534, not by root or uid 0; refusing to use it",
+                     "socket directory '" + foreign +
+                         "' is owned by uid 65534, not by root or uid 0, so the agent refused "
+                         "it"});
   }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -451,9 +467,13 @@ TEST_F(BadInputTest, AgentRefusesAnUnsafeSocketDirectory) {
     EXPECT_NE(t->process().StderrText().find("agent not started"), std::string::npos)
         << t->process().StderrText();
     const std::string p = std::to_string(t->pid());
+    // memprofctl reads the target's environment and judges its directory
+    // as the agent did, wherever it looks itself.
+    const std::string said =
+        "process " + p + " (plain_target): memprof agent loaded but not serving: " + c.reason;
+    ExpectCliError(Cli({"status", "--pid", p}), 5, said);
     if (c.name.starts_with("/")) {
-      CommandResult r = Cli({"status", "--pid", p}, {{"MEMPROF_SOCKET_DIR", c.name}});
-      ExpectCliError(r, 3, "process " + p + " (plain_target) has no memprof agent");
+      ExpectCliError(Cli({"status", "--pid", p}, {{"MEMPROF_SOCKET_DIR", c.name}}), 5, said);
     }
     EXPECT_FALSE(t->process().HasExited()) << "the host died";
   }
@@ -475,7 +495,11 @@ TEST_F(BadInputTest, AgentSwitchedOff) {
   TargetProcess* t = Start(options);
   ASSERT_NE(t, nullptr);
   const std::string p = std::to_string(t->pid());
-  ExpectAll({{{"status", "--pid", p}, 3, "process " + p + " (plain_target) has no memprof agent"},
+  ExpectAll({{{"status", "--pid", p},
+              3,
+              "process " + p +
+                  " (plain_target): memprof agent loaded but not serving: MEMPROF_AGENT=off in "
+                  "its environment switches it off; restart the process without it"},
              {{"status"}, 3, "no memprof agents found in " + SocketDir()}});
   EXPECT_EQ(dir().List(), std::vector<std::string>{});
   EXPECT_FALSE(t->process().HasExited());

@@ -60,12 +60,64 @@ TEST_F(ErrorTest, ProcessWithoutAgentSaysHowToGetOne) {
   std::string p = std::to_string(t->pid());
   CommandResult r = CliFor(*t, "status");
   ExpectCliError(r, 3, "process " + p + " (glibc_target) has no memprof agent");
-  EXPECT_NE(r.err.find("no socket at " + t->socket_path()), std::string::npos) << r;
+  EXPECT_NE(r.err.find("(no socket at " + t->socket_path() +
+                       ", and no libmemprof_agent.so in its memory map)"),
+            std::string::npos)
+      << r;
   EXPECT_NE(r.err.find("memprofctl run"), std::string::npos) << r;
   EXPECT_NE(r.err.find("LD_PRELOAD"), std::string::npos) << r;
   EXPECT_NE(r.err.find("memprof_agent_start"), std::string::npos) << r;
   ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("p.heap")}), 3, "has no memprof agent");
   ExpectNothingWritten();
+  EXPECT_FALSE(t->process().HasExited());
+}
+
+// An agent serves in the socket directory its environment names; memprofctl,
+// looking in another, reads the target's environment and names it.
+TEST_F(ErrorTest, AnAgentServingInAnotherDirectoryIsNamedWithIt) {
+  TargetProcess* t = StartProfilingReady();  // serving in SocketDir()
+  ASSERT_NE(t, nullptr);
+  const std::string elsewhere = dir().File("elsewhere");
+  ASSERT_EQ(::mkdir(elsewhere.c_str(), 0700), 0);
+  const std::string p = std::to_string(t->pid());
+  CommandResult r = Cli({"status", "--pid", p}, {{"MEMPROF_SOCKET_DIR", elsewhere}});
+  ExpectCliError(r, 3,
+                 "process " + p + " (plain_target): memprof agent serves in " + SocketDir() +
+                     " (MEMPROF_SOCKET_DIR in its environment), not in " + elsewhere +
+                     "; use MEMPROF_SOCKET_DIR=" + SocketDir() + " memprofctl ...");
+  CommandResult there = Cli({"status", "--pid", p});
+  EXPECT_EQ(there.exit_code, 0) << there;
+  EXPECT_FALSE(t->process().HasExited());
+}
+
+// The core (libmemprof_agent.so) copied without its server module beside it
+// publishes its socket but closes every connection: memprofctl names the
+// module it looked for, and the process keeps running.
+TEST_F(ErrorTest, AnAgentWithoutItsServerModuleNamesIt) {
+  const std::string lonely = dir().File("lonely");
+  ASSERT_EQ(::mkdir(lonely.c_str(), 0755), 0);
+  const std::string core = lonely + "/libmemprof_agent.so";
+  ASSERT_TRUE(WriteFile(core, ReadFile(kAgentLibrary)));
+  ASSERT_EQ(::chmod(core.c_str(), 0755), 0);
+  TargetOptions options;
+  options.argv = {kPlainTarget};
+  options.env = {{"LD_PRELOAD", core}, {"MALLOC_CONF", kProfilingReadyConf}};
+  options.connect_to_agent = false;  // a connection is all it drops
+  TargetProcess* t = Start(options);
+  ASSERT_NE(t, nullptr);
+  const std::string p = std::to_string(t->pid());
+  const std::string why = "the memprof agent of process " + p +
+                          " (plain_target) closes every connection: it could not load its "
+                          "server module " +
+                          lonely + "/libmemprof_agent_server.so: no such file";
+  ExpectCliError(CliFor(*t, "status"), 5, why);
+  ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("p.heap")}), 5, why);
+  EXPECT_FALSE(FileExists(dir().File("p.heap")));
+  CommandResult list = Cli({"list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list;
+  const json targets = ParseJsonOutput(list)["targets"];
+  ASSERT_EQ(targets.size(), 1u) << list;
+  EXPECT_NE(targets[0]["problem"].get<std::string>().find(why), std::string::npos) << list;
   EXPECT_FALSE(t->process().HasExited());
 }
 

@@ -140,7 +140,8 @@ TEST_F(ForkTest, WithForkOffAWorkerHasNoAgentAndLeavesTheParentsSocketAlone) {
   auto worker = AwaitWorker(*parent, 1);
   ASSERT_TRUE(worker.has_value());
   EXPECT_EQ(worker->agent, "none");
-  ExpectCliError(Cli({"status", "--pid", std::to_string(worker->pid)}), 3, "has no memprof agent");
+  ExpectCliError(Cli({"status", "--pid", std::to_string(worker->pid)}), 3,
+                 "MEMPROF_FORK=off in its environment gives a forked child no agent of its own");
   EXPECT_FALSE(FileExists(SocketOf(worker->pid)));
   ASSERT_EQ(::kill(worker->pid, SIGTERM), 0);
   ASSERT_TRUE(WaitUntil([&] { return Exited(worker->pid); }, seconds(10)));

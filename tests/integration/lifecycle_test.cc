@@ -63,7 +63,9 @@ TEST_P(AgentOffTest, NoSocketAndTheTargetRunsFine) {
   EXPECT_FALSE(WaitUntil([&] { return FileExists(t->socket_path()); }, milliseconds(1500)));
   EXPECT_EQ(dir().List(), std::vector<std::string>{});
   EXPECT_FALSE(t->process().HasExited()) << t->process().StderrText();
-  ExpectCliError(CliFor(*t, "status"), 3, "has no memprof agent");
+  ExpectCliError(CliFor(*t, "status"), 3,
+                 "memprof agent loaded but not serving: MEMPROF_AGENT=off in its environment "
+                 "switches it off");
   std::optional<ExitStatus> status = t->Terminate();
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->exit_code, 0) << t->process().StderrText();
@@ -98,7 +100,9 @@ TEST_F(AgentLifecycleTest, StartStopAndStartAgain) {
   ASSERT_EQ(::kill(t->pid(), SIGUSR1), 0);
   ASSERT_TRUE(StdoutHas(*t, "stopped"));
   EXPECT_FALSE(FileExists(t->socket_path())) << "stop removes the socket";
-  ExpectCliError(CliFor(*t, "status"), 3, "has no memprof agent");
+  ExpectCliError(CliFor(*t, "status"), 3,
+                 "memprof agent loaded but not serving: no socket at " + t->socket_path() +
+                     "; the program links libmemprof_agent.so and its agent is not running");
   ASSERT_EQ(::kill(t->pid(), SIGUSR1), 0);
   ASSERT_TRUE(StdoutHas(*t, "started 0")) << t->process().StderrText();
   ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(t->socket_path()); }, seconds(10)));

@@ -140,7 +140,9 @@ TEST_F(ListTest, JsonStaysQuietAboutRemovalsAndKeepsItsShape) {
   EXPECT_EQ(t["ppid"], ::getpid()) << "the test started it";
   EXPECT_EQ(t["stale"], false);
   EXPECT_EQ(t["removed"], false);
-  EXPECT_EQ(t.size(), 14u) << t.dump(2);
+  EXPECT_EQ(t["uid"], ::geteuid()) << "the effective user, as status shows it";
+  EXPECT_EQ(t["real_uid"], ::getuid());
+  EXPECT_EQ(t.size(), 15u) << t.dump(2);
 }
 
 TEST_F(ListTest, AWorkerIsShownUnderItsMaster) {

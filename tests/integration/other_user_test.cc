@@ -122,7 +122,11 @@ TEST_F(OtherUserTest, UserIsDeniedARootTarget) {
     SCOPED_TRACE(JoinArgv(args));
     CommandResult r = CliAsUser(args);
     ExpectCliError(r, 4, kDenied);
-    EXPECT_NE(r.err.find("run as that user or root"), std::string::npos) << r;
+    EXPECT_NE(r.err.find(": the socket belongs to root, the user pid " + pid +
+                         " runs as, and only that user and root may use it; run memprofctl as "
+                         "root"),
+              std::string::npos)
+        << r;
   }
   CommandResult dump = CliAsUser({"dump", "--pid", pid, "--out", user_out_ + "/p.heap"});
   ExpectCliError(dump, 4, kDenied);
@@ -260,6 +264,45 @@ TEST_F(OtherUserTest, OutInADirectoryTheUserCannotWrite) {
   EXPECT_EQ(DirectoryEntries(root_only), std::vector<std::string>{});
   EXPECT_EQ(RootStatus(*t)["dumps_served"], 0);
   ExpectServing(*t);
+}
+
+// A user may not read a root process's /proc/<pid>/maps or environ:
+// memprofctl says what it could not check instead of claiming "no agent".
+TEST_F(OtherUserTest, WhatTheUserMayNotReadIsSaidNotGuessed) {
+  TargetProcess* t = StartRootWithoutAgent();
+  ASSERT_NE(t, nullptr);
+  const std::string pid = std::to_string(t->pid());
+  CommandResult r = CliAsUser({"status", "--pid", pid});
+  ExpectCliError(r, 3,
+                 "process " + pid + " (glibc_target) has no socket at " + shared_ + "/" + pid +
+                     ".sock, and memprofctl cannot tell whether it loaded the memprof agent: it "
+                     "may not read /proc/" +
+                     pid + "/maps");
+  EXPECT_NE(r.err.find("run memprofctl as root to find out"), std::string::npos) << r;
+  // Root may read them, and knows.
+  ExpectCliError(CliAsRoot({"status", "--pid", pid}), 3,
+                 "no libmemprof_agent.so in its memory map");
+}
+
+// A socket directory the user may not enter: exit 4, naming the directory
+// and its owner, not "no agent".
+TEST_F(OtherUserTest, ASocketDirectoryTheUserMayNotEnter) {
+  const std::string private_dir = dir().File("private");
+  ASSERT_EQ(::mkdir(private_dir.c_str(), 0700), 0);
+  TargetOptions options;
+  options.argv = {kLinkedTarget};
+  options.env = {{"MALLOC_CONF", kProfilingReadyConf}};
+  options.socket_dir = private_dir;
+  auto target = TargetProcess::Start(options);
+  ASSERT_TRUE(target) << target.error().message;
+  const std::string pid = std::to_string((*target)->pid());
+  std::vector<std::string> args = {kMemprofctl, "status", "--pid", pid};
+  CommandResult r = RunCommand(user_.Wrap(args), {{"MEMPROF_SOCKET_DIR", private_dir}});
+  ExpectCliError(r, 4,
+                 "permission denied looking for " + private_dir + "/" + pid +
+                     ".sock: memprofctl runs as uid " + std::to_string(user_.uid) + " (" +
+                     user_.name + "), which may not enter " + private_dir +
+                     " (owned by root, mode 0700); run memprofctl as root");
 }
 
 }  // namespace

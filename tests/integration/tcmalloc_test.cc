@@ -210,11 +210,26 @@ TEST_F(TcmallocTest, MinimalTcmallocHasStatisticsButNoProfiles) {
   EXPECT_FALSE(FileExists(dir().File("m.heap")));
 }
 
-// doctor does not pretend to judge tcmalloc; purge works through ReleaseFreeMemory.
-TEST_F(TcmallocTest, DoctorSaysItCannotJudgeTcmallocAndPurgeWorks) {
+// doctor judges tcmalloc by its own figures and says which checks do not
+// apply; purge works through ReleaseFreeMemory.
+TEST_F(TcmallocTest, DoctorJudgesTcmallocAndPurgeWorks) {
   TargetProcess* t = StartTcmalloc();
   ASSERT_NE(t, nullptr);
-  ExpectCliError(CliFor(*t, "doctor"), 5, "uses tcmalloc, which doctor cannot judge yet");
+  CommandResult doctor = CliFor(*t, "doctor", {"--json"});
+  ASSERT_EQ(doctor.exit_code, 0) << doctor;
+  json d = ParseJsonOutput(doctor);
+  EXPECT_EQ(d["allocator"]["kind"], "tcmalloc") << d;
+  EXPECT_GT(d["allocator"]["allocated"].get<int64_t>(), 0) << d;
+  EXPECT_GT(d["allocator"]["tcmalloc"]["max_thread_cache_bytes"].get<int64_t>(), 0) << d;
+  EXPECT_EQ(d["allocator"]["jemalloc"]["arenas"], 0) << d;
+  EXPECT_GT(d["breakdown"]["allocator_bytes"].get<int64_t>(), 0) << d;
+  CommandResult text = CliFor(*t, "doctor");
+  ASSERT_EQ(text.exit_code, 0) << text;
+  EXPECT_NE(text.out.find("tcmalloc's resident memory"), std::string::npos) << text;
+  EXPECT_NE(text.out.find("page heap free"), std::string::npos) << text;
+  EXPECT_NE(text.out.find("not judged: decay times, arenas and background threads"),
+            std::string::npos)
+      << text;
   CommandResult purge = CliFor(*t, "purge", {"--json"});
   ASSERT_EQ(purge.exit_code, 0) << purge;
   json p = ParseJsonOutput(purge);

@@ -151,11 +151,53 @@ TEST_F(UserSwitchTest, AWorkerThatCannotWriteTheDirectorySaysWhy) {
             std::string::npos)
       << HostOutput();
   EXPECT_FALSE(IsSocketFile(SocketOf(worker_)));
+  // memprofctl finds the same from outside: the worker's user may not write
+  // the directory its agent was to publish in.
+  const std::string w = std::to_string(worker_);
+  ExpectCliError(Cli({"status", "--pid", w}), 5,
+                 "memprof agent loaded but not serving: socket directory " + SocketDir() +
+                     " is not writable by uid " + std::to_string(user_.uid));
   ExpectServed(host_->pid());
   ExpectEverySwitchSucceeded();
   StopHost();
   EXPECT_TRUE(WaitUntil([&] { return AgentEntries().empty(); }, seconds(10)))
       << ::testing::PrintToString(AgentEntries()) << HostOutput();
+}
+
+// A service that starts as root and drops to its user for good in the same
+// process (named -u bind): its agent published the socket as root, and the
+// socket stays root's. The service's own user is told so, and what works.
+TEST_F(UserSwitchTest, AServiceThatDroppedRootIsExplainedToItsUser) {
+  ASSERT_EQ(::chmod(SocketDir().c_str(), 01777), 0);
+  TargetOptions options;
+  options.argv = {kUserSwitchingHost, std::to_string(user_.uid), std::to_string(user_.gid)};
+  options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+  options.stdin_pipe = true;
+  host_ = Start(options);
+  ASSERT_NE(host_, nullptr);
+  Command("drop");
+  ASSERT_EQ(AwaitStdout(*host_, std::regex("dropped\n")).size(), 1u) << HostOutput();
+  const std::string p = std::to_string(host_->pid());
+  const std::vector<std::string> as_user = user_.Wrap({kMemprofctl, "status", "--pid", p});
+  CommandResult denied = RunCommand(as_user, {{"MEMPROF_SOCKET_DIR", SocketDir()}});
+  ExpectCliError(denied, 4,
+                 "permission denied connecting to " + SocketOf(host_->pid()) +
+                     ": the socket is owned by root: the agent of pid " + p +
+                     " published it while the process ran as root, and the process has since "
+                     "dropped to uid " +
+                     std::to_string(user_.uid));
+  EXPECT_NE(denied.err.find("the user memprofctl runs as"), std::string::npos) << denied;
+  EXPECT_NE(denied.err.find("run memprofctl as root"), std::string::npos) << denied;
+  EXPECT_EQ(denied.err.find("run as that user"), std::string::npos) << denied;
+  CommandResult root = Cli({"status", "--pid", p, "--json"});
+  ASSERT_EQ(root.exit_code, 0) << root;
+  EXPECT_EQ(ParseJsonOutput(root)["uid"], user_.uid) << "status shows the user it runs as now";
+  CommandResult list = Cli({"list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list;
+  const nlohmann::json targets = ParseJsonOutput(list)["targets"];
+  ASSERT_EQ(targets.size(), 1u) << list;
+  EXPECT_EQ(targets[0]["uid"], user_.uid) << "list shows the same user as status";
+  EXPECT_EQ(targets[0]["real_uid"], user_.uid);
 }
 
 // The host closes every descriptor again and again while the agent's gRPC

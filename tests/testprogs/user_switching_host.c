@@ -13,6 +13,9 @@
 //          drops to UID/GID for good (setgroups, setgid, setuid) and keeps
 //          renewing a cache (WorkerKeepsCache); print "worker W".
 //   purge  close_range(3, ~0U, 0) again; print "purged".
+//   drop   (instead of go) drop root for good in this process, as named does
+//          after start-up (setgroups, setgid, setuid to UID/GID): its agent
+//          published its socket as root; print "dropped".
 //   count  print "switches N failures F" (F: switches the kernel refused).
 // SIGTERM/SIGINT: stop switching, leaving the process as UID/GID (as
 // varnishd's manager runs), stop the worker and return from main, so the
@@ -103,6 +106,11 @@ static int RunWorker(pid_t parent) {
 
 static void Print(const char* text) { LineWrite(STDOUT_FILENO, text); }
 
+// Every thread, the agent's too (glibc applies setuid to all of them).
+static int DropForGood(void) {
+  return setgroups(1, &g_gid) == 0 && setgid(g_gid) == 0 && setuid(g_uid) == 0 ? 0 : -1;
+}
+
 // The switching thread takes no signal: SIGTERM must interrupt the main
 // thread's read().
 static int StartSwitching(pthread_t* switcher) {
@@ -135,6 +143,9 @@ static int Serve(pid_t* worker, pthread_t* switcher) {
       if (*worker < 0) return 1;
       if (*worker == 0) exit(RunWorker(parent));
       snprintf(reply, sizeof(reply), "worker %d\n", (int)*worker);
+    } else if (strcmp(line, "drop") == 0 && *worker == 0) {
+      if (DropForGood() != 0) return 1;
+      snprintf(reply, sizeof(reply), "dropped\n");
     } else if (strcmp(line, "purge") == 0) {
       if (CloseAll() != 0) return 1;
       snprintf(reply, sizeof(reply), "purged\n");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/io/logging.h"
+#include "cli/io/user_name.h"
 #include "common/fd.h"
 #include "tests/cli/testing/command_test_fixture.h"
 
@@ -68,7 +69,7 @@ TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
   EXPECT_EQ(j["socket_dir"], sockets_);
   ASSERT_EQ(j["targets"].size(), 2u);
   for (const auto& t : j["targets"]) {
-    for (const char* key : {"pid", "ppid", "uid"}) {
+    for (const char* key : {"pid", "ppid", "uid", "real_uid"}) {
       EXPECT_TRUE(t.at(key).is_number_integer()) << key;
     }
     for (const char* key : {"user", "command", "allocator", "agent_version", "socket", "problem"}) {
@@ -79,7 +80,7 @@ TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
     for (const char* key : {"in_container", "stale", "removed"}) {
       EXPECT_TRUE(t.at(key).is_boolean()) << key;
     }
-    EXPECT_EQ(t.size(), 14u);
+    EXPECT_EQ(t.size(), 15u);
   }
   const auto& live = j["targets"][0];
   EXPECT_EQ(live["pid"], 42);
@@ -126,6 +127,41 @@ TEST_F(ListCommandTest, TableHasTheContractColumns) {
     at = found + 1;
   }
   EXPECT_NE(text.find("active"), std::string::npos);
+}
+
+// As `status` shows it: the user a process runs as is its effective one. A
+// service that switched its effective user only (seteuid) shows the real
+// one beside it.
+TEST_F(ListCommandTest, ShowsTheEffectiveUserAndTheRealOneWhenTheyDiffer) {
+  const pid_t pid = 77;
+  testing::MakeProcEntry(proc_, pid, "named", {}, 1000, {"/usr/sbin/named", "-u", "bind"});
+  testing::WriteFile(proc_ + "/77/status",
+                     "Name:\tnamed\nPid:\t77\nPPid:\t1\nUid:\t0\t65534\t65534\t65534\n");
+  testing::MakeSocketFile(sockets_ + "/77.sock");
+  client_.status_result = Status(true, false);
+  ASSERT_TRUE(RunList(ListOptions{.json = true}, discovery_, client_, out_));
+  const auto targets = nlohmann::json::parse(out_.str())["targets"];
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[1]["pid"], pid);
+  EXPECT_EQ(targets[1]["uid"], 65534);
+  EXPECT_EQ(targets[1]["real_uid"], 0);
+  EXPECT_EQ(targets[1]["user"], UserName(65534));
+  EXPECT_EQ(targets[0]["real_uid"], targets[0]["uid"]);
+
+  std::ostringstream text;
+  ASSERT_TRUE(RunList(ListOptions{}, discovery_, client_, text));
+  EXPECT_NE(text.str().find(UserName(65534) + " (real root)"), std::string::npos) << text.str();
+}
+
+TEST_F(ListCommandTest, AProcessTitleIsShownWithoutItsPadding) {
+  testing::MakeProcEntry(proc_, 78, "postgres", {}, 1000,
+                         {"postgres: checkpointer                 ", "", ""});
+  testing::MakeSocketFile(sockets_ + "/78.sock");
+  client_.status_result = Status(true, false);
+  ASSERT_TRUE(RunList(ListOptions{.json = true}, discovery_, client_, out_));
+  const auto targets = nlohmann::json::parse(out_.str())["targets"];
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[1]["command"], "postgres: checkpointer");
 }
 
 TEST_F(ListCommandTest, RemovesTheSocketOfAnExitedProcessAndListsOnlyTheLive) {

@@ -83,6 +83,23 @@ TEST_F(StatusCommandTest, HumanOutputIsHumanizedAndHasNoHintWhenProfilingWorks) 
   EXPECT_EQ(text.find("hint:"), std::string::npos) << text;
 }
 
+// The agent names glibc in its version ("glibc 2.36"); status says it once.
+// A rewritten process title loses its padding.
+TEST_F(StatusCommandTest, TheAllocatorAndTheTitleAreSaidOnce) {
+  StatusResponse s = JemallocStatus();
+  s.set_allocator(memprof::v1::ALLOCATOR_KIND_GLIBC);
+  s.set_allocator_version("glibc 2.36");
+  s.clear_command_line();
+  s.add_command_line("nginx: worker process            ");
+  s.add_command_line("");
+  std::ostringstream out;
+  PrintStatus(s, Target{42, "/x", "nginx"}, std::chrono::system_clock::now(), out);
+  EXPECT_NE(out.str().find("allocator:          glibc 2.36\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("command:            nginx: worker process\n"), std::string::npos)
+      << out.str();
+  EXPECT_EQ(StatusToJson(s, Target{42, "/x", "nginx"})["allocator_version"], "glibc 2.36");
+}
+
 TEST_F(StatusCommandTest, TheActivationGenerationIsShownWhenTheAgentCountsIt) {
   StatusResponse s = JemallocStatus();
   std::ostringstream old_agent;

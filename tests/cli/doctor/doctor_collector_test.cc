@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <stop_token>
 #include <string>
 
 #include "common/proc_status.h"
@@ -36,13 +38,59 @@ TEST_F(DoctorCollectorTest, ReadsSmapsAndTheAllocatorsReport) {
   ASSERT_TRUE(f) << f.error().message;
   EXPECT_EQ(client_.last_stats.raw_format(), memprof::v1::RAW_STATS_FORMAT_JSON);
   EXPECT_EQ(f->pid, 4242);
-  EXPECT_EQ(f->rss_bytes, 26028u * 1024);
+  EXPECT_EQ(f->rss_bytes, 26583040u) << "one RSS: the sum of the smaps it is broken down from";
   EXPECT_EQ(f->smaps.rss_bytes, 26583040u);
+  EXPECT_EQ(client_.stats_calls, 1) << "no interval: one reading";
+  EXPECT_TRUE(f->growth.readings.empty());
   EXPECT_EQ(f->smaps.top_anonymous.size(), 3u);
   EXPECT_EQ(f->allocator, AllocatorFamily::kJemalloc);
   EXPECT_EQ(f->summary.resident, 4u << 20);
   EXPECT_EQ(f->jemalloc.arenas, 9u);
   EXPECT_GE(f->cpus, 1u);
+}
+
+// Three readings over the interval, only the last with the allocator's
+// report (the summary is enough to see growth).
+TEST_F(DoctorCollectorTest, WatchesTheHeapOverTheInterval) {
+  client_.stats_sequence = [](int n) -> Result<memprof::v1::StatsResponse> {
+    memprof::v1::StatsResponse stats = JemallocStats();
+    stats.mutable_summary()->set_allocated(static_cast<uint64_t>(n) << 20);
+    return stats;
+  };
+  auto f = CollectDoctorFigures(target_, client_, kProcRoot,
+                                GrowthWatch{std::chrono::milliseconds(20), {}});
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ(client_.stats_calls, 3);
+  EXPECT_EQ(client_.last_stats.raw_format(), memprof::v1::RAW_STATS_FORMAT_JSON);
+  ASSERT_EQ(f->growth.readings.size(), 3u);
+  EXPECT_EQ(f->growth.readings[0].figures.allocated, 1u << 20);
+  EXPECT_EQ(f->growth.readings[2].figures.allocated, 3u << 20);
+  EXPECT_GE(RateOf(f->growth).seconds, 0.02);
+  EXPECT_EQ(f->summary.allocated, 3u << 20) << "the figures are the last reading's";
+}
+
+TEST_F(DoctorCollectorTest, AStopEndsTheWatch) {
+  client_.stats_result = JemallocStats();
+  std::stop_source stop;
+  stop.request_stop();
+  auto f = CollectDoctorFigures(target_, client_, kProcRoot,
+                                GrowthWatch{std::chrono::minutes(5), stop.get_token()});
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().code, ErrorCode::kCancelled);
+  EXPECT_EQ(client_.stats_calls, 1);
+}
+
+TEST_F(DoctorCollectorTest, TcmallocIsReadFromItsProperties) {
+  memprof::v1::StatsResponse stats;
+  stats.set_allocator(memprof::v1::ALLOCATOR_KIND_TCMALLOC);
+  (*stats.mutable_allocator_properties())["tcmalloc.pageheap_free_bytes"] = 12345;
+  stats.set_raw_format(memprof::v1::RAW_STATS_FORMAT_TEXT);
+  stats.set_raw("MALLOC:   ...");
+  client_.stats_result = stats;
+  auto f = CollectDoctorFigures(target_, client_, kProcRoot);
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ(f->allocator, AllocatorFamily::kTcmalloc);
+  EXPECT_EQ(f->tcmalloc.page_heap_free_bytes, 12345u);
 }
 
 TEST_F(DoctorCollectorTest, AProcessThatHasExited) {
@@ -52,7 +100,7 @@ TEST_F(DoctorCollectorTest, AProcessThatHasExited) {
   ASSERT_FALSE(f);
   EXPECT_EQ(f.error().code, ErrorCode::kNotFound);
   EXPECT_EQ(f.error().message,
-            "pid 4243 (plain_target) has exited (no " + kProcRoot + "/4243/smaps_rollup)");
+            "pid 4243 (plain_target) has exited (no " + kProcRoot + "/4243/smaps)");
 }
 
 TEST_F(DoctorCollectorTest, ARemoteTargetIsRefusedBeforeAnyCall) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <initializer_list>
 #include <string>
 
 namespace memprof::cli {
@@ -182,6 +184,92 @@ TEST(DoctorFindingsTest, GlibcArenasFireAboveTwoPerCpu) {
   f.glibc.system_bytes = kDoctorMinBytes - 1;
   f.summary.resident = f.glibc.system_bytes;
   EXPECT_FALSE(Fires(f, "many_arenas"));
+}
+
+// Readings of `allocated` (MiB) one second apart.
+GrowthFigures Readings(std::initializer_list<uint64_t> allocated_mib) {
+  GrowthFigures g;
+  const auto start = std::chrono::steady_clock::time_point() + std::chrono::hours(1);
+  int second = 0;
+  for (uint64_t mib : allocated_mib) {
+    StatsSample sample;
+    sample.taken = start + std::chrono::seconds(second++);
+    sample.figures.allocated = mib * kMebibyte;
+    sample.figures.rss_bytes = 2 * mib * kMebibyte;
+    g.readings.push_back(sample);
+  }
+  return g;
+}
+
+TEST(DoctorFindingsTest, AHeapThatGrowsInEveryReadingIsAFinding) {
+  DoctorFigures f = HealthyJemalloc();
+  f.growth = Readings({900, 901, 902});  // 1 MiB/s
+  const Finding finding = Only(Diagnose(f));
+  EXPECT_EQ(finding.id, "heap_growth");
+  EXPECT_EQ(finding.what, "the heap grows 1.0 MiB/s");
+  EXPECT_EQ(finding.numbers,
+            "allocated grew from 900.0 MiB to 902.0 MiB in 2.0 s, growing from each of 3 readings "
+            "to the next (limit 512.0 KiB/s); RSS +2.0 MiB/s");
+  EXPECT_TRUE(Advises(finding, "memprofctl stats --pid 4321 --watch 10s"));
+  EXPECT_TRUE(Advises(finding, "memprofctl profile --pid 4321 --duration 5m"));
+  f.allocator = AllocatorFamily::kGlibc;
+  f.glibc.arenas = 8;
+  f.glibc.system_bytes = 1000 * kMebibyte;
+  EXPECT_TRUE(Advises(Only(Diagnose(f)), "restart the process under `memprofctl run`"));
+}
+
+TEST(DoctorFindingsTest, GrowthBelowTheLimitOrNotSteadyIsNoFinding) {
+  DoctorFigures f = HealthyJemalloc();
+  f.growth = Readings({900, 900, 901});  // flat, then a burst
+  EXPECT_FALSE(Fires(f, "heap_growth"));
+  f.growth = Readings({900, 903, 902});  // up and down
+  EXPECT_FALSE(Fires(f, "heap_growth"));
+  f.growth.readings.back().figures.allocated = 900 * kMebibyte + 1024 * 1023;  // < 512 KiB/s
+  f.growth.readings[1].figures.allocated = 900 * kMebibyte + 1024;
+  EXPECT_FALSE(Fires(f, "heap_growth"));
+  f.growth = Readings({900});  // not watched
+  EXPECT_FALSE(Fires(f, "heap_growth"));
+}
+
+DoctorFigures HealthyTcmalloc() {
+  DoctorFigures f = HealthyJemalloc();
+  f.allocator = AllocatorFamily::kTcmalloc;
+  f.jemalloc = {};
+  f.tcmalloc.page_heap_free_bytes = 10 * kMebibyte;
+  f.tcmalloc.thread_cache_bytes = 8 * kMebibyte;
+  f.tcmalloc.max_thread_cache_bytes = 32 * kMebibyte;
+  return f;
+}
+
+TEST(DoctorFindingsTest, TcmallocIsJudgedByItsOwnFigures) {
+  DoctorFigures f = HealthyTcmalloc();
+  EXPECT_TRUE(Ids(f).empty());
+  f.tcmalloc.page_heap_free_bytes = 200 * kMebibyte;  // 20% of 1000 MiB resident
+  const Finding free_pages = Only(Diagnose(f));
+  EXPECT_EQ(free_pages.id, "page_heap_free");
+  EXPECT_TRUE(
+      Advises(free_pages, "memprofctl purge --pid 4321 (MallocExtension::ReleaseFreeMemory)"));
+  EXPECT_TRUE(Advises(free_pages, "TCMALLOC_RELEASE_RATE=10"));
+  EXPECT_TRUE(Advises(free_pages, "TCMALLOC_AGGRESSIVE_DECOMMIT=true"));
+  f.tcmalloc.page_heap_free_bytes -= 4096;
+  EXPECT_FALSE(Fires(f, "page_heap_free"));
+
+  f = HealthyTcmalloc();
+  f.tcmalloc.thread_cache_bytes = kTcacheLimitBytes;
+  EXPECT_TRUE(Advises(Only(Diagnose(f)), "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES="));
+
+  f = HealthyTcmalloc();
+  f.summary.active = 1000 * kMebibyte;
+  f.summary.allocated = 700 * kMebibyte;
+  f.tcmalloc.central_cache_free_bytes = 250 * kMebibyte;
+  const Finding fragmentation = Only(Diagnose(f));
+  EXPECT_EQ(fragmentation.what, "much of tcmalloc's active memory is not allocated");
+  EXPECT_NE(fragmentation.numbers.find("free in the central caches 250.0 MiB"), std::string::npos)
+      << fragmentation.numbers;
+  EXPECT_FALSE(Advises(fragmentation, "narenas"));
+  EXPECT_NE(ChecksNotApplicable(AllocatorFamily::kTcmalloc).find("tcmalloc has none of them"),
+            std::string::npos);
+  EXPECT_EQ(ChecksNotApplicable(AllocatorFamily::kJemalloc), "");
 }
 
 }  // namespace

@@ -54,17 +54,37 @@ TEST_F(TargetDiscoveryTest, MissingProcessIsNotFound) {
 
 TEST_F(TargetDiscoveryTest, ProcessWithoutSocketExplainsHowToGetAnAgent) {
   MakeProcEntry(proc_, 55, "nginx");
+  WriteFile(proc_ + "/55/maps", "55d0-55e0 r-xp 00000000 fd:01 42   /usr/sbin/nginx\n");
   auto target = discovery_.Resolve(55);
   ASSERT_FALSE(target);
   EXPECT_EQ(target.error().code, ErrorCode::kNotFound);
   const std::string& msg = target.error().message;
-  EXPECT_NE(
-      msg.find("process 55 (nginx) has no memprof agent (no socket at " + sockets_ + "/55.sock)"),
-      std::string::npos)
+  EXPECT_NE(msg.find("process 55 (nginx) has no memprof agent (no socket at " + sockets_ +
+                     "/55.sock, and no libmemprof_agent.so in its memory map)"),
+            std::string::npos)
       << msg;
   EXPECT_NE(msg.find("memprofctl run"), std::string::npos);
   EXPECT_NE(msg.find("LD_PRELOAD=libmemprof_agent.so"), std::string::npos);
   EXPECT_NE(msg.find("memprof_agent_start()"), std::string::npos);
+}
+
+// A process whose agent is loaded but does not serve where memprofctl looks:
+// what /proc says replaces the generic hint (cli/client/unreachable_agent.h).
+TEST_F(TargetDiscoveryTest, ALoadedAgentWithoutASocketIsDiagnosed) {
+  MakeProcEntry(proc_, 57, "named");
+  WriteFile(proc_ + "/57/maps",
+            "7f00-7f10 r-xp 00000000 fd:01 42   /usr/lib/x86_64-linux-gnu/libmemprof_agent.so\n");
+  std::string environ = "LD_PRELOAD=libmemprof_agent.so";
+  environ += '\0';
+  environ += "MEMPROF_AGENT=off";
+  environ += '\0';
+  WriteFile(proc_ + "/57/environ", environ);
+  auto target = discovery_.Resolve(57);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(target.error().message,
+            "process 57 (named): memprof agent loaded but not serving: MEMPROF_AGENT=off in its "
+            "environment switches it off; restart the process without it");
 }
 
 TEST_F(TargetDiscoveryTest, RegularFileAtTheSocketPathIsNamed) {

@@ -1,0 +1,391 @@
+#include "cli/client/unreachable_agent.h"
+
+#include <strings.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string_view>
+
+#include "common/proc_status.h"
+#include "common/socket_path.h"
+
+namespace memprof::cli {
+namespace {
+
+// Compared as the agent's configuration does: case does not matter.
+bool Is(const std::string& value, const char* word) {
+  return ::strcasecmp(value.c_str(), word) == 0;
+}
+
+std::string Who(const AgentFacts& f) {
+  const std::string pid = "process " + std::to_string(f.pid);
+  return f.name.empty() ? pid : pid + " (" + f.name + ")";
+}
+
+std::string NotServing(const AgentFacts& f) {
+  return Who(f) + ": memprof agent loaded but not serving: ";
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string FileOf(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// "(owned by root, mode 0700)", or "" when the directory could not be read.
+std::string Ownership(const PathFacts& dir) {
+  if (dir.error != 0) return "";
+  return " (owned by " + DescribeUid(dir.st.st_uid) + ", mode " + ModeText(dir.st.st_mode) + ")";
+}
+
+// As the agent reads MEMPROF_AGENT (agent/shared/agent_config.cc).
+bool SwitchedOff(const AgentFacts& f) {
+  const std::string value = f.Env("MEMPROF_AGENT");
+  return Is(value, "off") || Is(value, "0") || Is(value, "false") || Is(value, "no");
+}
+
+// A program exec'd by a profiled process (or its forked child) finds that
+// process's pid in MEMPROF_HOST_PID, and its agent does nothing unless
+// MEMPROF_CHILDREN=inherit (agent/core/agent_api.cc).
+bool ExecdByProfiledProcess(const AgentFacts& f) {
+  const std::string host = f.Env("MEMPROF_HOST_PID");
+  return !host.empty() && host != std::to_string(f.pid) &&
+         !Is(f.Env("MEMPROF_CHILDREN"), "inherit");
+}
+
+bool Preloaded(const AgentFacts& f) {
+  return f.Env("LD_PRELOAD").find("libmemprof_agent") != std::string::npos;
+}
+
+// The socket directory the agent uses, as its configuration reads it.
+std::string AgentDirectory(const AgentFacts& f, const std::string& fallback) {
+  if (!f.environment) return fallback;
+  std::string dir = f.Env(kSocketDirEnv);
+  if (dir.empty()) dir = kDefaultSocketDir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+// memprofctl itself may not enter the socket directory.
+Error ShutOut(const std::string& path, const PathFacts& dir, uid_t caller) {
+  return Error(ErrorCode::kPermissionDenied,
+               "permission denied looking for " + path + ": memprofctl runs as " +
+                   DescribeUid(caller) + ", which may not enter " + dir.path + Ownership(dir) +
+                   "; run memprofctl as root or as the directory's owner");
+}
+
+Error NotLoaded(const MissingSocket& m) {
+  return Error(ErrorCode::kNotFound, Who(m.facts) + " has no memprof agent (no socket at " +
+                                         m.socket_path + ", and no " + kAgentCoreFile +
+                                         " in its memory map); " + kHowToGetAnAgent);
+}
+
+// What a user who may not read a process's files can do: ask root. Root
+// itself is refused only for a process beyond its reach.
+std::string WhoMayRead(uid_t caller) {
+  return caller == 0 ? "; memprofctl runs as root and still may not: the process is in another "
+                       "user namespace, or a security module restricts reading it"
+                     : "; only the process's user and root may, and only root once the process "
+                       "changed its user";
+}
+
+std::string FindOut(uid_t caller) {
+  return caller == 0 ? "" : "; run memprofctl as root to find out";
+}
+
+Error Unknowable(const MissingSocket& m) {
+  return Error(ErrorCode::kNotFound,
+               Who(m.facts) + " has no socket at " + m.socket_path +
+                   ", and memprofctl cannot tell whether it loaded the memprof agent: it may not "
+                   "read /proc/" +
+                   std::to_string(m.facts.pid) + "/maps (" + m.facts.mapping_error +
+                   WhoMayRead(m.caller) + ")" + FindOut(m.caller) +
+                   ". Without an agent: " + kHowToGetAnAgent);
+}
+
+std::optional<Error> EnvironmentReason(const MissingSocket& m) {
+  const AgentFacts& f = m.facts;
+  if (!f.environment) return std::nullopt;
+  if (SwitchedOff(f)) {
+    return Error(ErrorCode::kNotFound, NotServing(f) + "MEMPROF_AGENT=" + f.Env("MEMPROF_AGENT") +
+                                           " in its environment switches it off; restart the "
+                                           "process without it");
+  }
+  if (ExecdByProfiledProcess(f)) {
+    const std::string host = f.Env("MEMPROF_HOST_PID");
+    return Error(ErrorCode::kNotFound,
+                 NotServing(f) + "it was exec'd by profiled process " + host +
+                     " (or a child of it) and inherited its LD_PRELOAD, and with "
+                     "MEMPROF_CHILDREN=none (the default) such a program's agent stays off; "
+                     "profile pid " +
+                     host + ", or restart it with MEMPROF_CHILDREN=inherit");
+  }
+  if (m.agent_dir != m.socket_dir && m.socket_in_agent_dir) {
+    return Error(ErrorCode::kNotFound,
+                 Who(f) + ": memprof agent serves in " + m.agent_dir +
+                     " (MEMPROF_SOCKET_DIR in its environment), not in " + m.socket_dir +
+                     "; use MEMPROF_SOCKET_DIR=" + m.agent_dir + " memprofctl ...");
+  }
+  return std::nullopt;
+}
+
+// When the environment is unknown, the directory judged is memprofctl's own.
+std::string Assumption(const MissingSocket& m) {
+  if (m.facts.environment) return "";
+  return " (if it uses " + m.agent_dir + " too: memprofctl may not read its environment, " +
+         m.facts.environment_error + ")";
+}
+
+std::optional<Error> DirectoryProblem(const MissingSocket& m) {
+  const AgentFacts& f = m.facts;
+  const std::string& dir = m.agent_dir;
+  const std::string restart = "; restart the process with a MEMPROF_SOCKET_DIR that works";
+  if (dir.empty() || dir.front() != '/') {
+    return Error(ErrorCode::kFailedPrecondition,
+                 NotServing(f) + "its MEMPROF_SOCKET_DIR '" + dir +
+                     "' is not an absolute path, which the agent refuses" + restart);
+  }
+  if (m.agent_dir_facts.error == ENOENT) {
+    return Error(ErrorCode::kFailedPrecondition,
+                 NotServing(f) + "socket directory " + dir +
+                     " does not exist (the agent creates only its last component, so the parent "
+                     "must exist; or it was removed after the agent started)" +
+                     Assumption(m) + restart);
+  }
+  if (m.agent_dir_facts.error != 0 || !f.credentials) return std::nullopt;
+  const uid_t user = f.credentials->effective_uid;
+  if (auto safe = CheckSocketDirectory(m.agent_dir_facts.st, user, dir); !safe) {
+    std::string why = safe.error().message;  // as the agent logs it
+    if (constexpr std::string_view kRefusing = "; refusing to use it"; why.ends_with(kRefusing)) {
+      why.resize(why.size() - kRefusing.size());
+    }
+    return Error(ErrorCode::kFailedPrecondition,
+                 NotServing(f) + why + ", so the agent refused it" + Assumption(m) +
+                     "; fix the directory or choose another MEMPROF_SOCKET_DIR, and restart the "
+                     "process");
+  }
+  if (!MayWriteDirectory(m.agent_dir_facts.st, *f.credentials)) {
+    return Error(ErrorCode::kFailedPrecondition,
+                 NotServing(f) + "socket directory " + dir + " is not writable by " +
+                     DescribeUid(user) + ", the user it runs as" + Ownership(m.agent_dir_facts) +
+                     Assumption(m) + "; give it a directory that user may write to (the default " +
+                     kDefaultSocketDir + " is open to every user) and restart it");
+  }
+  return std::nullopt;
+}
+
+// Started by a preloaded library, or by the program that links it.
+std::string NotRunning(const MissingSocket& m) {
+  const AgentFacts& f = m.facts;
+  std::string why =
+      Preloaded(f)
+          ? "neither its environment nor its socket directory " + m.agent_dir +
+                " explains why (a forked child publishes its socket 200 ms after fork())"
+          : "the program links " + std::string(kAgentCoreFile) +
+                " and its agent is not running: memprof_agent_start() was not called or failed, "
+                "or memprof_agent_stop() stopped it";
+  if (Is(f.Env("MEMPROF_FORK"), "off")) {
+    why += "; MEMPROF_FORK=off in its environment gives a forked child no agent of its own";
+  }
+  return why + "; with MEMPROF_LOG_LEVEL=info in its environment the agent logs why on its stderr";
+}
+
+Error Unexplained(const MissingSocket& m) {
+  const AgentFacts& f = m.facts;
+  std::string why;
+  if (!f.environment) {
+    why = "memprofctl may not read its environment (/proc/" + std::to_string(f.pid) +
+          "/environ: " + f.environment_error +
+          "), which may switch it off or name another MEMPROF_SOCKET_DIR" + FindOut(m.caller);
+  } else if (m.agent_dir_facts.error != 0) {
+    why = "memprofctl could not inspect its socket directory " + m.agent_dir + " (" +
+          std::strerror(m.agent_dir_facts.error) + ")" + FindOut(m.caller);
+  } else {
+    why = NotRunning(m);
+  }
+  return Error(ErrorCode::kNotFound, NotServing(f) + "no socket at " + m.socket_path + "; " + why);
+}
+
+// "/proc/N/root" when the socket path is seen through a container's root,
+// else "": the agent's directory is looked at the same way.
+std::string RootPrefix(const std::string& socket_path, const std::string& socket_dir) {
+  const std::string tail = socket_dir + "/" + FileOf(socket_path);
+  if (!socket_path.ends_with(tail)) return "";
+  return socket_path.substr(0, socket_path.size() - tail.size());
+}
+
+Error WithNote(const Error& error, const std::string& note) {
+  return Error(error.code, error.message + "; " + note);
+}
+
+std::string LogHint() { return "the process logs why when started with MEMPROF_LOG_LEVEL=error"; }
+
+// The core is loaded and its module is not: it failed to load it.
+Error ModuleNotLoaded(const DroppedConnections& d) {
+  const AgentFacts& f = d.facts;
+  // A core replaced on disk since it was mapped (an upgrade) looks for its
+  // module beside the new files, which may be another version's.
+  const std::string replaced = f.mapping->core_deleted ? " (" + f.mapping->core_path +
+                                                             " was replaced or removed after the "
+                                                             "process started)"
+                                                       : "";
+  const std::string head = "the memprof agent of " + Who(f) +
+                           " closes every connection: it could not load its server module " +
+                           d.module_path + replaced;
+  const bool configured = !f.Env("MEMPROF_SERVER_LIBRARY").empty();
+  if (d.module.error == ENOENT) {
+    return Error(ErrorCode::kFailedPrecondition,
+                 head + ": no such file (the agent looks for it " +
+                     (configured ? std::string("at MEMPROF_SERVER_LIBRARY") : "beside itself") +
+                     "); install " + kAgentServerFile + " there (it ships with " + kAgentCoreFile +
+                     "), or set MEMPROF_SERVER_LIBRARY to its path in the "
+                     "process's environment, and restart the process");
+  }
+  const std::string user = f.credentials ? DescribeUid(f.credentials->effective_uid) : "its user";
+  return Error(ErrorCode::kFailedPrecondition,
+               head + ": the file is there but did not load (not readable by " + user +
+                   ", a library it needs is missing (`ldd " + d.module_path +
+                   "` shows which), or it is from another memprof version); " + LogHint());
+}
+
+}  // namespace
+
+Error ExplainMissingSocket(const MissingSocket& m) {
+  if (m.socket.error == EACCES) return ShutOut(m.socket_path, m.looked_in, m.caller);
+  if (!m.facts.mapping) return Unknowable(m);
+  if (m.facts.mapping->core_path.empty()) return NotLoaded(m);
+  if (auto reason = EnvironmentReason(m)) return *reason;
+  if (auto problem = DirectoryProblem(m)) return *problem;
+  return Unexplained(m);
+}
+
+Error DiagnoseMissingSocket(const std::string& proc_root, pid_t pid, const std::string& socket_dir,
+                            const std::string& socket_path) {
+  MissingSocket m;
+  m.facts = ReadAgentFacts(proc_root, pid);
+  m.socket_dir = socket_dir;
+  m.socket_path = socket_path;
+  m.socket = StatPath(socket_path);
+  const std::string root = RootPrefix(socket_path, socket_dir);
+  m.looked_in = StatPath(root + socket_dir);
+  m.looked_in.path = socket_dir;
+  m.agent_dir = AgentDirectory(m.facts, socket_dir);
+  if (!m.agent_dir.empty() && m.agent_dir.front() == '/') {
+    m.agent_dir_facts = StatPath(root + m.agent_dir);
+    const PathFacts other = StatPath(root + m.agent_dir + "/" + FileOf(socket_path));
+    m.socket_in_agent_dir = other.error == 0 && S_ISSOCK(other.st.st_mode);
+  }
+  m.caller = ::geteuid();
+  return ExplainMissingSocket(m);
+}
+
+Error ExplainDeniedSocket(const DeniedSocket& d) {
+  const std::string head = "permission denied connecting to " + d.socket_path;
+  if (d.socket.error == EACCES) return ShutOut(d.socket_path, d.directory, d.caller);
+  if (d.socket.error != 0 || !d.credentials) {
+    return Error(ErrorCode::kPermissionDenied,
+                 head +
+                     " (the agent's socket is private to the target's user; run as that user "
+                     "or root)");
+  }
+  const uid_t owner = d.socket.st.st_uid;
+  const uid_t user = d.credentials->effective_uid;
+  const std::string pid = std::to_string(d.pid);
+  if (owner == 0 && user != 0) {
+    return Error(ErrorCode::kPermissionDenied,
+                 head + ": the socket is owned by root: the agent of pid " + pid +
+                     " published it while the process ran as root, and the process has since "
+                     "dropped to " +
+                     DescribeUid(user) + (d.caller == user ? ", the user memprofctl runs as" : "") +
+                     "; a socket keeps the owner it was made with, so only root may connect: run "
+                     "memprofctl as root (or start the service as that user from the outset, so "
+                     "that its agent publishes as it)");
+  }
+  if (owner != user) {
+    return Error(ErrorCode::kPermissionDenied,
+                 head + ": the socket belongs to " + DescribeUid(owner) + " and pid " + pid +
+                     " runs as " + DescribeUid(user) + "; run memprofctl as root");
+  }
+  return Error(ErrorCode::kPermissionDenied,
+               head + ": the socket belongs to " + DescribeUid(owner) + ", the user pid " + pid +
+                   " runs as, and only that user and root may use it; run memprofctl as " +
+                   (owner == 0 ? std::string("root") : "that user or as root"));
+}
+
+Error DiagnoseDeniedSocket(const std::string& proc_root, pid_t pid,
+                           const std::string& socket_path) {
+  DeniedSocket d;
+  d.pid = pid;
+  d.socket_path = socket_path;
+  d.socket = StatPath(socket_path);
+  d.directory = StatPath(DirectoryOf(socket_path));
+  if (auto status = ReadTextFile(proc_root + "/" + std::to_string(pid) + "/status")) {
+    if (auto credentials = ParseCredentials(*status)) d.credentials = *credentials;
+  }
+  d.caller = ::geteuid();
+  return ExplainDeniedSocket(d);
+}
+
+std::string ServerModulePath(const AgentFacts& f) {
+  if (const std::string configured = f.Env("MEMPROF_SERVER_LIBRARY"); !configured.empty()) {
+    return configured;
+  }
+  std::string object = f.mapping ? f.mapping->core_path : "";
+  if (object.empty()) object = f.executable;  // a core linked into the program
+  if (object.ends_with(" (deleted)")) object.resize(object.size() - 10);
+  if (object.empty() || object.front() != '/') return "";
+  return DirectoryOf(object) + "/" + kAgentServerFile;
+}
+
+Error ExplainDroppedConnections(const DroppedConnections& d, const Error& error) {
+  const AgentFacts& f = d.facts;
+  if (!f.mapping) {
+    return WithNote(error,
+                    "memprofctl could not check whether its server module is missing "
+                    "(it may not read /proc/" +
+                        std::to_string(f.pid) + "/maps: " + f.mapping_error + "); " + LogHint());
+  }
+  if (!f.mapping->server_path.empty()) {
+    return WithNote(error,
+                    "its server module " + f.mapping->server_path + " is loaded; " + LogHint());
+  }
+  if (d.module_path.empty()) {
+    return WithNote(error,
+                    "memprofctl could not tell where its server module should be; " + LogHint());
+  }
+  if (d.module.error != 0 && d.module.error != ENOENT) {
+    return WithNote(error, "memprofctl could not check its server module " + d.module_path + " (" +
+                               std::strerror(d.module.error) + "); " + LogHint());
+  }
+  if (f.mapping->core_path.empty()) {
+    // Something serves the socket, but not a preloaded or shared core: a
+    // core linked into the program, or something else altogether.
+    return WithNote(error, "there is no " + std::string(kAgentCoreFile) +
+                               " in its memory map; an agent linked into the program looks for "
+                               "its server module at " +
+                               d.module_path + ", which " +
+                               (d.module.error == ENOENT ? "does not exist" : "exists") + "; " +
+                               LogHint());
+  }
+  return ModuleNotLoaded(d);
+}
+
+Error DiagnoseDroppedConnections(const std::string& proc_root, pid_t pid, const Error& error) {
+  DroppedConnections d;
+  d.facts = ReadAgentFacts(proc_root, pid);
+  d.module_path = ServerModulePath(d.facts);
+  if (!d.module_path.empty()) {
+    // As the process sees the path: through its root (a container's).
+    const std::string process = proc_root + "/" + std::to_string(pid);
+    d.module =
+        StatPath(process + (d.module_path.front() == '/' ? "/root" : "/cwd/") + d.module_path);
+    if (d.module.error == EACCES) d.module = StatPath(d.module_path);
+  }
+  return ExplainDroppedConnections(d, error);
+}
+
+}  // namespace memprof::cli
