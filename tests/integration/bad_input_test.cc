@@ -29,13 +29,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// One bad command line and what memprofctl must answer.
-struct BadCall {
-  std::vector<std::string> args;
-  int exit_code;
-  std::string message;  // a stable fragment of the one-line error
-};
-
 class BadInputTest : public IntegrationTest {
  protected:
   TargetProcess* StartReady() {
@@ -68,15 +61,6 @@ class BadInputTest : public IntegrationTest {
         << "the agent should log \"" << why << "\"; its stderr:\n"
         << t->process().StderrText();
     return t;
-  }
-
-  // Runs every call (with this test's socket directory) and checks it.
-  void ExpectAll(const std::vector<BadCall>& calls,
-                 const std::map<std::string, std::string>& env = {}) {
-    for (const BadCall& call : calls) {
-      SCOPED_TRACE(JoinArgv(call.args));
-      ExpectCliError(Cli(call.args, env), call.exit_code, call.message);
-    }
   }
 
   // The target still runs and its agent still answers.

@@ -112,6 +112,14 @@ CommandResult IntegrationTest::CliFor(const TargetProcess& target, const std::st
   return Cli(std::move(args));
 }
 
+void IntegrationTest::ExpectAll(const std::vector<BadCall>& calls,
+                                const std::map<std::string, std::string>& env) {
+  for (const BadCall& call : calls) {
+    SCOPED_TRACE(JoinArgv(call.args));
+    ExpectCliError(Cli(call.args, env), call.exit_code, call.message);
+  }
+}
+
 nlohmann::json IntegrationTest::StatusJson(const TargetProcess& target) {
   CommandResult r = CliFor(target, "status", {"--json"});
   EXPECT_EQ(r.exit_code, 0) << r;

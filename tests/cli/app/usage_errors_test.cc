@@ -1,0 +1,61 @@
+// The real command line (RunCli, fake seams) given what people type, right
+// or wrong: a mistake is a usage error in memprofctl's own words, naming what
+// was given and what is valid, and nothing is contacted.
+#include "cli/app/usage_errors.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "cli/app/command_line.h"
+#include "tests/cli/app/cli_app_fixture.h"
+
+namespace memprof::cli {
+namespace {
+
+// What CLI11 says in its own words; none of it may reach the user.
+const std::regex kCli11Wording(
+    R"(\d+ required|required but received|not in range|Value .* not in|does not exist: |)"
+    R"(is actually a|Could not convert|Expected (exactly|at least)|At (least|Most) |)"
+    R"(following argument|not in \{|disallowed flag override|\[Option )");
+
+class UsageErrorsTest : public CliAppTest {
+ protected:
+  // Runs `args`, which must be a usage error that contacts nobody and says
+  // `fragment` in our own words; returns the message.
+  std::string ExpectUsageError(const std::vector<std::string>& args, const std::string& fragment) {
+    out_.str("");
+    err_.str("");
+    clients_made_ = 0;
+    SCOPED_TRACE(::testing::PrintToString(args));
+    EXPECT_EQ(Run(args), 2);
+    ExpectOneErrorLine(fragment);
+    EXPECT_FALSE(std::regex_search(err_.str(), kCli11Wording)) << err_.str();
+    EXPECT_EQ(clients_made_, 0);
+    return err_.str();
+  }
+  // Every command (and help, version) with the options it has.
+  static std::vector<const CLI::App*> Commands(const CommandLine& cl) {
+    return cl.app.get_subcommands({});
+  }
+  std::string AnyFile() {
+    testing::WriteFile(tmp_.File("p.heap"), "heap_v2/524288\n");
+    return tmp_.File("p.heap");
+  }
+};
+
+// A duration's unit in any letter case, and a fraction.
+TEST_F(UsageErrorsTest, DurationsTakeAnyUnitCaseAndFractions) {
+  AddAgent(42, "demo");
+  for (const auto& [text, millis] : std::vector<std::pair<std::string, uint64_t>>{
+           {"1H", 3600000}, {"10M", 600000}, {"1.5s", 1500}, {"0.5h", 1800000}}) {
+    EXPECT_EQ(Run({"activate", "--pid", "42", "--for", text}), 0) << text << err_.str();
+    EXPECT_EQ(fake_.last_activate.duration_ms(), millis) << text;
+  }
+  ExpectUsageError({"activate", "--for", "1.5"},
+                   "activate: --for: invalid duration '1.5': "
+                   "missing unit");
+}
+
+}  // namespace
+}  // namespace memprof::cli
