@@ -28,6 +28,10 @@ namespace {
 // there is nothing more to do.
 std::optional<int> Parse(CommandLine& cl, const std::vector<std::string>& cli_args,
                          const CliEnvironment& env) {
+  if (auto unknown = FindUnknownWord(cl.app, cli_args)) {
+    LogError(*unknown);
+    return kExitUsage;
+  }
   std::vector<std::string> reversed(cli_args.rbegin(), cli_args.rend());
   try {
     cl.app.parse(reversed);

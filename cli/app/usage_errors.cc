@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cli/app/did_you_mean.h"
+
 namespace memprof::cli {
 namespace {
 
@@ -9,6 +11,150 @@ const CLI::App* ParsedCommand(const CLI::App& app) {
   const auto parsed = app.get_subcommands();
   return parsed.empty() ? nullptr : parsed.front();
 }
+
+bool IsOptionWord(const std::string& word) { return word.size() > 1 && word[0] == '-'; }
+
+// "--fromat=svg" -> "--fromat"; a cluster of short options stays whole.
+std::string OptionWordName(const std::string& word) {
+  return word.starts_with("--") ? word.substr(0, word.find('=')) : word;
+}
+
+const CLI::App* FindCommand(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() == name) return sub;
+  }
+  return nullptr;
+}
+
+// The option (or positional) called `name` of `command`, else a global one.
+const CLI::Option* FindOption(const CLI::App& app, const CLI::App* command,
+                              const std::string& name) {
+  if (command != nullptr) {
+    if (const CLI::Option* opt = command->get_option_no_throw(name)) return opt;
+  }
+  return app.get_option_no_throw(name);
+}
+
+bool TakesValue(const CLI::Option& opt) { return opt.get_items_expected_min() > 0; }
+
+// An option word ("--out", "--out=F", "-o", "-oF", "-vv"): the option it
+// names (the first of a cluster), or null when a name in it is unknown.
+// `value_follows`: its value is the next word.
+const CLI::Option* ReadOptionWord(const CLI::App& app, const CLI::App* command,
+                                  const std::string& word, bool& value_follows) {
+  value_follows = false;
+  if (word.starts_with("--")) {
+    const size_t equals = word.find('=');
+    const CLI::Option* opt = FindOption(app, command, word.substr(0, equals));
+    value_follows = opt != nullptr && equals == std::string::npos && TakesValue(*opt);
+    return opt;
+  }
+  const CLI::Option* first = nullptr;
+  for (size_t i = 1; i < word.size(); ++i) {
+    const CLI::Option* opt = FindOption(app, command, std::string{'-', word[i]});
+    if (opt == nullptr) return nullptr;
+    if (first == nullptr) first = opt;
+    if (TakesValue(*opt)) {  // the rest of the word, or the next word, is its value
+      value_follows = i + 1 == word.size();
+      break;
+    }
+  }
+  return first;
+}
+
+std::vector<std::string> CommandNames(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+// Every name of the options of `command` (if any) and of the global ones.
+std::vector<std::string> OptionNames(const CLI::App& app, const CLI::App* command) {
+  std::vector<std::string> names;
+  for (const CLI::App* owner : {command, &app}) {
+    if (owner == nullptr) continue;
+    for (const CLI::Option* opt : owner->get_options()) {
+      if (!opt->nonpositional()) continue;
+      for (const std::string& name : opt->get_lnames()) names.push_back("--" + name);
+      for (const std::string& name : opt->get_snames()) names.push_back("-" + name);
+    }
+  }
+  return names;
+}
+
+std::string UnknownCommand(const CLI::App& app, const std::string& word) {
+  const std::string hint = DidYouMean(word, CommandNames(app));
+  if (!hint.empty()) return "unknown command '" + word + "'" + hint;
+  return "unknown command '" + word + "' (valid commands: " + ValidCommands(app) + ")";
+}
+
+std::string UnknownOption(const CLI::App& app, const CLI::App* command, const std::string& word) {
+  const std::string quoted = "unknown option '" + word + "'";
+  const std::string where = command != nullptr ? " for '" + command->get_name() + "'" : "";
+  const std::string hint = DidYouMean(word, OptionNames(app, command));
+  if (!hint.empty()) return quoted + where + hint;
+  if (command == nullptr) return quoted + " (valid options: " + ValidOptions(app) + ")";
+  return quoted + where + " (valid options: " + ValidOptions(*command) +
+         "; global: " + ValidOptions(app, false) + ")";
+}
+
+}  // namespace
+
+std::string ValidCommands(const CLI::App& app) {
+  std::string out;
+  for (const std::string& name : CommandNames(app)) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string ValidOptions(const CLI::App& app, bool with_help) {
+  std::string out;
+  for (const CLI::Option* opt : app.get_options()) {
+    if (!opt->nonpositional() || (!with_help && opt == app.get_help_ptr())) continue;
+    std::string name;  // "-o/--out", "--prune/--no-prune"
+    for (const std::string& s : opt->get_snames()) name += (name.empty() ? "-" : "/-") + s;
+    for (const std::string& l : opt->get_lnames()) name += (name.empty() ? "--" : "/--") + l;
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  return out;
+}
+
+std::optional<std::string> FindUnknownWord(const CLI::App& app,
+                                           const std::vector<std::string>& args) {
+  const CLI::App* command = nullptr;
+  std::optional<std::string> unknown_option;  // the first, named once the command is known
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") break;  // the rest are arguments, whatever they look like
+    if (IsOptionWord(word)) {
+      bool value_follows = false;
+      if (ReadOptionWord(app, command, word, value_follows) == nullptr && !unknown_option) {
+        unknown_option = OptionWordName(word);
+      }
+      if (value_follows) ++i;
+      continue;
+    }
+    if (command != nullptr) continue;  // an argument of the command: CLI11 takes it or not
+    command = FindCommand(app, word);
+    if (command == nullptr) {
+      return unknown_option ? UnknownOption(app, nullptr, *unknown_option)
+                            : UnknownCommand(app, word);
+    }
+  }
+  if (unknown_option) return UnknownOption(app, command, *unknown_option);
+  return std::nullopt;
+}
+
+std::string UnexpectedArgumentMessage(const CLI::App& app, const CLI::App* command,
+                                      const std::string& argument) {
+  if (IsOptionWord(argument)) return UnknownOption(app, command, OptionWordName(argument));
+  if (command == nullptr) return UnknownCommand(app, argument);
+  const std::string unexpected =
+      "unexpected argument '" + argument + "' for '" + command->get_name() + "'";
+  return unexpected + " (valid options: " + ValidOptions(*command) +
+         "; global: " + ValidOptions(app, false) + ")";
+}
+
+namespace {
 
 // Whether CLI11's message is about a global option ("--timeout: ...").
 bool NamesGlobalOption(const CLI::App& app, const std::string& message) {
@@ -18,40 +164,6 @@ bool NamesGlobalOption(const CLI::App& app, const std::string& message) {
 }
 
 }  // namespace
-
-std::string ValidCommands(const CLI::App& app) {
-  std::string out;
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    out += (out.empty() ? "" : ", ") + sub->get_name();
-  }
-  return out;
-}
-
-std::string ValidOptions(const CLI::App& app, bool with_help) {
-  std::string out;
-  for (const CLI::Option* opt : app.get_options()) {
-    if (!opt->nonpositional() || (!with_help && opt == app.get_help_ptr())) continue;
-    std::string name = opt->get_name(false, true);
-    std::replace(name.begin(), name.end(), ',', '/');
-    out += (out.empty() ? "" : ", ") + name;
-  }
-  return out;
-}
-
-std::string UnexpectedArgumentMessage(const CLI::App& app, const CLI::App* command,
-                                      const std::string& argument) {
-  const bool is_option = argument.size() > 1 && argument[0] == '-';
-  if (command == nullptr && !is_option) {
-    return "unknown command '" + argument + "' (valid commands: " + ValidCommands(app) + ")";
-  }
-  if (command == nullptr) {
-    return "unknown option '" + argument + "' (valid options: " + ValidOptions(app) + ")";
-  }
-  const std::string kind = is_option ? "unknown option '" : "unexpected argument '";
-  return kind + argument + "' for '" + command->get_name() +
-         "' (valid options: " + ValidOptions(*command) + "; global: " + ValidOptions(app, false) +
-         ")";
-}
 
 std::string ParseErrorMessage(const CLI::App& app, const CLI::ParseError& error) {
   const CLI::App* command = ParsedCommand(app);

@@ -307,7 +307,7 @@ TEST_F(BadInputTest, UnknownCommandAndFlagListTheValidChoices) {
        2,
        "unknown command 'frobnicate' (valid commands: list, status, activate, deactivate, dump, "
        "profile, stats, "},
-      {{"stauts", "--pid", "1"}, 2, "unknown command 'stauts' (valid commands: "},
+      {{"stauts", "--pid", "1"}, 2, "unknown command 'stauts'; did you mean 'status' or 'stats'?"},
       {{"status", "--bogus"},
        2,
        "unknown option '--bogus' for 'status' (valid options: -h/--help, --pid, --all, --name, "

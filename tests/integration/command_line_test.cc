@@ -42,6 +42,26 @@ class CommandLineTest : public IntegrationTest {
   std::string pid_;
 };
 
+TEST_F(CommandLineTest, MistypedCommandsAndOptionsGetTheNearestOne) {
+  ExpectAll({
+      {{"stat", "--pid", pid_}, 2, "unknown command 'stat'; did you mean 'stats'?"},
+      {{"status", "--pid", pid_, "--jsno"},
+       2,
+       "unknown option '--jsno' for 'status'; did you mean '--json'?"},
+      {{"status", "--pdi", pid_}, 2, "unknown option '--pdi' for 'status'; did you mean '--pid'?"},
+      // Not "File does not exist: svg": the unknown option is named, not its value.
+      {{"report", dir().File("x.heap"), "--fromat", "svg"},
+       2,
+       "unknown option '--fromat' for 'report'; did you mean '--format'?"},
+      {{"dump", "--pid", pid_, "--out", dir().File("p.heap"), "--fromat", "svg"},
+       2,
+       "unknown option '--fromat' for 'dump'; did you mean '--format'?"},
+      {{"frobnicate"}, 2, "unknown command 'frobnicate' (valid commands: list, status, "},
+  });
+  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{});
+  ExpectUntouched();
+}
+
 TEST_F(CommandLineTest, DurationsTakeAnyUnitCaseAndFractions) {
   const auto window_left = [&] {
     return std::chrono::milliseconds(StatusJson(*target_)["window_end_unix_ms"].get<int64_t>() -

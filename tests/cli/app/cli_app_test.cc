@@ -64,16 +64,16 @@ TEST_F(CliAppTest, BadTimeoutIsRejected) {
 }
 
 TEST_F(CliAppTest, UnknownCommandListsTheValidOnes) {
-  EXPECT_EQ(Run({"statsu"}), 2);
+  EXPECT_EQ(Run({"frobnicate"}), 2);
   ExpectOneErrorLine(
-      "unknown command 'statsu' (valid commands: list, status, activate, deactivate, dump, "
+      "unknown command 'frobnicate' (valid commands: list, status, activate, deactivate, dump, "
       "profile, stats, doctor, purge, exporter, report, run)");
 }
 
 TEST_F(CliAppTest, UnknownFlagListsTheValidOptions) {
-  EXPECT_EQ(Run({"status", "--pdi", "42"}), 2);
+  EXPECT_EQ(Run({"status", "--bogus", "42"}), 2);
   ExpectOneErrorLine(
-      "unknown option '--pdi' for 'status' (valid options: -h/--help, --pid, --all, --name, "
+      "unknown option '--bogus' for 'status' (valid options: -h/--help, --pid, --all, --name, "
       "--targets, --target, --tls-ca, --tls-cert, --tls-key, --parallel, --json");
 }
 

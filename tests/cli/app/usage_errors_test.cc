@@ -44,6 +44,72 @@ class UsageErrorsTest : public CliAppTest {
   }
 };
 
+TEST_F(UsageErrorsTest, AMistypedCommandGetsTheNearestOne) {
+  ExpectUsageError({"stat"}, "unknown command 'stat'; did you mean 'stats'?");
+  ExpectUsageError({"stauts", "--pid", "1"},
+                   "unknown command 'stauts'; did you mean 'status' or 'stats'?");
+  ExpectUsageError({"-v", "lsit"}, "unknown command 'lsit'; did you mean 'list'?");
+  // Nothing close: the valid commands, help and version among them.
+  ExpectUsageError({"frobnicate"},
+                   "unknown command 'frobnicate' (valid commands: list, status, activate, "
+                   "deactivate, dump, profile, stats, doctor, purge, exporter, report, run)");
+}
+
+// Every option of every command, mistyped by swapping two of its letters,
+// is suggested back.
+TEST_F(UsageErrorsTest, EveryOptionOfEveryCommandIsSuggestedWhenMistyped) {
+  CommandLine cl;
+  for (const CLI::App* command : Commands(cl)) {
+    if (command->get_name() == "run") continue;  // its words are CMD's own
+    for (const CLI::Option* opt : command->get_options()) {
+      for (const std::string& name : opt->get_lnames()) {
+        if (name.size() < 3) continue;
+        std::string typo = "--" + name;
+        std::swap(typo[3], typo[4]);
+        if (typo == "--" + name) continue;
+        const std::string err = ExpectUsageError(
+            {command->get_name(), typo},
+            "unknown option '" + typo + "' for '" + command->get_name() + "'; did you mean ");
+        EXPECT_NE(err.find("'--" + name + "'"), std::string::npos) << err;
+      }
+    }
+  }
+}
+
+TEST_F(UsageErrorsTest, AMistypedOptionGetsTheNearestOne) {
+  ExpectUsageError({"status", "--jsno"},
+                   "unknown option '--jsno' for 'status'; did you mean "
+                   "'--json'?");
+  ExpectUsageError({"status", "--pdi", "42"},
+                   "unknown option '--pdi' for 'status'; did you mean "
+                   "'--pid'?");
+  ExpectUsageError({"stats", "-json"},
+                   "unknown option '-json' for 'stats'; did you mean "
+                   "'--json'?");
+  ExpectUsageError({"--verbsoe", "list"},
+                   "unknown option '--verbsoe' for 'list'; did you mean "
+                   "'--verbose'?");
+  ExpectUsageError({"--timout=5s", "list"},
+                   "unknown option '--timout' for 'list'; did you mean "
+                   "'--timeout'?");
+  // Nothing close: every valid option, without CLI11's decorations.
+  ExpectUsageError({"list", "--bogus"},
+                   "unknown option '--bogus' for 'list' (valid options: -h/--help, --json, "
+                   "--prune/--no-prune; global: --version, -v/--verbose, -q/--quiet, --timeout, "
+                   "--config)");
+}
+
+// The word after an unknown option is not taken for something else:
+// `--fromat svg` made `svg` a DUMP ("File does not exist: svg").
+TEST_F(UsageErrorsTest, AnUnknownOptionIsNamedBeforeTheValueAfterIt) {
+  ExpectUsageError({"report", "x.heap", "--fromat", "svg"},
+                   "unknown option '--fromat' for 'report'; did you mean '--format'?");
+  ExpectUsageError({"report", AnyFile(), "--fromat=svg"},
+                   "unknown option '--fromat' for 'report'; did you mean '--format'?");
+  ExpectUsageError({"dump", "--pid", "42", "--out-dri", tmp_.File("d"), "--every", "1s"},
+                   "unknown option '--out-dri' for 'dump'; did you mean '--out-dir'?");
+}
+
 // A duration's unit in any letter case, and a fraction.
 TEST_F(UsageErrorsTest, DurationsTakeAnyUnitCaseAndFractions) {
   AddAgent(42, "demo");
