@@ -1,6 +1,8 @@
 #include "cli/app/usage_errors.h"
 
 #include <algorithm>
+#include <cctype>
+#include <sstream>
 
 #include "cli/app/did_you_mean.h"
 
@@ -156,11 +158,80 @@ std::string UnexpectedArgumentMessage(const CLI::App& app, const CLI::App* comma
 
 namespace {
 
-// Whether CLI11's message is about a global option ("--timeout: ...").
+// Whether `message` is about a global option ("--timeout needs a value ...").
 bool NamesGlobalOption(const CLI::App& app, const std::string& message) {
-  const size_t colon = message.find(':');
-  if (colon == std::string::npos || message.rfind("-", 0) != 0) return false;
-  return app.get_option_no_throw(message.substr(0, colon)) != nullptr;
+  const size_t end = message.find_first_of(": ");
+  if (!message.starts_with("-")) return false;
+  return app.get_option_no_throw(message.substr(0, end)) != nullptr;
+}
+
+// The option CLI11's `message` is about: the first word of it that names an
+// option of `command`, a global one or a positional ("DUMP").
+const CLI::Option* OptionIn(const CLI::App& app, const CLI::App* command,
+                            const std::string& message) {
+  std::istringstream words(message);
+  for (std::string word; words >> word;) {
+    while (!word.empty() && (word.back() == ':' || word.back() == ',')) word.pop_back();
+    if (word.empty()) continue;
+    if (const CLI::Option* opt = FindOption(app, command, word)) return opt;
+  }
+  return nullptr;
+}
+
+// "--top" or "DUMP".
+std::string NameOf(const CLI::Option& opt) { return opt.get_name(false, false); }
+
+// What an option takes, from its help: " (N): show at most N functions (text, json)".
+std::string WhatItTakes(const CLI::Option& opt) {
+  std::string description = opt.get_description();
+  if (!description.empty()) {
+    description[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(description[0])));
+  }
+  const std::string type = opt.get_positional() ? "" : opt.get_type_name();
+  std::string out = type.empty() ? "" : " (" + type + ")";
+  return description.empty() ? out : out + ": " + description;
+}
+
+std::string Quoted(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& value : values) out += (out.empty() ? "'" : ", '") + value + "'";
+  return out;
+}
+
+// A value missing ("--top" last) or one too many ("--out a --out b").
+std::string CountMismatch(const CLI::Option& opt) {
+  const std::vector<std::string>& given = opt.results();
+  if (opt.get_items_expected_max() > 0 &&
+      given.size() > static_cast<size_t>(opt.get_items_expected_max())) {
+    return NameOf(opt) + " is given more than once (" + Quoted(given) + "); give it once";
+  }
+  return NameOf(opt) + " needs a value" + WhatItTakes(opt);
+}
+
+// A flag given a value it cannot read ("--json=maybe"), or an option whose
+// value could not be read as its type.
+std::string Unreadable(const CLI::Option& opt) {
+  const std::vector<std::string>& given = opt.results();
+  const std::string value = given.empty() ? std::string() : given.back();
+  if (!TakesValue(opt)) {
+    return NameOf(opt) + " is a flag: give it alone, or as " + NameOf(opt) + "=true or " +
+           NameOf(opt) + "=false (got '" + value + "')";
+  }
+  return NameOf(opt) + ": invalid value '" + value + "'" + WhatItTakes(opt);
+}
+
+// The message of a CLI11 error in our own words, when CLI11's would reach the
+// user ("--top: 1 required N missing", "Could not convert: --json = maybe").
+std::optional<std::string> OwnWords(const CLI::App& app, const CLI::App* command,
+                                    const CLI::ParseError& error) {
+  const CLI::Option* opt = OptionIn(app, command, error.what());
+  if (opt == nullptr) return std::nullopt;
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) return CountMismatch(*opt);
+  if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
+    return NameOf(*opt) + " is required" + WhatItTakes(*opt);
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) return Unreadable(*opt);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -172,7 +243,7 @@ std::string ParseErrorMessage(const CLI::App& app, const CLI::ParseError& error)
     const std::vector<std::string> extras = owner.remaining();
     if (!extras.empty()) return UnexpectedArgumentMessage(app, command, extras.front());
   }
-  std::string message = error.what();
+  std::string message = OwnWords(app, command, error).value_or(error.what());
   if (command != nullptr && !NamesGlobalOption(app, message)) {
     message = command->get_name() + ": " + message;
   }

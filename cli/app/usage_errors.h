@@ -8,9 +8,10 @@
 
 namespace memprof::cli {
 
-// One-line messages for command-line mistakes (exit 2), naming the valid
-// choices, or the nearest command or option of a mistyped one
-// (did_you_mean.h), so the user does not have to open --help.
+// One-line messages for command-line mistakes (exit 2), in memprofctl's own
+// words, never CLI11's: each names the command and the option, says what was
+// given and what is valid, and suggests the nearest command or option of a
+// mistyped one (did_you_mean.h).
 
 // "list, status, activate, ...".
 std::string ValidCommands(const CLI::App& app);

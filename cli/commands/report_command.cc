@@ -9,6 +9,8 @@
 namespace memprof::cli {
 namespace {
 
+constexpr uint64_t kMaxTop = 1000000;
+
 analysis::Metric MetricOf(const ReportOptions& options) {
   if (options.inuse_objects) return analysis::Metric::kInuseObjects;
   if (options.alloc_space) return analysis::Metric::kAllocSpace;
@@ -35,7 +37,7 @@ void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false)
-      ->check(CLI::ExistingFile);
+      ->check(ExistingFileValidator());
   cmd.add_option("--focus", options.focus, "Keep only stacks with a frame matching REGEX")
       ->type_name("REGEX");
   cmd.add_option("--ignore", options.ignore, "Drop stacks with a frame matching REGEX")
@@ -43,9 +45,9 @@ void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
 }
 
 void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
-  cmd.add_option("--top", options.top, "Show at most N functions (text, json)")
+  cmd.add_option("--top", options.top, "Show at most N functions (text, json; 1 to 1000000)")
       ->type_name("N")
-      ->check(CLI::Range(1, 1000000));
+      ->check(CountValidator(1, kMaxTop, "number"));
   cmd.add_flag("--show-bytes", options.show_bytes, "Bytes instead of MB in the text table");
   cmd.add_flag("--cum", options.cum, "Sort the text table by cumulative value");
   cmd.add_flag("--lines", options.lines, "Name frames with file:line and inlined functions");
@@ -60,7 +62,7 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
   cmd.add_option("--sysroot", options.sysroot,
                  "Look the dump's binaries up under this directory (a copy of the target's root)")
       ->type_name("DIR")
-      ->check(CLI::ExistingDirectory);
+      ->check(ExistingDirectoryValidator());
 }
 
 }  // namespace
@@ -72,9 +74,9 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
                   "Heap profile(s) written by `memprofctl dump` (heap_v2); several are merged "
                   "(summed), or ranked over time with --trend")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ExistingFileValidator());
   cmd->add_option("-f,--format", options.format, "text (default), collapsed, pprof, svg or json")
-      ->check(CLI::IsMember(report::FormatNames()))
+      ->check(ChoiceValidator(report::FormatNames(), "report format"))
       ->type_name("FORMAT");
   cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
       ->type_name("FILE|-");

@@ -11,7 +11,7 @@ void AddTlsOptions(CLI::App& command, TargetOptions& options) {
   const auto add = [&](const char* flag, std::string& value, const char* what) {
     command.add_option(flag, value, what)
         ->type_name("FILE")
-        ->check(CLI::Validator(CLI::ExistingFile).description(""))
+        ->check(ExistingFileValidator())
         ->group(kTargetsGroup);
   };
   add("--tls-ca", options.tls_ca,
@@ -74,7 +74,7 @@ CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
   command
       .add_option("--parallel", options.parallel,
                   "With several targets: work on at most N at once (1 to 256, default 8)")
-      ->check(CLI::Range(size_t{1}, kMaxParallel).description(""))
+      ->check(CountValidator(1, kMaxParallel, "number"))
       ->type_name("N")
       ->group(kTargetsGroup);
   return pid;

@@ -62,6 +62,43 @@ TEST_F(CommandLineTest, MistypedCommandsAndOptionsGetTheNearestOne) {
   ExpectUntouched();
 }
 
+// CLI11's wording ("--top: 1 required N missing", "Value abc not in range 1
+// to 1000000", "File does not exist") never reaches the user.
+TEST_F(CommandLineTest, BadValuesAreToldInOurOwnWords) {
+  const std::string dump = TakeDump();
+  const std::string out = dir().File("r.txt");
+  ExpectAll({
+      {{"report", dump, "--top"},
+       2,
+       "report: --top needs a value (N): show at most N functions (text, json; 1 to 1000000)"},
+      {{"report", dump, "--top", "abc", "-o", out},
+       2,
+       "report: --top: invalid number 'abc': expected a whole number from 1 to 1000000"},
+      {{"report", dump, "--top", "0"}, 2, "report: --top: invalid number '0'"},
+      {{"report", dump, "--format", "yaml"},
+       2,
+       "report: --format: unknown report format 'yaml' (valid: text, collapsed, pprof, svg, "
+       "json)"},
+      {{"report", dir().File("none.heap")}, 2, "report: DUMP: no such file '"},
+      {{"report"}, 2, "report: DUMP is required: heap profile(s) written by `memprofctl dump`"},
+      {{"status", "--pid", pid_, "--parallel", "0"}, 2, "status: --parallel: invalid number '0'"},
+      {{"status", "--pid", pid_, "--json=maybe"},
+       2,
+       "status: --json is a flag: give it alone, or as --json=true or --json=false (got "
+       "'maybe')"},
+      {{"dump", "--pid", pid_, "--out"}, 2, "dump: --out needs a value (FILE|-): file to write"},
+      {{"dump", "--pid", pid_, "--out", out, "--out", out + "2"},
+       2,
+       "dump: --out is given more than once"},
+      {{"profile", "--pid", pid_, "--out", out},
+       2,
+       "profile: --duration is required (DURATION): how long to profile"},
+      {{"status", "--pid", pid_, "--timeout"}, 2, "error: --timeout needs a value (DURATION)"},
+  });
+  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"dumps"});
+  EXPECT_EQ(StatusJson(*target_)["dumps_served"], 1);  // TakeDump's
+}
+
 TEST_F(CommandLineTest, DurationsTakeAnyUnitCaseAndFractions) {
   const auto window_left = [&] {
     return std::chrono::milliseconds(StatusJson(*target_)["window_end_unix_ms"].get<int64_t>() -

@@ -110,6 +110,73 @@ TEST_F(UsageErrorsTest, AnUnknownOptionIsNamedBeforeTheValueAfterIt) {
                    "unknown option '--out-dri' for 'dump'; did you mean '--out-dir'?");
 }
 
+// Every option that takes a value, given none, says what it takes.
+TEST_F(UsageErrorsTest, EveryOptionWithoutItsValueSaysWhatItTakes) {
+  CommandLine cl;
+  for (const CLI::App* command : Commands(cl)) {
+    if (command->get_name() == "run") continue;
+    for (const CLI::Option* opt : command->get_options()) {
+      if (!opt->nonpositional() || opt->get_items_expected_min() == 0) continue;
+      const std::string name = opt->get_name(false, false);
+      // Our own value names, never CLI11's type names.
+      for (const char* type : {"TEXT", "UINT", "INT", "FLOAT", "BOOLEAN", "ENUM", "VALUE"}) {
+        EXPECT_NE(opt->get_type_name(), type) << command->get_name() << " " << name;
+      }
+      ExpectUsageError(
+          {command->get_name(), name},
+          command->get_name() + ": " + name + " needs a value (" + opt->get_type_name() + "): ");
+    }
+  }
+  ExpectUsageError({"list", "--timeout"},
+                   "memprofctl: error: --timeout needs a value (DURATION): "
+                   "deadline of each request to an agent");
+  ExpectUsageError({"report", "--top"},
+                   "report: --top needs a value (N): show at most N functions (text, json; 1 to "
+                   "1000000)");
+}
+
+TEST_F(UsageErrorsTest, BadValuesAreNamedWithWhatIsValid) {
+  const std::string dump = AnyFile();
+  ExpectUsageError(
+      {"report", dump, "--top", "abc"},
+      "report: --top: invalid number 'abc': expected a whole number from 1 to 1000000");
+  ExpectUsageError({"report", dump, "--top", "0"}, "--top: invalid number '0'");
+  ExpectUsageError({"report", dump, "--top", "-5"}, "--top: invalid number '-5'");
+  ExpectUsageError({"status", "--parallel", "0"},
+                   "status: --parallel: invalid number '0': expected a whole number from 1 to 256");
+  ExpectUsageError({"report", dump, "--format", "yaml"},
+                   "report: --format: unknown report format 'yaml' (valid: text, collapsed, pprof, "
+                   "svg, json)");
+  ExpectUsageError({"status", "--json=maybe"},
+                   "status: --json is a flag: give it alone, or as --json=true or --json=false "
+                   "(got 'maybe')");
+  ExpectUsageError({"dump", "--pid", "42", "--out", "a", "--out", "b"},
+                   "dump: --out is given more than once ('a', 'b'); give it once");
+}
+
+TEST_F(UsageErrorsTest, FilesAndDirectoriesThatAreNotThere) {
+  ExpectUsageError({"report", "/nonexistent/p.heap"},
+                   "report: DUMP: no such file '/nonexistent/p.heap'");
+  ExpectUsageError({"report", tmp_.path()},
+                   "report: DUMP: '" + tmp_.path() + "' is a directory, not a file");
+  ExpectUsageError({"report", AnyFile(), "--base", "/nonexistent/old.heap"},
+                   "report: --base: no such file '/nonexistent/old.heap'");
+  ExpectUsageError({"report", AnyFile(), "--sysroot", "/nonexistent"},
+                   "report: --sysroot: no such directory '/nonexistent'");
+  ExpectUsageError({"report", AnyFile(), "--sysroot", AnyFile()},
+                   "report: --sysroot: '" + AnyFile() + "' is not a directory");
+  ExpectUsageError({"status", "--tls-ca", "/nonexistent/ca.pem"},
+                   "status: --tls-ca: no such file '/nonexistent/ca.pem'");
+}
+
+TEST_F(UsageErrorsTest, WhatIsRequiredSaysWhatItIs) {
+  ExpectUsageError({"report"},
+                   "report: DUMP is required: heap profile(s) written by "
+                   "`memprofctl dump`");
+  ExpectUsageError({"profile", "--out", tmp_.File("p.heap")},
+                   "profile: --duration is required (DURATION): how long to profile");
+}
+
 // A duration's unit in any letter case, and a fraction.
 TEST_F(UsageErrorsTest, DurationsTakeAnyUnitCaseAndFractions) {
   AddAgent(42, "demo");
