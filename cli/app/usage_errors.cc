@@ -100,6 +100,11 @@ std::string UnknownOption(const CLI::App& app, const CLI::App* command, const st
          "; global: " + ValidOptions(app, false) + ")";
 }
 
+bool IsWholeNumber(const std::string& word) {
+  return !word.empty() &&
+         std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 std::string ValidCommands(const CLI::App& app) {
@@ -152,6 +157,11 @@ std::string UnexpectedArgumentMessage(const CLI::App& app, const CLI::App* comma
   if (command == nullptr) return UnknownCommand(app, argument);
   const std::string unexpected =
       "unexpected argument '" + argument + "' for '" + command->get_name() + "'";
+  // `deactivate --pid 25152 1`, `status 1234`: a pid where none is taken.
+  if (IsWholeNumber(argument) && command->get_option_no_throw("--pid") != nullptr) {
+    return unexpected + ": a process is named with --pid (--pid " + argument +
+           "), several with --pid A,B or --pid A --pid B";
+  }
   return unexpected + " (valid options: " + ValidOptions(*command) +
          "; global: " + ValidOptions(app, false) + ")";
 }

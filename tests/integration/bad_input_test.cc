@@ -141,7 +141,10 @@ TEST_F(BadInputTest, PidAsAPositionalArgument) {
   ASSERT_NE(t, nullptr);
   const std::string p = std::to_string(t->pid());
   ExpectAll({
-      {{"status", p}, 2, "unexpected argument '" + p + "' for 'status' (valid options: "},
+      {{"status", p},
+       2,
+       "unexpected argument '" + p + "' for 'status': a process is named with --pid (--pid " + p +
+           "), several with --pid A,B or --pid A --pid B"},
       {{"activate", p}, 2, "unexpected argument '" + p + "' for 'activate'"},
   });
   EXPECT_EQ(StatusJson(*t)["profiling_active"], false);

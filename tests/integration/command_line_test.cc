@@ -130,5 +130,32 @@ TEST_F(CommandLineTest, DurationsTakeAnyUnitCaseAndFractions) {
   });
 }
 
+// `deactivate --pid 25152 1` made 1 a second target (exit 6, and pid 1
+// looked up); now it is a usage error and nothing is changed.
+TEST_F(CommandLineTest, AStrayWordAfterPidIsAUsageErrorNotASecondTarget) {
+  ASSERT_EQ(CliFor(*target_, "activate").exit_code, 0);
+  ExpectAll({
+      {{"deactivate", "--pid", pid_, "1"},
+       2,
+       "unexpected argument '1' for 'deactivate': a process is named with --pid (--pid 1), "
+       "several with --pid A,B or --pid A --pid B"},
+      {{"status", "--pid", pid_, "1", "--json"}, 2, "unexpected argument '1' for 'status'"},
+  });
+  EXPECT_EQ(StatusJson(*target_)["profiling_active"], true);
+  // Several targets are still named as before.
+  TargetProcess* other = StartShape(Shape::kPreloaded);
+  ASSERT_NE(other, nullptr);
+  const std::string o = std::to_string(other->pid());
+  for (const std::vector<std::string>& pids :
+       {std::vector<std::string>{"--pid", pid_ + "," + o},
+        std::vector<std::string>{"--pid", pid_, "--pid", o}}) {
+    std::vector<std::string> args = {"status", "--json"};
+    args.insert(args.end(), pids.begin(), pids.end());
+    CommandResult many = Cli(args);
+    EXPECT_EQ(many.exit_code, 0) << many;
+    EXPECT_EQ(std::count(many.out.begin(), many.out.end(), '\n'), 2) << many;
+  }
+}
+
 }  // namespace
 }  // namespace memprof::integration

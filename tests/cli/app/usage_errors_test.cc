@@ -177,6 +177,35 @@ TEST_F(UsageErrorsTest, WhatIsRequiredSaysWhatItIs) {
                    "profile: --duration is required (DURATION): how long to profile");
 }
 
+// `deactivate --pid 25152 1` made 1 a second target (and exit 6).
+TEST_F(UsageErrorsTest, AStrayWordAfterPidIsNotASecondTarget) {
+  AddAgent(42, "demo");
+  AddAgent(1, "init");
+  for (const char* command : {"deactivate", "status", "activate", "stats", "doctor", "purge"}) {
+    ExpectUsageError({command, "--pid", "42", "1"},
+                     std::string("unexpected argument '1' for '") + command +
+                         "': a process is named with --pid (--pid 1), several with --pid A,B "
+                         "or --pid A --pid B");
+  }
+  ExpectUsageError({"status", "42"},
+                   "unexpected argument '42' for 'status': a process is named "
+                   "with --pid (--pid 42)");
+  ExpectUsageError({"status", "--target", "db7:7070", "db8:7070"},
+                   "unexpected argument 'db8:7070' for 'status' (valid options: ");
+  EXPECT_EQ(fake_.calls, 0);
+}
+
+TEST_F(UsageErrorsTest, SeveralPidsStillNameSeveralTargets) {
+  AddAgent(42, "demo");
+  AddAgent(43, "other");
+  AddAgent(44, "third");
+  EXPECT_EQ(Run({"status", "--pid", "42,43", "--pid", "44", "--json"}), 0) << err_.str();
+  std::vector<pid_t> pids;
+  for (const Target& target : fake_.targets) pids.push_back(target.pid);
+  std::sort(pids.begin(), pids.end());
+  EXPECT_EQ(pids, (std::vector<pid_t>{42, 43, 44}));
+}
+
 // A duration's unit in any letter case, and a fraction.
 TEST_F(UsageErrorsTest, DurationsTakeAnyUnitCaseAndFractions) {
   AddAgent(42, "demo");
