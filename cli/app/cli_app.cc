@@ -189,6 +189,9 @@ int RunCli(const std::vector<std::string>& args, const CliEnvironment& env) {
   if (auto done = Parse(cl, split.cli_args, env)) return *done;
   ConfigureLogging(*env.err, cl.quiet ? -1 : cl.verbosity);
   if (auto done = CheckLeftovers(cl)) return *done;
+  auto printed = cl.PrintHelpOrVersion(*env.out);
+  if (!printed) return Finish(Fail(printed.error()), *env.out);
+  if (*printed) return Finish({}, *env.out);
   Command& command = *cl.ParsedCommand();
   if (command.talks_to_agents()) return RunAgentCommand(cl, command, env);
   const Console console{*env.out, *env.err, cl.quiet};

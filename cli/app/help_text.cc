@@ -44,7 +44,8 @@ std::string RootFooter() {
          "/debug/pprof/heap?pid=N\n"
          "  memprofctl report profile.heap --top 20        # top allocating functions\n"
          "  memprofctl report profile.heap -f svg -o h.svg # flame graph for a browser\n\n"
-         "Run `memprofctl COMMAND --help` for the options of a command.\n";
+         "Run `memprofctl help COMMAND` (or `memprofctl COMMAND --help`) for the options\n"
+         "of a command.\n";
 }
 
 }  // namespace memprof::cli

@@ -541,7 +541,9 @@ TEST_F(BadInputTest, RunWithACommandThatCannotBeProfiled) {
   ASSERT_TRUE(WriteFile(script, "#!/bin/sh\ntouch " + dir().File("ran") + "\n"));
   ASSERT_EQ(::chmod(script.c_str(), 0644), 0);
   std::vector<BadCall> calls = {
-      {{"run"}, 2, "run: missing command; usage: memprofctl run [--] CMD [ARGS...]"},
+      {{"run"},
+       2,
+       "run: missing command; usage: memprofctl run [--allocator NAME] [--] CMD [ARGS...]"},
       {{"run", "--"}, 2, "run: missing command"},
       {{"run", "--", "/nonexistent/server"}, 2, "command not found: /nonexistent/server"},
       {{"run", "--", "memprof-no-such-command"}, 2, "command not found: memprof-no-such-command"},

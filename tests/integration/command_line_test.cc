@@ -157,5 +157,35 @@ TEST_F(CommandLineTest, AStrayWordAfterPidIsAUsageErrorNotASecondTarget) {
   }
 }
 
+TEST_F(CommandLineTest, HelpAndVersionWorkAsCommands) {
+  for (const std::vector<std::string>& topic :
+       {std::vector<std::string>{}, {"dump"}, {"report"}, {"run"}}) {
+    std::vector<std::string> as_flag = topic;
+    as_flag.push_back("--help");
+    std::vector<std::string> as_command = {"help"};
+    as_command.insert(as_command.end(), topic.begin(), topic.end());
+    CommandResult flag = Cli(as_flag);
+    CommandResult command = Cli(as_command);
+    EXPECT_EQ(command.exit_code, 0) << command;
+    EXPECT_EQ(command.out, flag.out) << JoinArgv(as_command);
+    EXPECT_EQ(command.err, "");
+  }
+  CommandResult version = Cli({"version"});
+  EXPECT_EQ(version.exit_code, 0) << version;
+  EXPECT_EQ(version.out, Cli({"--version"}).out);
+  ExpectAll({{{"help", "stat"}, 2, "help: unknown command 'stat'; did you mean 'stats'?"}});
+}
+
+TEST_F(CommandLineTest, RunHelpHasOneUsageLineAndShowsTheAllocator) {
+  CommandResult r = Cli({"run", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(r.out.starts_with("Start CMD with the memprof agent")) << r.out;
+  EXPECT_NE(r.out.find("\nUsage: memprofctl run [--allocator NAME] [--] CMD [ARGS...]\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("Usage:"), r.out.rfind("Usage:")) << r.out;
+  EXPECT_NE(r.out.find("  --allocator NAME"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace memprof::integration

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "cli/app/command_line.h"
+#include "common/version.h"
 #include "tests/cli/app/cli_app_fixture.h"
 
 namespace memprof::cli {
@@ -49,10 +50,12 @@ TEST_F(UsageErrorsTest, AMistypedCommandGetsTheNearestOne) {
   ExpectUsageError({"stauts", "--pid", "1"},
                    "unknown command 'stauts'; did you mean 'status' or 'stats'?");
   ExpectUsageError({"-v", "lsit"}, "unknown command 'lsit'; did you mean 'list'?");
+  ExpectUsageError({"verison"}, "unknown command 'verison'; did you mean 'version'?");
   // Nothing close: the valid commands, help and version among them.
   ExpectUsageError({"frobnicate"},
                    "unknown command 'frobnicate' (valid commands: list, status, activate, "
-                   "deactivate, dump, profile, stats, doctor, purge, exporter, report, run)");
+                   "deactivate, dump, profile, stats, doctor, purge, exporter, report, run, "
+                   "help, version)");
 }
 
 // Every option of every command, mistyped by swapping two of its letters,
@@ -204,6 +207,43 @@ TEST_F(UsageErrorsTest, SeveralPidsStillNameSeveralTargets) {
   for (const Target& target : fake_.targets) pids.push_back(target.pid);
   std::sort(pids.begin(), pids.end());
   EXPECT_EQ(pids, (std::vector<pid_t>{42, 43, 44}));
+}
+
+TEST_F(UsageErrorsTest, HelpAndVersionAreCommandsToo) {
+  EXPECT_EQ(Run({"--help"}), 0);
+  const std::string help = out_.str();
+  out_.str("");
+  EXPECT_EQ(Run({"help"}), 0);
+  EXPECT_EQ(out_.str(), help);
+  EXPECT_NE(help.find("\nHelp:\n  help "), std::string::npos) << help;
+  CommandLine cl;
+  for (const CLI::App* command : Commands(cl)) {
+    out_.str("");
+    ASSERT_EQ(Run({command->get_name(), "--help"}), 0) << command->get_name();
+    const std::string own = out_.str();
+    out_.str("");
+    EXPECT_EQ(Run({"help", command->get_name()}), 0) << err_.str();
+    EXPECT_EQ(out_.str(), own) << command->get_name();
+  }
+  out_.str("");
+  EXPECT_EQ(Run({"version"}), 0);
+  EXPECT_EQ(out_.str(), std::string("memprofctl ") + kVersion + "\n");
+  ExpectUsageError({"help", "stat"}, "help: unknown command 'stat'; did you mean 'stats'?");
+  ExpectUsageError({"version", "extra"}, "unexpected argument 'extra' for 'version'");
+}
+
+TEST_F(UsageErrorsTest, RunHelpHasOneUsageLineAndItsOptions) {
+  EXPECT_EQ(Run({"run", "--help"}), 0);
+  const std::string help = out_.str();
+  EXPECT_NE(help.find("Usage: memprofctl run [--allocator NAME] [--] CMD [ARGS...]\n"),
+            std::string::npos)
+      << help;
+  EXPECT_EQ(help.find("Usage:"), help.rfind("Usage:")) << help;
+  EXPECT_NE(Flat(help).find("--allocator NAME jemalloc (default) or tcmalloc"), std::string::npos)
+      << help;
+  ExpectUsageError({"run"},
+                   "run: missing command; usage: memprofctl run [--allocator NAME] [--] "
+                   "CMD [ARGS...]");
 }
 
 // A duration's unit in any letter case, and a fraction.
