@@ -78,6 +78,7 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
   cmd->add_option("-f,--format", options.format, "text (default), collapsed, pprof, svg or json")
       ->check(ChoiceValidator(report::FormatNames(), "report format"))
       ->type_name("FORMAT");
+  cmd->add_flag("--json", options.json, "The same as --format json");
   cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
       ->type_name("FILE|-");
   cmd->add_flag("--trend", options.trend,
@@ -101,12 +102,29 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
   return cmd;
 }
 
-Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
-  auto format = report::ParseFormat(options.format);
-  if (!format) {
-    return Fail(ErrorCode::kInvalidArgument, "unknown report format '" + options.format +
-                                                 "' (valid: text, collapsed, pprof, svg, json)");
+namespace {
+
+// --format, or --json, which is --format json.
+Result<report::Format> FormatOf(const ReportOptions& options) {
+  if (options.json && !options.format.empty() && options.format != "json") {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        "report: --json is --format json; it cannot be combined with --format " + options.format);
   }
+  const std::string name = options.json ? "json" : options.format.empty() ? "text" : options.format;
+  auto format = report::ParseFormat(name);
+  if (!format) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "unknown report format '" + name + "' (valid: text, collapsed, pprof, svg, json)");
+  }
+  return *format;
+}
+
+}  // namespace
+
+Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
+  auto format = FormatOf(options);
+  if (!format) return Fail(format.error());
   report::ReportRequest request;
   if (options.dumps.empty()) return Fail(ErrorCode::kInvalidArgument, "report: DUMP is required");
   request.dump_path = options.dumps.front();

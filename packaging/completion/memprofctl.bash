@@ -25,7 +25,8 @@ _memprofctl_options() {
     exporter) echo '--listen --allow-remote --target-timeout' ;;
     report)
       echo '--inuse-objects --alloc-space --alloc-objects --base --focus --ignore --top' \
-        '--show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format -o --out --trend'
+        '--show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format --json -o --out' \
+        '--trend'
       ;;
     run | help | version) ;;
   esac

@@ -157,6 +157,20 @@ TEST_F(CommandLineTest, AStrayWordAfterPidIsAUsageErrorNotASecondTarget) {
   }
 }
 
+TEST_F(CommandLineTest, ReportJsonIsFormatJson) {
+  const std::string dump = TakeDump();
+  CommandResult json = Cli({"report", dump, "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json;
+  CommandResult format = Cli({"report", dump, "--format", "json"});
+  ASSERT_EQ(format.exit_code, 0) << format;
+  EXPECT_EQ(ParseJsonOutput(json), ParseJsonOutput(format));
+  EXPECT_EQ(Cli({"report", dump, "--json", "--format", "json"}).exit_code, 0);
+  ExpectAll({{{"report", dump, "--json", "--format", "svg", "-o", dir().File("r.svg")},
+              2,
+              "report: --json is --format json; it cannot be combined with --format svg"}});
+  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"dumps"});
+}
+
 TEST_F(CommandLineTest, HelpAndVersionWorkAsCommands) {
   for (const std::vector<std::string>& topic :
        {std::vector<std::string>{}, {"dump"}, {"report"}, {"run"}}) {

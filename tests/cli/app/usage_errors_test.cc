@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "cli/app/command_line.h"
+#include "cli/commands/report_command.h"
 #include "common/version.h"
 #include "tests/cli/app/cli_app_fixture.h"
 
@@ -257,6 +258,20 @@ TEST_F(UsageErrorsTest, DurationsTakeAnyUnitCaseAndFractions) {
   ExpectUsageError({"activate", "--for", "1.5"},
                    "activate: --for: invalid duration '1.5': "
                    "missing unit");
+}
+
+TEST_F(UsageErrorsTest, ReportJsonIsFormatJson) {
+  ReportOptions options;
+  options.dumps = {"p.heap"};
+  options.json = true;
+  EXPECT_EQ(MakeReportRequest(options).value().format, report::Format::kJson);
+  options.format = "json";
+  EXPECT_EQ(MakeReportRequest(options).value().format, report::Format::kJson);
+  options.json = false;
+  options.format = "";
+  EXPECT_EQ(MakeReportRequest(options).value().format, report::Format::kText);
+  EXPECT_EQ(Run({"report", AnyFile(), "--json", "--format", "svg"}), 2);
+  ExpectOneErrorLine("report: --json is --format json; it cannot be combined with --format svg");
 }
 
 }  // namespace
