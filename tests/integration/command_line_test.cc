@@ -159,11 +159,11 @@ TEST_F(CommandLineTest, AStrayWordAfterPidIsAUsageErrorNotASecondTarget) {
 
 TEST_F(CommandLineTest, ReportJsonIsFormatJson) {
   const std::string dump = TakeDump();
-  CommandResult json = Cli({"report", dump, "--json"});
-  ASSERT_EQ(json.exit_code, 0) << json;
-  CommandResult format = Cli({"report", dump, "--format", "json"});
-  ASSERT_EQ(format.exit_code, 0) << format;
-  EXPECT_EQ(ParseJsonOutput(json), ParseJsonOutput(format));
+  CommandResult with_json = Cli({"report", dump, "--json"});
+  ASSERT_EQ(with_json.exit_code, 0) << with_json;
+  CommandResult with_format = Cli({"report", dump, "--format", "json"});
+  ASSERT_EQ(with_format.exit_code, 0) << with_format;
+  EXPECT_EQ(ParseJsonOutput(with_json), ParseJsonOutput(with_format));
   EXPECT_EQ(Cli({"report", dump, "--json", "--format", "json"}).exit_code, 0);
   ExpectAll({{{"report", dump, "--json", "--format", "svg", "-o", dir().File("r.svg")},
               2,
