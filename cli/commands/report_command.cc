@@ -5,6 +5,7 @@
 
 #include "cli/collect/report_writer.h"
 #include "cli/commands/option_validators.h"
+#include "cli/commands/target_flags.h"
 
 namespace memprof::cli {
 namespace {
@@ -79,8 +80,10 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
       ->check(ChoiceValidator(report::FormatNames(), "report format"))
       ->type_name("FORMAT");
   cmd->add_flag("--json", options.json, "The same as --format json");
-  cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
-      ->type_name("FILE|-");
+  CLI::Option* out =
+      cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
+          ->type_name("FILE|-");
+  AddForceFlag(*cmd, options.force, out);
   cmd->add_flag("--trend", options.trend,
                 "Order the dumps by time and rank functions by steady growth (needs 3 or more; "
                 "text or json)");
@@ -152,7 +155,8 @@ Result<void> RunReport(const ReportOptions& options, const Console& console,
                        bool stdout_is_terminal, bool stderr_redraws) {
   auto request = MakeReportRequest(options);
   if (!request) return Fail(request.error());
-  return WriteReport(*request, options.out, console, stdout_is_terminal, stderr_redraws);
+  return WriteReport(*request, ReportOutput{options.out, ExistingFileFor(options.force)}, console,
+                     stdout_is_terminal, stderr_redraws);
 }
 
 namespace {

@@ -35,7 +35,8 @@ struct ReportOptions {
   bool nearest_symbol = false;
   pid_t pid = 0;  // the live process the dump came from (binaries via /proc)
   std::string sysroot;
-  bool json = false;  // --json: --format json
+  bool json = false;   // --json: --format json
+  bool force = false;  // --force: replace an existing --out FILE
 };
 
 CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options);

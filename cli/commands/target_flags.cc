@@ -89,6 +89,14 @@ CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
   return pid;
 }
 
+CLI::Option* AddForceFlag(CLI::App& command, bool& force, CLI::Option* out) {
+  return command
+      .add_flag("--force", force,
+                "Replace the --out FILE if it exists (without --force an existing file is an "
+                "error and stays as it was)")
+      ->needs(out);
+}
+
 CLI::Option* AddJsonFlag(CLI::App& command, bool& json) {
   return command.add_flag("--json", json, "Machine-readable output (snake_case keys, fixed types)");
 }

@@ -18,15 +18,15 @@ _memprofctl_options() {
     status) echo "$_memprofctl_targets --json" ;;
     activate) echo "$_memprofctl_targets --for --sample-interval --reset --capture-growth --keep --json" ;;
     deactivate) echo "$_memprofctl_targets --json" ;;
-    dump) echo "$_memprofctl_targets -o --out --out-dir --every --count --captured -f --format --json" ;;
-    profile) echo "$_memprofctl_targets --duration -o --out --out-dir -f --format --json" ;;
+    dump) echo "$_memprofctl_targets -o --out --force --out-dir --every --count --captured -f --format --json" ;;
+    profile) echo "$_memprofctl_targets --duration -o --out --force --out-dir -f --format --json" ;;
     stats) echo "$_memprofctl_targets --json --raw -f --format --watch --count" ;;
     doctor | purge) echo "$_memprofctl_targets --json" ;;
     exporter) echo '--listen --allow-remote --target-timeout' ;;
     report)
       echo '--inuse-objects --alloc-space --alloc-objects --base --focus --ignore --top' \
         '--show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format --json -o --out' \
-        '--trend'
+        '--force --trend'
       ;;
     run | help | version) ;;
   esac

@@ -232,7 +232,7 @@ TEST_F(BadInputTest, DiskFullDuringTheDump) {
   const std::string script =
       "mount -t tmpfs -o size=4k memprof-full \"$1\" || exit 99\n"
       "printf precious > \"$1/p.heap\"\n"
-      "\"$2\" dump --pid \"$3\" --out \"$1/p.heap\"; rc=$?\n"
+      "\"$2\" dump --pid \"$3\" --out \"$1/p.heap\" --force; rc=$?\n"
       "ls -A \"$1\"; cat \"$1/p.heap\"; exit $rc\n";
   CommandResult r = RunCommand({unshare, "--mount", "/bin/sh", "-c", script, "sh", mnt, kMemprofctl,
                                 std::to_string(t->pid())},
@@ -506,7 +506,7 @@ TEST_F(BadInputTest, TargetExitsDuringTheDump) {
   std::unique_ptr<Subprocess> cli;
   for (int attempt = 0; attempt < 5 && !cli_status; ++attempt) {
     auto spawned = Subprocess::Spawn(SpawnOptions{
-        {kMemprofctl, "dump", "--pid", std::to_string(t->pid()), "--out", out},
+        {kMemprofctl, "dump", "--pid", std::to_string(t->pid()), "--out", out, "--force"},
         {{"MEMPROF_SOCKET_DIR", SocketDir()}},
         -1});
     ASSERT_TRUE(spawned.has_value()) << spawned.error().message;

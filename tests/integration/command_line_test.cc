@@ -157,6 +157,65 @@ TEST_F(CommandLineTest, AStrayWordAfterPidIsAUsageErrorNotASecondTarget) {
   }
 }
 
+// One mistake, one exit code: a missing directory is a usage error for
+// --out (of dump, profile, report) as for --out-dir, found before any agent
+// is asked.
+TEST_F(CommandLineTest, MissingDirectoryIsExit2ForOutAndOutDirAlike) {
+  const std::string missing = dir().File("missing");
+  const std::string dump = TakeDump();
+  ExpectAll({
+      {{"dump", "--pid", pid_, "--out", missing + "/p.heap"},
+       2,
+       "output path '" + missing + "/p.heap': directory '" + missing +
+           "' does not exist; create it first (mkdir -p)"},
+      {{"dump", "--pid", pid_, "--out-dir", missing},
+       2,
+       "--out-dir '" + missing + "' does not exist; create it first (mkdir -p)"},
+      {{"profile", "--pid", pid_, "--duration", "1s", "--out", missing + "/p.heap"},
+       2,
+       "directory '" + missing + "' does not exist"},
+      {{"profile", "--pid", pid_, "--duration", "1s", "--out-dir", missing},
+       2,
+       "--out-dir '" + missing + "' does not exist"},
+      {{"report", dump, "-o", missing + "/r.txt"}, 2, "directory '" + missing + "' does not exist"},
+  });
+  EXPECT_FALSE(FileExists(missing));
+  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"dumps"});
+  EXPECT_EQ(StatusJson(*target_)["dumps_served"], 1);  // TakeDump's
+  EXPECT_EQ(StatusJson(*target_)["profiling_active"], false);
+}
+
+// `--out` replaced an existing file silently while `--out-dir` never did:
+// now neither replaces anything unless --force says so.
+TEST_F(CommandLineTest, AnExistingOutFileIsReplacedOnlyWithForce) {
+  const std::string dump = TakeDump();
+  const std::string out = dir().File("keep.heap");
+  ASSERT_TRUE(WriteFile(out, "precious\n"));
+  const std::string exists =
+      "output file '" + out + "' already exists; add --force to replace it, or name another file";
+  ExpectAll({
+      {{"dump", "--pid", pid_, "--out", out}, 2, exists},
+      {{"dump", "--pid", pid_, "--out", out, "--format", "text"}, 2, exists},
+      {{"profile", "--pid", pid_, "--duration", "1s", "--out", out}, 2, exists},
+      {{"report", dump, "-o", out}, 2, exists},
+      {{"dump", "--pid", pid_, "--out-dir", dir().path(), "--force"},
+       2,
+       "dump: --force requires --out"},
+  });
+  EXPECT_EQ(ReadFile(out), "precious\n");
+  EXPECT_EQ(NonSocketEntries(), (std::vector<std::string>{"dumps", "keep.heap"}));
+  EXPECT_EQ(StatusJson(*target_)["dumps_served"], 1);  // TakeDump's
+  EXPECT_EQ(StatusJson(*target_)["profiling_active"], false);
+
+  CommandResult forced = CliFor(*target_, "dump", {"--out", out, "--force"});
+  ASSERT_EQ(forced.exit_code, 0) << forced;
+  EXPECT_TRUE(ReadFile(out).starts_with("heap_v2/")) << "not replaced";
+  CommandResult report = Cli({"report", dump, "-o", out, "--force", "--top", "3"});
+  ASSERT_EQ(report.exit_code, 0) << report;
+  EXPECT_TRUE(ReadFile(out).starts_with("Total:")) << ReadFile(out);
+  EXPECT_EQ(NonSocketEntries(), (std::vector<std::string>{"dumps", "keep.heap"}));
+}
+
 TEST_F(CommandLineTest, ReportJsonIsFormatJson) {
   const std::string dump = TakeDump();
   CommandResult with_json = Cli({"report", dump, "--json"});

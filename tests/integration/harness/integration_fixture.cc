@@ -139,7 +139,8 @@ std::string IntegrationTest::DumpUntilJeprofNames(const TargetProcess& target,
   std::string text;
   WaitUntil(
       [&] {
-        CommandResult dump = CliFor(target, "dump", {"--out", path});
+        // The same file each round: --force replaces the last one.
+        CommandResult dump = CliFor(target, "dump", {"--out", path, "--force"});
         if (dump.exit_code != 0) {
           ADD_FAILURE() << dump;
           return true;  // no point in retrying
