@@ -329,7 +329,8 @@ TEST_F(BadInputTest, ConflictingOptions) {
   ExpectAll({
       {{"stats", "--pid", p, "--json", "--raw"}, 2, "--json excludes --raw"},
       {{"status", "--pid", p, "--name", "plain"}, 2, "status: --pid excludes --name"},
-      {{"-q", "-v", "list"}, 2, "list: --verbose excludes --quiet"},
+      // About global options, so not said as list's.
+      {{"-q", "-v", "list"}, 2, "memprofctl: error: --verbose excludes --quiet"},
       {{"dump", "--pid", p, "--out", "-", "--json"},
        2,
        "--json cannot be combined with --out - (the profile itself goes to stdout)"},
