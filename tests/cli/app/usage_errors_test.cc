@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <regex>
 
 #include "cli/app/command_line.h"
@@ -81,21 +82,17 @@ TEST_F(UsageErrorsTest, EveryOptionOfEveryCommandIsSuggestedWhenMistyped) {
 }
 
 TEST_F(UsageErrorsTest, AMistypedOptionGetsTheNearestOne) {
-  ExpectUsageError({"status", "--jsno"},
-                   "unknown option '--jsno' for 'status'; did you mean "
-                   "'--json'?");
-  ExpectUsageError({"status", "--pdi", "42"},
-                   "unknown option '--pdi' for 'status'; did you mean "
-                   "'--pid'?");
-  ExpectUsageError({"stats", "-json"},
-                   "unknown option '-json' for 'stats'; did you mean "
-                   "'--json'?");
-  ExpectUsageError({"--verbsoe", "list"},
-                   "unknown option '--verbsoe' for 'list'; did you mean "
-                   "'--verbose'?");
-  ExpectUsageError({"--timout=5s", "list"},
-                   "unknown option '--timout' for 'list'; did you mean "
-                   "'--timeout'?");
+  // {command line, the word as typed, the command it is for, the suggestion}
+  const std::vector<std::array<std::vector<std::string>, 2>> cases = {
+      {{{"status", "--jsno"}, {"--jsno", "status", "--json"}}},
+      {{{"status", "--pdi", "42"}, {"--pdi", "status", "--pid"}}},
+      {{{"stats", "-json"}, {"-json", "stats", "--json"}}},
+      {{{"--verbsoe", "list"}, {"--verbsoe", "list", "--verbose"}}},
+      {{{"--timout=5s", "list"}, {"--timout", "list", "--timeout"}}}};
+  for (const auto& [args, words] : cases) {
+    ExpectUsageError(args, "unknown option '" + words[0] + "' for '" + words[1] +
+                               "'; did you mean '" + words[2] + "'?");
+  }
   // Nothing close: every valid option, without CLI11's decorations.
   ExpectUsageError({"list", "--bogus"},
                    "unknown option '--bogus' for 'list' (valid options: -h/--help, --json, "
