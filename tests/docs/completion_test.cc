@@ -75,7 +75,8 @@ TEST(BashCompletionTest, CompletesCommands) {
   EXPECT_EQ(BashCompletes({"help", ""}), AllCommands());
   EXPECT_EQ(BashCompletes({"help", "rep"}), std::set<std::string>{"report"});
   // A global option's value is not the command.
-  EXPECT_EQ(BashCompletes({"--config", "x.toml", "st"}), (std::set<std::string>{"stats", "status"}));
+  EXPECT_EQ(BashCompletes({"--config", "x.toml", "st"}),
+            (std::set<std::string>{"stats", "status"}));
 }
 
 // What `memprofctl COMMAND -<TAB>` should offer: the command's options and
