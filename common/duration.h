@@ -15,9 +15,12 @@ inline constexpr std::chrono::milliseconds kMinWindow = std::chrono::seconds(1);
 inline constexpr std::chrono::milliseconds kMaxWindow = std::chrono::hours(24);
 
 // Parses a duration that always carries a unit: "500ms", "30s", "5m", "1h",
-// or a sum such as "1h30m". A bare number is rejected (which unit would it
-// be?), as are negative values and values outside [min, max]. Errors are
-// kInvalidArgument with a message that shows valid examples.
+// or a sum such as "1h30m". Units may be in any letter case ("1H", "10M":
+// a duration has no months, so M is minutes) and numbers may have a decimal
+// fraction ("1.5s", "0.5h", ".5s") down to whole milliseconds. A bare number
+// is rejected (which unit would it be?), as are signs, fractions finer than a
+// millisecond and values outside [min, max]. Errors are kInvalidArgument with
+// a message that shows valid examples.
 [[nodiscard]] Result<std::chrono::milliseconds> ParseDuration(
     std::string_view text, std::chrono::milliseconds min = kMinWindow,
     std::chrono::milliseconds max = kMaxWindow);

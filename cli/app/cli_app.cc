@@ -28,6 +28,10 @@ namespace {
 // there is nothing more to do.
 std::optional<int> Parse(CommandLine& cl, const std::vector<std::string>& cli_args,
                          const CliEnvironment& env) {
+  if (auto unknown = FindUnknownWord(cl.app, cli_args)) {
+    LogError(*unknown);
+    return kExitUsage;
+  }
   std::vector<std::string> reversed(cli_args.rbegin(), cli_args.rend());
   try {
     cl.app.parse(reversed);
@@ -185,6 +189,9 @@ int RunCli(const std::vector<std::string>& args, const CliEnvironment& env) {
   if (auto done = Parse(cl, split.cli_args, env)) return *done;
   ConfigureLogging(*env.err, cl.quiet ? -1 : cl.verbosity);
   if (auto done = CheckLeftovers(cl)) return *done;
+  auto printed = cl.PrintHelpOrVersion(*env.out);
+  if (!printed) return Finish(Fail(printed.error()), *env.out);
+  if (*printed) return Finish({}, *env.out);
   Command& command = *cl.ParsedCommand();
   if (command.talks_to_agents()) return RunAgentCommand(cl, command, env);
   const Console console{*env.out, *env.err, cl.quiet};

@@ -1,6 +1,7 @@
 #include "cli/app/command_line.h"
 
 #include "cli/app/help_formatter.h"
+#include "cli/app/usage_errors.h"
 #include "cli/commands/command_registry.h"
 #include "cli/commands/option_validators.h"
 #include "common/version.h"
@@ -32,14 +33,54 @@ CommandLine::CommandLine() : commands(MakeCommands()) {
     CLI::App* sub = command->Register(app);
     sub->fallthrough();  // global options may follow the command name
     sub->group("Commands");
+    if (const std::string usage = command->usage(); !usage.empty()) {
+      sub->formatter(std::make_shared<HelpFormatter>(usage));
+    }
     subcommands.push_back(sub);
   }
+  AddHelpCommands();
   // Set after the subcommands so they do not inherit these: leftovers reach
   // the top level, where RunCli reports them with the valid choices.
   app.require_subcommand(0, 1);
   app.allow_extras();
   app.footer(RootFooter());
   DropValidatorDescriptions(app);
+}
+
+void CommandLine::AddHelpCommands() {
+  // A group of their own: "Commands:" lists what works on processes and
+  // profiles, and each of those has a man page.
+  help = app.add_subcommand("help",
+                            "Show this help; `help COMMAND` shows the options of COMMAND (as "
+                            "`memprofctl COMMAND --help`)");
+  help->add_option("COMMAND", help_topic, "The command to show the options of");
+  version = app.add_subcommand("version", "Show the version (as --version)");
+  for (CLI::App* sub : {help, version}) {
+    sub->fallthrough();
+    sub->group("Help");
+  }
+}
+
+Result<bool> CommandLine::PrintHelpOrVersion(std::ostream& out) const {
+  if (version->parsed()) {
+    out << app.version() << '\n';
+    return true;
+  }
+  if (!help->parsed()) return false;
+  // As CLI::App::help() would for --help, which `help` itself, being the
+  // parsed command, would divert to its own help.
+  if (help_topic.empty()) {
+    out << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+    return true;
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() != help_topic) continue;
+    out << sub->get_formatter()->make_help(sub, app.get_name() + " " + help_topic,
+                                           CLI::AppFormatMode::Normal);
+    return true;
+  }
+  return Fail(ErrorCode::kInvalidArgument,
+              "help: " + UnexpectedArgumentMessage(app, nullptr, help_topic));
 }
 
 Command* CommandLine::ParsedCommand() const {

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,24 @@ struct CommandLine {
   std::string config;  // --config FILE (client_settings.h)
   std::vector<std::unique_ptr<Command>> commands;
   std::vector<CLI::App*> subcommands;  // commands[i] is registered as subcommands[i]
+  // `memprofctl help [COMMAND]` and `memprofctl version`: --help and
+  // --version as commands, for those who type them so.
+  CLI::App* help = nullptr;
+  std::string help_topic;  // COMMAND, "" for memprofctl's own help
+  CLI::App* version = nullptr;
 
   CommandLine();
 
-  // The command that was parsed, or nullptr when none was.
+  // The command that was parsed, or nullptr when none was (or help/version).
   Command* ParsedCommand() const;
+
+  // For `help` and `version`: prints what `--help`, `COMMAND --help` or
+  // `--version` print and returns true; false for any other command.
+  // kInvalidArgument for help about a command that does not exist.
+  [[nodiscard]] Result<bool> PrintHelpOrVersion(std::ostream& out) const;
+
+ private:
+  void AddHelpCommands();
 };
 
 }  // namespace memprof::cli

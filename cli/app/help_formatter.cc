@@ -2,6 +2,7 @@
 
 #include <regex>
 #include <sstream>
+#include <utility>
 
 namespace memprof::cli {
 namespace {
@@ -59,7 +60,7 @@ void DropDescriptions(CLI::Option& opt) {
 
 }  // namespace
 
-HelpFormatter::HelpFormatter() {
+HelpFormatter::HelpFormatter(std::string usage) : usage_(std::move(usage)) {
   column_width(kDescriptionColumn);
   label("SUBCOMMAND", "COMMAND");
   label("SUBCOMMANDS", "COMMANDS");
@@ -94,6 +95,11 @@ std::string HelpFormatter::make_option_name(const CLI::Option* opt, bool is_posi
 std::string HelpFormatter::make_option_opts(const CLI::Option* opt) const {
   if (opt->get_type_size() == 0 || opt->get_type_name().empty()) return "";
   return " " + opt->get_type_name();
+}
+
+std::string HelpFormatter::make_usage(const CLI::App* app, std::string name) const {
+  if (usage_.empty()) return CLI::Formatter::make_usage(app, std::move(name));
+  return get_label("Usage") + ": " + name + " " + usage_ + "\n";
 }
 
 std::string HelpFormatter::make_subcommand(const CLI::App* sub) const {

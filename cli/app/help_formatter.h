@@ -16,7 +16,9 @@ namespace memprof::cli {
 // description, and its continuation lines at the same column, as one entry.
 class HelpFormatter final : public CLI::Formatter {
  public:
-  HelpFormatter();
+  // `usage`: the arguments of the usage line, instead of CLI11's
+  // "[OPTIONS] ..." (Command::usage()).
+  explicit HelpFormatter(std::string usage = "");
 
   std::string make_help(const CLI::App* app, std::string name,
                         CLI::AppFormatMode mode) const override;
@@ -24,6 +26,10 @@ class HelpFormatter final : public CLI::Formatter {
   std::string make_option_name(const CLI::Option* opt, bool is_positional) const override;
   std::string make_option_opts(const CLI::Option* opt) const override;
   std::string make_subcommand(const CLI::App* sub) const override;
+  std::string make_usage(const CLI::App* app, std::string name) const override;
+
+ private:
+  std::string usage_;
 };
 
 // Drops the descriptions CLI11's own validators (ExistingFile, Range,

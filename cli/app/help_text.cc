@@ -14,6 +14,9 @@ std::string RootFooter() {
   return "Target selection (status, activate, deactivate, dump, profile, stats, doctor, purge):\n"
          "  --pid PID, --name REGEX, else $MEMPROF_PID, else the only process with an agent.\n"
          "  `exporter` serves every process with an agent, found anew at each scrape.\n\n"
+         "Durations (--for, --duration, --every, --watch, --timeout, ...):\n"
+         "  a number and a unit, ms, s, m or h, in any letter case (M is minutes), with a\n"
+         "  fraction if you like: 500ms, 30s, 1.5h, 10M, 1h30m. A bare number is refused.\n\n"
          "Environment:\n"
          "  MEMPROF_SOCKET_DIR    where agents put their sockets (default /tmp/memprof)\n"
          "  MEMPROF_PID           default target pid\n"
@@ -37,10 +40,12 @@ std::string RootFooter() {
          "  memprofctl dump --pid 1234 --every 5m --out-dir heaps   # timestamped dumps\n"
          "  memprofctl doctor --pid 1234                   # where the RSS is, and what to do\n"
          "  memprofctl purge --pid 1234                    # give unused pages back now\n"
-         "  memprofctl exporter --listen 127.0.0.1:9464    # GET /metrics, /debug/pprof/heap?pid=N\n"
+         "  memprofctl exporter --listen 127.0.0.1:9464    # GET /metrics, "
+         "/debug/pprof/heap?pid=N\n"
          "  memprofctl report profile.heap --top 20        # top allocating functions\n"
          "  memprofctl report profile.heap -f svg -o h.svg # flame graph for a browser\n\n"
-         "Run `memprofctl COMMAND --help` for the options of a command.\n";
+         "Run `memprofctl help COMMAND` (or `memprofctl COMMAND --help`) for the options\n"
+         "of a command.\n";
 }
 
 }  // namespace memprof::cli

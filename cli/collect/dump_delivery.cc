@@ -55,7 +55,7 @@ Result<DumpOutput> OpenOutput(const DumpDestination& destination, std::ostream& 
     }
     return DumpOutput(out);
   }
-  auto file = AtomicFileWriter::Create(destination.out);
+  auto file = AtomicFileWriter::Create(destination.out, destination.existing);
   if (!file) return Fail(file.error());
   return DumpOutput(std::move(*file));
 }
@@ -91,7 +91,7 @@ Result<DeliveredDump> DumpAndReport(const DumpDestination& destination, report::
                                     const TargetDiscovery& discovery, ProfileClient& client,
                                     const Console& console, const std::stop_token& stop) {
   if (destination.out != kStdoutPath) {  // fail on a bad --out before any work
-    auto probe = AtomicFileWriter::Create(destination.out);
+    auto probe = AtomicFileWriter::Create(destination.out, destination.existing);
     if (!probe) return Fail(probe.error());
   }
   auto scratch = OpenScratchFile();
@@ -108,7 +108,8 @@ Result<DeliveredDump> DumpAndReport(const DumpDestination& destination, report::
   request.dump_path = scratch_path;
   request.format = format;
   request.pid = dumped->local_pid;
-  if (auto r = WriteReport(request, destination.out, console, false); !r) return Fail(r.error());
+  const ReportOutput output{destination.out, destination.existing};
+  if (auto r = WriteReport(request, output, console, false); !r) return Fail(r.error());
   return dumped;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/client/dump_receiver.h"
 #include "cli/client/profile_client.h"
+#include "cli/io/atomic_file_writer.h"
 #include "cli/io/console.h"
 #include "cli/targets/target_discovery.h"
 #include "common/result.h"
@@ -25,6 +26,8 @@ struct DumpDestination {
   std::string format = kRawDumpFormat;
   bool json = false;  // console.out carries --json, so "-" is refused
   uint64_t capture_sequence = 0;  // non-zero: that peak capture, not a new dump
+  // An existing `out` is replaced only with --force (kReplace).
+  ExistingFile existing = ExistingFile::kRefuse;
 };
 
 // What a dump delivered: the verified heap profile (for a report format, the

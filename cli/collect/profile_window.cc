@@ -137,6 +137,7 @@ Result<DeliveredDump> ProfileRun::Dump() {
   dump.target.resolved = target_;
   dump.out = out_;
   dump.format = request_.format;
+  dump.existing = request_.existing;
   auto delivered = DeliverDump(dump, discovery_, client_, console_, runtime_.abort);
   if (!delivered && runtime_.abort.stop_requested()) {
     return Fail(Aborted(out_ == kStdoutPath ? "the data written to stdout is not a valid profile"

@@ -26,6 +26,7 @@ struct ProfileWindowRequest {
   std::string out;                      // FILE, or "-" for console.out
   std::string out_dir;                  // or DIR: {host}-{pid}-{UTC time}.{extension} in it
   std::string format = kRawDumpFormat;  // as `dump --format`
+  ExistingFile existing = ExistingFile::kRefuse;  // kReplace: --force
 };
 
 // What RunProfileWindow needs besides the target and its agent.

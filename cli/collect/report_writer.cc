@@ -11,17 +11,17 @@ namespace {
 
 bool IsBinary(report::Format format) { return format == report::Format::kPprof; }
 
-Result<void> WriteReportOnly(const report::ReportRequest& request, const std::string& out_path,
+Result<void> WriteReportOnly(const report::ReportRequest& request, const ReportOutput& output,
                              const Console& console, bool stdout_is_terminal,
                              analysis::SymbolizationSummary& symbolization) {
-  if (out_path == "-") {
+  if (output.path == "-") {
     if (IsBinary(request.format) && stdout_is_terminal) {
       return Fail(ErrorCode::kInvalidArgument,
                   "pprof output is binary (gzipped protobuf); write it to a file with -o FILE");
     }
     return report::RunReportPipeline(request, console.out, &symbolization);
   }
-  auto writer = AtomicFileWriter::Create(out_path);
+  auto writer = AtomicFileWriter::Create(output.path, output.existing);
   if (!writer) return Fail(writer.error());
   FileStreamBuf file(*writer);
   std::ostream stream(&file);
@@ -34,13 +34,12 @@ Result<void> WriteReportOnly(const report::ReportRequest& request, const std::st
 
 }  // namespace
 
-Result<void> WriteReport(const report::ReportRequest& request, const std::string& out_path,
-                         const Console& console, bool stdout_is_terminal,
-                         bool stderr_redraws) {
+Result<void> WriteReport(const report::ReportRequest& request, const ReportOutput& output,
+                         const Console& console, bool stdout_is_terminal, bool stderr_redraws) {
   analysis::SymbolizationSummary symbolization;
   {
     const auto progress = DebuginfodProgress::StartIfUseful(console.err, stderr_redraws);
-    auto r = WriteReportOnly(request, out_path, console, stdout_is_terminal, symbolization);
+    auto r = WriteReportOnly(request, output, console, stdout_is_terminal, symbolization);
     if (!r) return r;
   }
   // After the report, so that on a terminal it is what the user sees last.

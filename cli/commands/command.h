@@ -97,6 +97,10 @@ class Command {
   // Adds the subcommand and its options to `app`; returns it.
   virtual CLI::App* Register(CLI::App& app) = 0;
 
+  // The arguments of its help's usage line ("[--allocator NAME] [--] CMD
+  // [ARGS...]"), when CLI11's "[OPTIONS] ..." would not say how to call it.
+  virtual std::string usage() const { return ""; }
+
   // Whether it talks to agents, and so needs target discovery, a client and
   // signal handling (report and run do not).
   virtual bool talks_to_agents() const { return true; }

@@ -32,8 +32,10 @@ constexpr char kDumpExamples[] =
     "  memprofctl report profile.heap --top 20\n";
 
 DumpDestination Destination(const DumpOptions& options) {
-  return DumpDestination{options.target.selector(), options.out, options.format,
-                         options.target.json};
+  DumpDestination destination{options.target.selector(), options.out, options.format,
+                              options.target.json};
+  destination.existing = ExistingFileFor(options.force);
+  return destination;
 }
 
 void Report(const DumpOptions& options, const DumpSummary& summary, pid_t pid,
@@ -58,6 +60,7 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
                       "File to write (created atomically; verified by size and SHA-256), "
                       "or - for stdout")
           ->type_name("FILE|-");
+  AddForceFlag(*cmd, options.force, out);
   CLI::Option* out_dir =
       cmd->add_option("--out-dir", options.out_dir,
                       "Directory to write into, under generated names "

@@ -50,7 +50,7 @@ Result<milliseconds> Validate(const ProfileOptions& options) {
   if (options.out != kStdout) {
     // Creates (and drops) the anonymous temp file: a bad --out fails now,
     // not after the whole window.
-    auto probe = AtomicFileWriter::Create(options.out);
+    auto probe = AtomicFileWriter::Create(options.out, ExistingFileFor(options.force));
     if (!probe) return Fail(probe.error());
   }
   return *duration;
@@ -87,6 +87,7 @@ CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
                                      "File to write (created atomically; verified by size and "
                                      "SHA-256), or - for stdout")
                          ->type_name("FILE|-");
+  AddForceFlag(*cmd, options.force, out);
   cmd->add_option("--out-dir", options.out_dir,
                   "Or write into DIR as {host}-{pid}-{UTC time}.heap (or the --format's "
                   "extension); needed with several targets")
@@ -118,8 +119,9 @@ Result<void> RunProfile(const ProfileOptions& options, TargetDiscovery& discover
                         const ProfileRuntime& runtime) {
   auto duration = Validate(options);
   if (!duration) return Fail(duration.error());
-  ProfileWindowRequest request{options.target.selector(), *duration, options.out, options.out_dir,
-                               options.format};
+  ProfileWindowRequest request{
+      options.target.selector(), *duration,      options.out,
+      options.out_dir,           options.format, ExistingFileFor(options.force)};
   auto outcome = RunProfileWindow(request, discovery, client, console, runtime);
   if (!outcome) return Fail(outcome.error());
   Print(*outcome, options.target.json, console);

@@ -29,6 +29,7 @@ struct ProfileOptions {
   std::string out;              // FILE, or - for stdout
   std::string out_dir;          // or DIR: {host}-{pid}-{UTC time}.{extension} in it
   std::string format = "heap";  // as `dump --format`
+  bool force = false;           // --force: replace an existing --out FILE
 };
 
 CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options);

@@ -5,9 +5,12 @@
 
 #include "cli/collect/report_writer.h"
 #include "cli/commands/option_validators.h"
+#include "cli/commands/target_flags.h"
 
 namespace memprof::cli {
 namespace {
+
+constexpr uint64_t kMaxTop = 1000000;
 
 analysis::Metric MetricOf(const ReportOptions& options) {
   if (options.inuse_objects) return analysis::Metric::kInuseObjects;
@@ -35,7 +38,7 @@ void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false)
-      ->check(CLI::ExistingFile);
+      ->check(ExistingFileValidator());
   cmd.add_option("--focus", options.focus, "Keep only stacks with a frame matching REGEX")
       ->type_name("REGEX");
   cmd.add_option("--ignore", options.ignore, "Drop stacks with a frame matching REGEX")
@@ -43,9 +46,9 @@ void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
 }
 
 void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
-  cmd.add_option("--top", options.top, "Show at most N functions (text, json)")
+  cmd.add_option("--top", options.top, "Show at most N functions (text, json; 1 to 1000000)")
       ->type_name("N")
-      ->check(CLI::Range(1, 1000000));
+      ->check(CountValidator(1, kMaxTop, "number"));
   cmd.add_flag("--show-bytes", options.show_bytes, "Bytes instead of MB in the text table");
   cmd.add_flag("--cum", options.cum, "Sort the text table by cumulative value");
   cmd.add_flag("--lines", options.lines, "Name frames with file:line and inlined functions");
@@ -60,7 +63,7 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
   cmd.add_option("--sysroot", options.sysroot,
                  "Look the dump's binaries up under this directory (a copy of the target's root)")
       ->type_name("DIR")
-      ->check(CLI::ExistingDirectory);
+      ->check(ExistingDirectoryValidator());
 }
 
 }  // namespace
@@ -72,12 +75,15 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
                   "Heap profile(s) written by `memprofctl dump` (heap_v2); several are merged "
                   "(summed), or ranked over time with --trend")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ExistingFileValidator());
   cmd->add_option("-f,--format", options.format, "text (default), collapsed, pprof, svg or json")
-      ->check(CLI::IsMember(report::FormatNames()))
+      ->check(ChoiceValidator(report::FormatNames(), "report format"))
       ->type_name("FORMAT");
-  cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
-      ->type_name("FILE|-");
+  cmd->add_flag("--json", options.json, "The same as --format json");
+  CLI::Option* out =
+      cmd->add_option("-o,--out", options.out, "Write here (atomically) instead of stdout")
+          ->type_name("FILE|-");
+  AddForceFlag(*cmd, options.force, out);
   cmd->add_flag("--trend", options.trend,
                 "Order the dumps by time and rank functions by steady growth (needs 3 or more; "
                 "text or json)");
@@ -99,12 +105,29 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
   return cmd;
 }
 
-Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
-  auto format = report::ParseFormat(options.format);
-  if (!format) {
-    return Fail(ErrorCode::kInvalidArgument, "unknown report format '" + options.format +
-                                                 "' (valid: text, collapsed, pprof, svg, json)");
+namespace {
+
+// --format, or --json, which is --format json.
+Result<report::Format> FormatOf(const ReportOptions& options) {
+  if (options.json && !options.format.empty() && options.format != "json") {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        "report: --json is --format json; it cannot be combined with --format " + options.format);
   }
+  const std::string name = options.json ? "json" : options.format.empty() ? "text" : options.format;
+  auto format = report::ParseFormat(name);
+  if (!format) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "unknown report format '" + name + "' (valid: text, collapsed, pprof, svg, json)");
+  }
+  return *format;
+}
+
+}  // namespace
+
+Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
+  auto format = FormatOf(options);
+  if (!format) return Fail(format.error());
   report::ReportRequest request;
   if (options.dumps.empty()) return Fail(ErrorCode::kInvalidArgument, "report: DUMP is required");
   request.dump_path = options.dumps.front();
@@ -132,7 +155,8 @@ Result<void> RunReport(const ReportOptions& options, const Console& console,
                        bool stdout_is_terminal, bool stderr_redraws) {
   auto request = MakeReportRequest(options);
   if (!request) return Fail(request.error());
-  return WriteReport(*request, options.out, console, stdout_is_terminal, stderr_redraws);
+  return WriteReport(*request, ReportOutput{options.out, ExistingFileFor(options.force)}, console,
+                     stdout_is_terminal, stderr_redraws);
 }
 
 namespace {

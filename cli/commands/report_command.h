@@ -20,7 +20,7 @@ namespace memprof::cli {
 struct ReportOptions {
   std::vector<std::string> dumps;  // several: merged (summed)
   std::string out = "-";
-  std::string format = "text";
+  std::string format;              // --format; "" is text (or json with --json)
   std::vector<std::string> bases;  // several: summed, then subtracted
   bool trend = false;              // rank call sites by steady growth over the dumps
   std::string focus;
@@ -35,6 +35,8 @@ struct ReportOptions {
   bool nearest_symbol = false;
   pid_t pid = 0;  // the live process the dump came from (binaries via /proc)
   std::string sysroot;
+  bool json = false;   // --json: --format json
+  bool force = false;  // --force: replace an existing --out FILE
 };
 
 CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options);

@@ -73,12 +73,20 @@ Result<RunOptions> ParseRunWords(const std::vector<std::string>& words) {
   return options;
 }
 
-CLI::App* RegisterRunCommand(CLI::App& app) {
+CLI::App* RegisterRunCommand(CLI::App& app, RunHelpWords& words) {
   CLI::App* cmd = app.add_subcommand(
       "run",
       "Start CMD with the memprof agent (and jemalloc if needed) preloaded, ready to profile");
+  // For the help (and so the man page and the completion): the words after
+  // `run` never reach CLI11 (SplitRunArguments); ParseRunWords reads them.
+  cmd->add_option("--allocator", words.allocator,
+                  "jemalloc (default) or tcmalloc: the allocator to preload when CMD does not "
+                  "link one; must come before CMD")
+      ->type_name("NAME");
+  cmd->add_option("CMD", words.command,
+                  "The program to start, found in $PATH, then its arguments, passed verbatim "
+                  "(after an optional --)");
   cmd->footer(
-      "Usage: memprofctl run [--allocator jemalloc|tcmalloc] [--] CMD [ARGS...]\n\n"
       "CMD replaces memprofctl (same pid). LD_PRELOAD gets jemalloc (unless CMD already uses it)\n"
       "and libmemprof_agent.so; MALLOC_CONF gets prof:true,prof_active:false merged with yours.\n"
       "--allocator tcmalloc: gperftools' libtcmalloc.so.4 instead of jemalloc (unless CMD links\n"
@@ -108,7 +116,7 @@ SplitArguments SplitRunArguments(const CLI::App& app, const std::vector<std::str
 Result<void> RunRun(const RunOptions& options, const RunEnvironment& env, const Executor& exec) {
   if (options.command.empty()) {
     return Fail(ErrorCode::kInvalidArgument,
-                "run: missing command; usage: memprofctl run [--] CMD [ARGS...]");
+                std::string("run: missing command; usage: memprofctl run ") + kRunUsage);
   }
   auto plan = PlanRun(options.command, env, options.allocator);
   if (!plan) return Fail(plan.error());
@@ -136,13 +144,17 @@ namespace {
 
 class RunCommand final : public Command {
  public:
-  CLI::App* Register(CLI::App& app) override { return RegisterRunCommand(app); }
+  CLI::App* Register(CLI::App& app) override { return RegisterRunCommand(app, help_words_); }
+  std::string usage() const override { return kRunUsage; }
   bool talks_to_agents() const override { return false; }
   Result<void> Run(const CommandContext& context) override {
     auto options = ParseRunWords(context.verbatim_args);
     if (!options) return Fail(options.error());
     return RunRun(*options, context.env.run_environment(), context.env.exec);
   }
+
+ private:
+  RunHelpWords help_words_;
 };
 
 }  // namespace

@@ -27,9 +27,18 @@ struct RunOptions {
 // allocator name or a missing one is kInvalidArgument.
 [[nodiscard]] Result<RunOptions> ParseRunWords(const std::vector<std::string>& words);
 
-// Registers `run` (for parsing its -h and for the help listing). CMD and its
-// arguments never go through CLI11: see SplitRunArguments().
-CLI::App* RegisterRunCommand(CLI::App& app);
+// How `run` is called, for its help's usage line.
+inline constexpr char kRunUsage[] = "[--allocator NAME] [--] CMD [ARGS...]";
+
+// What CLI11 binds `run`'s options to; only its help shows them, since CMD
+// and everything before it never go through CLI11 (SplitRunArguments).
+struct RunHelpWords {
+  std::string allocator;
+  std::vector<std::string> command;
+};
+
+// Registers `run` (for parsing its -h and for the help listing).
+CLI::App* RegisterRunCommand(CLI::App& app, RunHelpWords& words);
 
 // memprofctl's arguments split at `run`: everything after `run` (minus one
 // leading `--`) is CMD ARGS..., verbatim, even if it looks like one of our

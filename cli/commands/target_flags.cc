@@ -7,11 +7,21 @@ namespace {
 
 constexpr char kTargetsGroup[] = "Targets";
 
+// One word per occurrence (N, or N,N,...), the option repeatable: the word
+// after it is an argument of its own, not one more target, so that
+// `deactivate --pid 25152 1` is a usage error rather than two targets.
+CLI::Option* OneWordEach(CLI::Option* option) {
+  return option->type_size(1)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+}
+
 void AddTlsOptions(CLI::App& command, TargetOptions& options) {
   const auto add = [&](const char* flag, std::string& value, const char* what) {
     command.add_option(flag, value, what)
         ->type_name("FILE")
-        ->check(CLI::Validator(CLI::ExistingFile).description(""))
+        ->check(ExistingFileValidator())
         ->group(kTargetsGroup);
   };
   add("--tls-ca", options.tls_ca,
@@ -28,15 +38,15 @@ void AddTlsOptions(CLI::App& command, TargetOptions& options) {
 }  // namespace
 
 CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
-  CLI::Option* pid = command
-                         .add_option("--pid", options.pids,
-                                     "Process(es) to talk to: N, or N,N,... or repeated (default: "
-                                     "$MEMPROF_PID, else the only process with an agent)")
-                         ->envname("MEMPROF_PID")
-                         ->delimiter(',')
-                         ->check(PidValidator())
-                         ->type_name("PID")
-                         ->group(kTargetsGroup);
+  CLI::Option* pid = OneWordEach(command.add_option(
+      "--pid", options.pids,
+      "Process(es) to talk to: N, or N,N,... or repeated (default: $MEMPROF_PID, else the only "
+      "process with an agent)"));
+  pid->envname("MEMPROF_PID")
+      ->delimiter(',')
+      ->check(PidValidator())
+      ->type_name("PID")
+      ->group(kTargetsGroup);
   CLI::Option* all = command
                          .add_flag("--all", options.all,
                                    "Every process with an agent here (with --name: every one "
@@ -61,10 +71,9 @@ CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
           ->excludes(all)
           ->excludes(name)
           ->group(kTargetsGroup);
-  command
-      .add_option("--target", options.addresses,
-                  "A remote agent HOST:PORT (mutual TLS; needs --tls-ca, --tls-cert, "
-                  "--tls-key); repeatable")
+  OneWordEach(command.add_option("--target", options.addresses,
+                                 "A remote agent HOST:PORT (mutual TLS; needs --tls-ca, "
+                                 "--tls-cert, --tls-key); repeatable"))
       ->type_name("HOST:PORT")
       ->excludes(all)
       ->excludes(name)
@@ -74,10 +83,18 @@ CLI::Option* AddPidOption(CLI::App& command, TargetOptions& options) {
   command
       .add_option("--parallel", options.parallel,
                   "With several targets: work on at most N at once (1 to 256, default 8)")
-      ->check(CLI::Range(size_t{1}, kMaxParallel).description(""))
+      ->check(CountValidator(1, kMaxParallel, "number"))
       ->type_name("N")
       ->group(kTargetsGroup);
   return pid;
+}
+
+CLI::Option* AddForceFlag(CLI::App& command, bool& force, CLI::Option* out) {
+  return command
+      .add_flag("--force", force,
+                "Replace the --out FILE if it exists (without --force an existing file is an "
+                "error and stays as it was)")
+      ->needs(out);
 }
 
 CLI::Option* AddJsonFlag(CLI::App& command, bool& json) {

@@ -41,10 +41,37 @@ std::string FileKind(mode_t mode) {
   return "a special file";
 }
 
-Result<void> CheckDestination(const std::string& path) {
+Error AlreadyExists(const std::string& path) {
+  return Error(
+      ErrorCode::kInvalidArgument,
+      "output file '" + path + "' already exists; add --force to replace it, or name another file");
+}
+
+// The directory the file goes into must exist: a usage error otherwise, as
+// a missing --out-dir is (periodic_dump.h), found before any work.
+Result<void> CheckDirectory(const std::string& path, const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return {};
+    errno = ENOTDIR;
+  }
+  const std::string where = "output path '" + path + "': ";
+  if (errno == ENOENT) {
+    return Fail(ErrorCode::kInvalidArgument,
+                where + "directory '" + dir + "' does not exist; create it first (mkdir -p)");
+  }
+  if (errno == ENOTDIR) {
+    return Fail(ErrorCode::kInvalidArgument,
+                where + "'" + dir + "' is not a directory; name a file in a directory");
+  }
+  return {};  // EACCES and the like: creating the file says it, with its code
+}
+
+Result<void> CheckDestination(const std::string& path, ExistingFile existing) {
   if (path.empty() || path.back() == '/') {
     return Fail(ErrorCode::kInvalidArgument, "output path '" + path + "' names a directory");
   }
+  if (auto ok = CheckDirectory(path, DirectoryOf(path)); !ok) return ok;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {};
   if (S_ISDIR(st.st_mode)) {
@@ -58,6 +85,7 @@ Result<void> CheckDestination(const std::string& path) {
                 "output path '" + path + "' is not a regular file (" + FileKind(st.st_mode) +
                     "); name a regular file, or use --out - and redirect stdout");
   }
+  if (existing == ExistingFile::kRefuse) return Fail(AlreadyExists(path));
   return {};
 }
 
@@ -96,13 +124,13 @@ int LinkAnonymous(const std::string& proc_path, const std::string& name) {
 
 }  // namespace
 
-Result<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path) {
-  if (auto ok = CheckDestination(path); !ok) return Fail(ok.error());
+Result<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path, ExistingFile existing) {
+  if (auto ok = CheckDestination(path, existing); !ok) return Fail(ok.error());
   const std::string dir = DirectoryOf(path);
   Fd anonymous(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, kFinalMode));
   if (anonymous) {
     const std::string proc_path = ProcSelfFd(anonymous.get());
-    return AtomicFileWriter(path, proc_path, std::move(anonymous), true);
+    return AtomicFileWriter(path, proc_path, std::move(anonymous), true, existing);
   }
   if (!TmpfileUnsupported(errno)) {
     return ErrnoFail(errno, "cannot create a file in directory '" + dir + "' for '" + path + "'");
@@ -114,21 +142,23 @@ Result<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path) {
   if (!fd) {
     return ErrnoFail(errno, "cannot create a file in directory '" + dir + "' for '" + path + "'");
   }
-  return AtomicFileWriter(path, std::string(buf.data()), std::move(fd), false);
+  return AtomicFileWriter(path, std::string(buf.data()), std::move(fd), false, existing);
 }
 
-AtomicFileWriter::AtomicFileWriter(std::string path, std::string temp_path, Fd fd,
-                                   bool anonymous)
+AtomicFileWriter::AtomicFileWriter(std::string path, std::string temp_path, Fd fd, bool anonymous,
+                                   ExistingFile existing)
     : path_(std::move(path)),
       temp_path_(std::move(temp_path)),
       fd_(std::move(fd)),
-      anonymous_(anonymous) {}
+      anonymous_(anonymous),
+      existing_(existing) {}
 
 AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
     : path_(std::move(other.path_)),
       temp_path_(std::exchange(other.temp_path_, std::string())),
       fd_(std::move(other.fd_)),
       anonymous_(other.anonymous_),
+      existing_(other.existing_),
       synced_(other.synced_) {}
 
 AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept {
@@ -138,6 +168,7 @@ AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept
     temp_path_ = std::exchange(other.temp_path_, std::string());
     fd_ = std::move(other.fd_);
     anonymous_ = other.anonymous_;
+    existing_ = other.existing_;
     synced_ = other.synced_;
   }
   return *this;
@@ -212,6 +243,12 @@ Result<bool> AtomicFileWriter::CommitNew(const std::string& path) {
 
 Result<void> AtomicFileWriter::Commit() {
   if (temp_path_.empty()) return Fail(ErrorCode::kInternal, "commit twice to " + path_);
+  if (existing_ == ExistingFile::kRefuse) {
+    auto committed = CommitNew(path_);
+    if (!committed) return Fail(committed.error());
+    if (!*committed) return Fail(AlreadyExists(path_));  // it appeared meanwhile
+    return {};
+  }
   if (auto synced = SyncData(); !synced) return synced;
   if (anonymous_) {
     if (auto linked = LinkIntoPlace(); !linked) return linked;

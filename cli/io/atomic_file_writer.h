@@ -20,13 +20,22 @@ namespace memprof::cli {
 // profile is private, like a core file) and links or renames the file over
 // the destination. Destroying the writer without a successful Commit()
 // discards the data. Move-only; not thread-safe.
+// Whether a file that already has the destination's name may be replaced:
+// memprofctl replaces one only when told to (--force), so that a profile
+// taken earlier is never lost to a repeated or mistyped command.
+enum class ExistingFile { kRefuse, kReplace };
+
 class AtomicFileWriter {
  public:
-  // Creates the temp file. Fails before anything is written when the
-  // destination is a directory or its directory is missing or not writable:
-  // kPermissionDenied for EACCES/EPERM, kInvalidArgument when `path` names a
-  // directory, kInternal otherwise. Messages name the path.
-  [[nodiscard]] static Result<AtomicFileWriter> Create(const std::string& path);
+  // Creates the temp file. Fails before anything is written, with
+  // kInvalidArgument (a usage error, as for --out-dir) when `path` names a
+  // directory, when its directory does not exist or is not a directory, or
+  // when `path` exists and `existing` is kRefuse; kPermissionDenied for
+  // EACCES/EPERM; kInternal otherwise. Messages name the path. With kRefuse,
+  // Commit() never replaces a file either, not even one that appeared while
+  // the data was written.
+  [[nodiscard]] static Result<AtomicFileWriter> Create(
+      const std::string& path, ExistingFile existing = ExistingFile::kReplace);
 
   AtomicFileWriter(AtomicFileWriter&& other) noexcept;
   AtomicFileWriter& operator=(AtomicFileWriter&& other) noexcept;
@@ -56,7 +65,8 @@ class AtomicFileWriter {
   bool anonymous() const { return anonymous_; }
 
  private:
-  AtomicFileWriter(std::string path, std::string temp_path, Fd fd, bool anonymous);
+  AtomicFileWriter(std::string path, std::string temp_path, Fd fd, bool anonymous,
+                   ExistingFile existing);
   void Discard();
   Result<void> SyncData();
   Result<void> LinkIntoPlace();
@@ -65,6 +75,7 @@ class AtomicFileWriter {
   std::string temp_path_;  // empty once committed or discarded
   Fd fd_;
   bool anonymous_ = false;
+  ExistingFile existing_ = ExistingFile::kReplace;
   bool synced_ = false;  // SyncData() done
 };
 

@@ -1,13 +1,13 @@
 # bash completion for memprofctl(1): commands, each command's options, the
-# values of --format, files and directories where an option takes one, and
-# the pids of the processes with an agent after --pid (from
-# `memprofctl list --json`, so MEMPROF_SOCKET_DIR is honoured).
+# values of --format and of run's --allocator, files and directories where
+# an option takes one, and the pids of the processes with an agent after
+# --pid (from `memprofctl list --json`, so MEMPROF_SOCKET_DIR is honoured).
 #
 # Kept in step with the CLI by tests/docs/completion_test.cc, which compares
 # every command and option here with `memprofctl --help` and
 # `memprofctl COMMAND --help`.
 
-_memprofctl_commands='list status activate deactivate dump profile stats doctor purge exporter report run'
+_memprofctl_commands='list status activate deactivate dump profile stats doctor purge exporter report run help version'
 _memprofctl_globals='-h --help --version -v --verbose -q --quiet --timeout --config'
 _memprofctl_targets='--pid --all --name --targets --target --tls-ca --tls-cert --tls-key --parallel'
 
@@ -18,16 +18,17 @@ _memprofctl_options() {
     status) echo "$_memprofctl_targets --json" ;;
     activate) echo "$_memprofctl_targets --for --sample-interval --reset --capture-growth --keep --json" ;;
     deactivate) echo "$_memprofctl_targets --json" ;;
-    dump) echo "$_memprofctl_targets -o --out --out-dir --every --count --captured -f --format --json" ;;
-    profile) echo "$_memprofctl_targets --duration -o --out --out-dir -f --format --json" ;;
+    dump) echo "$_memprofctl_targets -o --out --force --out-dir --every --count --captured -f --format --json" ;;
+    profile) echo "$_memprofctl_targets --duration -o --out --force --out-dir -f --format --json" ;;
     stats) echo "$_memprofctl_targets --json --raw -f --format --watch --count" ;;
     doctor | purge) echo "$_memprofctl_targets --json" ;;
     exporter) echo '--listen --allow-remote --target-timeout' ;;
     report)
       echo '--inuse-objects --alloc-space --alloc-objects --base --focus --ignore --top' \
-        '--show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format -o --out --trend'
+        '--show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format --json -o --out' \
+        '--force --trend'
       ;;
-    run) ;;
+    run | help | version) ;;
   esac
 }
 
@@ -77,7 +78,7 @@ _memprofctl() {
   COMPREPLY=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-      --timeout) ((i++)) ;;
+      --timeout | --config) ((i++)) ;; # a global option and its value
       -*) ;;
       *)
         command=${COMP_WORDS[i]} command_at=$i
@@ -86,11 +87,19 @@ _memprofctl() {
     esac
   done
   if [[ $command == run ]]; then
-    # `run [--] CMD ARGS...`: the program, then its own arguments.
-    local first=$((command_at + 1))
+    # `run [--allocator NAME] [--] CMD ARGS...`: the program, then its own arguments.
+    local first=$((command_at + 1)) run_options='-h --help --allocator'
+    if [[ ${COMP_WORDS[first]} == --allocator ]] && ((COMP_CWORD > first)); then
+      if ((COMP_CWORD == first + 1)); then
+        mapfile -t COMPREPLY < <(compgen -W 'jemalloc tcmalloc' -- "$cur")
+        return 0
+      fi
+      ((first += 2))
+      run_options=''
+    fi
     [[ ${COMP_WORDS[first]} == -- ]] && ((first++))
     if ((COMP_CWORD == first)) && [[ $cur == -* && ${COMP_WORDS[first - 1]} != -- ]]; then
-      mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "$run_options" -- "$cur")
     elif ((COMP_CWORD == first)); then
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -c -- "$cur")
@@ -108,6 +117,8 @@ _memprofctl() {
     fi
   elif [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$(_memprofctl_options "$command") $_memprofctl_globals" -- "$cur")
+  elif [[ $command == help ]] && ((COMP_CWORD == command_at + 1)); then
+    mapfile -t COMPREPLY < <(compgen -W "$_memprofctl_commands" -- "$cur") # help COMMAND
   elif [[ $command == report ]]; then
     compopt -o filenames 2>/dev/null
     mapfile -t COMPREPLY < <(compgen -f -- "$cur") # the dumps

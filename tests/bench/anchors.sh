@@ -86,8 +86,8 @@ bench_dump() {
   local rss_before
   rss_before=$(awk '/^VmRSS/{print $2}' /proc/"$pid"/status)
   hyperfine -N --warmup 1 --runs 5 --export-markdown "$work/dump.md" \
-    -n "memprofctl dump" "$ctl dump --pid $pid --out $work/ctl.heap" >/dev/null
-  /usr/bin/time -f '%M' -o "$work/ctl.rss" "$ctl" dump --pid "$pid" --out "$work/ctl.heap"
+    -n "memprofctl dump" "$ctl dump --pid $pid --out $work/ctl.heap --force" >/dev/null
+  /usr/bin/time -f '%M' -o "$work/ctl.rss" "$ctl" dump --pid "$pid" --out "$work/ctl.heap" --force
   local rss_after
   rss_after=$(awk '/^VmHWM/{print $2}' /proc/"$pid"/status)
   grep 'prof.dump wrote' "$work/target.err" | sed 's/^many_stacks_target: /anchor: /'

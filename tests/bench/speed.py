@@ -271,7 +271,7 @@ def bench_dump(ctx, table):
         anchor = Side("target's own prof.dump", SelfDump(proc, fifo, os.path.join(shm, "self.heap")))
         out = os.path.join(shm, "ctl.heap")
         ours = Side.command("memprofctl dump --out /dev/shm/…",
-                            [ctx.ctl, "dump", "--pid", str(proc.pid), "--out", out],
+                            [ctx.ctl, "dump", "--pid", str(proc.pid), "--out", out, "--force"],
                             dict(os.environ, MEMPROF_SOCKET_DIR=ctx.work))
         interleave(ours, anchor, ctx.runs, warmup=1)
         size = os.path.getsize(out) / 2**20

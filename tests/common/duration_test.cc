@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 namespace memprof {
 namespace {
 
@@ -38,13 +41,60 @@ TEST(DurationTest, RejectsUnknownUnitListingValidOnes) {
 }
 
 TEST(DurationTest, RejectsGarbage) {
-  for (const char* text : {"", "abc", "-5s", "s", "5 s", "1h-", "5S"}) {
+  for (const char* text : {"", "abc", "-5s", "s", "5 s", "1h-", ".", "1.s", "1,5s", "1.5"}) {
     auto r = ParseDuration(text);
     EXPECT_FALSE(r) << text;
     if (!r) {
       EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument) << text;
     }
   }
+}
+
+// Users type "1H" and "10M" (minutes: a duration has no months), "1.5s"
+// and "0.5h"; fractions count down to whole milliseconds.
+TEST(DurationTest, AcceptsUnitsInAnyLetterCaseAndFractions) {
+  // clang-format off
+  const std::vector<std::pair<const char*, milliseconds>> cases = {
+      {"1H", hours(1)}, {"10M", minutes(10)}, {"30S", seconds(30)}, {"1H30M", minutes(90)},
+      {"1500MS", milliseconds(1500)}, {"1500Ms", milliseconds(1500)}, {".5m", seconds(30)},
+      {"1.5s", milliseconds(1500)}, {"0.5h", minutes(30)}, {"1.25h", minutes(75)},
+      {"2.500s", milliseconds(2500)}, {"1.001s", milliseconds(1001)}, {"0.1s", milliseconds(100)},
+      {"0.0001h", milliseconds(360)}, {"1h0.5m", seconds(3630)}};
+  // clang-format on
+  for (const auto& [text, expected] : cases) {
+    auto parsed = ParseDuration(text, milliseconds(1), hours(24));
+    ASSERT_TRUE(parsed) << text << ": " << parsed.error().message;
+    EXPECT_EQ(*parsed, expected) << text;
+  }
+}
+
+TEST(DurationTest, RejectsFractionsFinerThanAMillisecond) {
+  for (const char* text : {"1.0005s", "1.5ms", "0.00000001h", "1.1234567890123456789s"}) {
+    auto r = ParseDuration(text, milliseconds(0), hours(24));
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message.find("finer than a millisecond"), std::string::npos)
+        << r.error().message;
+  }
+}
+
+// A number with a fraction still needs a unit, and still has bounds.
+TEST(DurationTest, FractionsKeepTheUnitAndTheBounds) {
+  auto bare = ParseDuration("1.5");
+  ASSERT_FALSE(bare);
+  EXPECT_NE(bare.error().message.find("missing unit"), std::string::npos) << bare.error().message;
+  auto small = ParseDuration("0.5s");
+  ASSERT_FALSE(small);
+  EXPECT_NE(small.error().message.find("must be between 1s and 24h"), std::string::npos);
+  auto big = ParseDuration("24.5H");
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().message.find("must be between 1s and 24h"), std::string::npos);
+}
+
+TEST(DurationTest, SaysWhatIsWrongWithAFraction) {
+  EXPECT_NE(ParseDuration("1.s").error().message.find("expected digits after the decimal point"),
+            std::string::npos);
+  EXPECT_NE(ParseDuration("1,5s").error().message.find("unexpected ',' after a number"),
+            std::string::npos);
 }
 
 TEST(DurationTest, RejectsSignsWithoutOverflow) {
@@ -78,7 +128,7 @@ TEST(DurationTest, FormatRoundTrips) {
   EXPECT_EQ(FormatDuration(minutes(90)), "1h30m");
   EXPECT_EQ(FormatDuration(milliseconds(1500)), "1s500ms");
   EXPECT_EQ(FormatDuration(milliseconds(0)), "0s");
-  for (const char* text : {"1h30m", "45s", "24h", "2m5s"}) {
+  for (const char* text : {"1h30m", "45s", "24h", "2m5s", "1s500ms"}) {
     EXPECT_EQ(FormatDuration(ParseDuration(text).value()), text);
   }
 }

@@ -32,13 +32,13 @@ std::string HelpOf(const std::vector<std::string>& args) {
   return r.out;
 }
 
-std::vector<std::string> HelpCommands() {
+std::vector<std::string> HelpCommands(const std::string& heading) {
   std::istringstream help(HelpOf({}));
   std::vector<std::string> commands;
   bool in_commands = false;
   const std::regex command_line(R"(^  ([a-z][a-z-]*)\s{2,}\S.*)");
   for (std::string line; std::getline(help, line);) {
-    if (line == "Commands:") {
+    if (line == heading) {
       in_commands = true;
       continue;
     }
@@ -49,7 +49,8 @@ std::vector<std::string> HelpCommands() {
       break;  // the end of the list (a blank line)
     }
   }
-  EXPECT_GE(commands.size(), 10u) << "no command list in memprofctl --help";
+  EXPECT_GE(commands.size(), heading == "Commands:" ? 10u : 2u)
+      << "no command list under " << heading << " in memprofctl --help";
   return commands;
 }
 
@@ -72,24 +73,36 @@ std::set<std::string> OptionsIn(const std::string& help) {
   return options;
 }
 
+namespace {
+
+// The values the usage error of `args` lists: "(valid: heap, text, ...)",
+// "(valid: jemalloc, tcmalloc)".
+std::set<std::string> ValidValuesOf(const std::vector<std::string>& args) {
+  const CommandResult r = Memprofctl(args);
+  EXPECT_EQ(r.exit_code, 2) << r;
+  std::smatch m;
+  std::set<std::string> values;
+  if (std::regex_search(r.err, m, std::regex(R"(\(valid: ([a-z, ]+)\))"))) {
+    std::string list = m[1];
+    for (char& c : list) c = c == ',' ? ' ' : c;
+    values = Words(list);
+  }
+  EXPECT_FALSE(values.empty()) << "no valid values named in: " << r;
+  return values;
+}
+
+}  // namespace
+
 std::set<std::string> FormatsOf(const std::string& command,
                                 const std::vector<std::string>& required) {
   std::vector<std::string> args = {command};
   args.insert(args.end(), required.begin(), required.end());
   args.insert(args.end(), {"--format", "no-such-format"});
-  const CommandResult r = Memprofctl(args);
-  EXPECT_EQ(r.exit_code, 2) << r;
-  // "(valid: heap, text, ...)", or CLI11's "not in {text,collapsed,...}".
-  std::smatch m;
-  std::set<std::string> formats;
-  if (std::regex_search(r.err, m, std::regex(R"(\(valid: ([a-z, ]+)\))")) ||
-      std::regex_search(r.err, m, std::regex(R"(\{([a-z,]+)\})"))) {
-    std::string list = m[1];
-    for (char& c : list) c = c == ',' ? ' ' : c;
-    formats = Words(list);
-  }
-  EXPECT_FALSE(formats.empty()) << "no valid formats named in: " << r;
-  return formats;
+  return ValidValuesOf(args);
+}
+
+std::set<std::string> AllocatorsOfRun() {
+  return ValidValuesOf({"run", "--allocator", "no-such-allocator", "--", "true"});
 }
 
 std::map<std::string, std::set<std::string>> FormatsOfEachCommand() {

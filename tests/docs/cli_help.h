@@ -14,8 +14,9 @@ namespace memprof::docs {
 // `memprofctl ARGS... --help` (stdout; a failure is recorded if it fails).
 std::string HelpOf(const std::vector<std::string>& args);
 
-// The commands `memprofctl --help` lists, in its order.
-std::vector<std::string> HelpCommands();
+// The commands `memprofctl --help` lists under `heading`, in its order:
+// "Commands:" (each has a man page), or "Help:" (help, version).
+std::vector<std::string> HelpCommands(const std::string& heading = "Commands:");
 
 // Every option name in the left column of a help text: "-o", "--out",
 // "--pid", "-h", "--help"...
@@ -29,6 +30,10 @@ std::set<std::string> FormatsOf(const std::string& command,
 
 // FormatsOf() for each command that has --format.
 std::map<std::string, std::set<std::string>> FormatsOfEachCommand();
+
+// The allocators `memprofctl run --allocator` accepts, from the usage error
+// a name it does not know gets.
+std::set<std::string> AllocatorsOfRun();
 
 // The words of `text`, split at white space.
 std::set<std::string> Words(const std::string& text);

@@ -61,10 +61,22 @@ std::set<std::string> Commands() {
   return {commands.begin(), commands.end()};
 }
 
+// The commands and `help` and `version`, listed apart in the help.
+std::set<std::string> AllCommands() {
+  std::set<std::string> all = Commands();
+  for (const std::string& command : HelpCommands("Help:")) all.insert(command);
+  return all;
+}
+
 TEST(BashCompletionTest, CompletesCommands) {
   EXPECT_EQ(BashCompletes({"st"}), (std::set<std::string>{"stats", "status"}));
-  EXPECT_EQ(BashCompletes({""}), Commands());
+  EXPECT_EQ(BashCompletes({""}), AllCommands());
   EXPECT_EQ(BashCompletes({"-"}), OptionsIn(HelpOf({})));
+  EXPECT_EQ(BashCompletes({"help", ""}), AllCommands());
+  EXPECT_EQ(BashCompletes({"help", "rep"}), std::set<std::string>{"report"});
+  // A global option's value is not the command.
+  EXPECT_EQ(BashCompletes({"--config", "x.toml", "st"}),
+            (std::set<std::string>{"stats", "status"}));
 }
 
 // What `memprofctl COMMAND -<TAB>` should offer: the command's options and
@@ -93,9 +105,23 @@ TEST(BashCompletionTest, OffersTheFormatsTheCliAccepts) {
   EXPECT_EQ(BashCompletes({"report", "--format", "p"}), (std::set<std::string>{"pprof"}));
 }
 
+TEST(BashCompletionTest, OffersTheAllocatorsRunAccepts) {
+  const std::set<std::string> accepted = AllocatorsOfRun();
+  EXPECT_EQ(accepted, (std::set<std::string>{"jemalloc", "tcmalloc"}));
+  EXPECT_EQ(BashCompletes({"run", "--allocator", ""}), accepted);
+  EXPECT_EQ(BashCompletes({"run", "--allocator", "t"}), std::set<std::string>{"tcmalloc"});
+  // After the allocator comes the program, not more options.
+  EXPECT_EQ(BashCompletes({"run", "--allocator", "tcmalloc", "-"}), std::set<std::string>{});
+}
+
 TEST(ZshCompletionTest, CompletesCommands) {
   EXPECT_EQ(ZshCompletes("memprofctl st"), (std::set<std::string>{"stats", "status"}));
-  EXPECT_EQ(ZshCompletes("memprofctl "), Commands());
+  EXPECT_EQ(ZshCompletes("memprofctl "), AllCommands());
+  EXPECT_EQ(ZshCompletes("memprofctl help "), AllCommands());
+}
+
+TEST(ZshCompletionTest, OffersTheAllocatorsRunAccepts) {
+  EXPECT_EQ(ZshCompletes("memprofctl run --allocator "), AllocatorsOfRun());
 }
 
 TEST(ZshCompletionTest, OffersEveryOptionOfEveryCommandAndNoOther) {

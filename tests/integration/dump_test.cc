@@ -82,14 +82,16 @@ TEST_P(DumpTest, QuietWritesTheSameFileAndNothingElse) {
   EXPECT_EQ(r.err, "") << r;
   EXPECT_TRUE(ReadFile(path).starts_with("heap_v2/"));
   const std::string missing = dir().File("missing/p.heap");
-  ExpectCliError(CliFor(target(), "dump", {"--out", missing, "--quiet"}), 1, dir().File("missing"));
+  ExpectCliError(CliFor(target(), "dump", {"--out", missing, "--quiet"}), 2, dir().File("missing"));
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"profile.heap"});
 }
 
-TEST_P(DumpTest, ReplacesAnExistingFile) {
+// Only when told to (--force): without it the file is refused and kept
+// (CommandLineTest.AnExistingOutFileIsReplacedOnlyWithForce).
+TEST_P(DumpTest, ReplacesAnExistingFileWithForce) {
   std::string path = dir().File("profile.heap");
   ASSERT_TRUE(WriteFile(path, "old\n"));
-  CommandResult r = CliFor(target(), "dump", {"--out", path});
+  CommandResult r = CliFor(target(), "dump", {"--out", path, "--force"});
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_TRUE(ReadFile(path).starts_with("heap_v2/"));
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"profile.heap"});

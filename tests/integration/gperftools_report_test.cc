@@ -166,8 +166,8 @@ TEST_F(GperftoolsReportTest, TextCollapsedAndSvgNameTheFunctions) {
     ASSERT_EQ(collapsed.exit_code, 0) << collapsed;
     EXPECT_NE(collapsed.out.find(";main;GperfWriterAllocSmall "), std::string::npos)
         << collapsed.out;
-    const std::string svg = dir().File("flame.svg");
-    CommandResult flame = Cli({"report", profile, "--format", "svg", "--out", svg});
+    const std::string svg = dir().File("flame.svg");  // once per profile: --force
+    CommandResult flame = Cli({"report", profile, "--format", "svg", "--out", svg, "--force"});
     ASSERT_EQ(flame.exit_code, 0) << flame;
     EXPECT_NE(ReadFile(svg).find("GperfWriterAllocBig"), std::string::npos);
   }
@@ -183,8 +183,9 @@ TEST_F(GperftoolsReportTest, JsonReportsFollowTheSchema) {
   for (const std::string& profile : {exact_, sampled_}) {
     for (const std::vector<std::string>& more :
          {std::vector<std::string>{}, std::vector<std::string>{"--base", profile}}) {
+      // Each report replaces the one before (--force).
       std::vector<std::string> args = {"report", profile, "--format", "json", "--out",
-                                       profile + ".json"};
+                                       profile + ".json", "--force"};
       args.insert(args.end(), more.begin(), more.end());
       CommandResult r = Cli(args);
       ASSERT_EQ(r.exit_code, 0) << r;

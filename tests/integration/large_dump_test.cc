@@ -111,10 +111,11 @@ void LargeDumpTest::DumpAndMeasure(size_t stacks, uint64_t min_bytes) {
   // at lg_prof_sample:0, the profiler's own records of the agent's
   // allocations settle over the first two), so the third is held to the
   // second.
-  CommandResult second = CliFor(*t, "dump", {"--out", path});
+  // They replace the first file (--force).
+  CommandResult second = CliFor(*t, "dump", {"--out", path, "--force"});
   ASSERT_EQ(second.exit_code, 0) << second;
   uint64_t rss_after_second_kb = t->ProcStatusKb("VmRSS");
-  CommandResult third = CliFor(*t, "dump", {"--out", path});
+  CommandResult third = CliFor(*t, "dump", {"--out", path, "--force"});
   ASSERT_EQ(third.exit_code, 0) << third;
   uint64_t rss_after_third_kb = t->ProcStatusKb("VmRSS");
 

@@ -433,8 +433,8 @@ TEST_F(ProfileTest, BadInputIsRefusedBeforeAnythingChanges) {
        2,
        "--json cannot be combined with --out - (the profile itself goes to stdout)"},
       {{"--duration", "5s", "--out", dir().File("missing/p.heap")},
-       1,
-       "cannot create a file in directory '" + dir().File("missing") + "'"},
+       2,
+       "directory '" + dir().File("missing") + "' does not exist; create it first (mkdir -p)"},
   };
   for (const Bad& call : calls) {
     std::vector<std::string> args = {"profile", "--pid", p};

@@ -152,7 +152,8 @@ TEST_F(TcmallocTest, ReportOfADumpNamesTheLeakingFunction) {
   int exit_code = 0;
   const bool named = WaitUntil(
       [&] {
-        CommandResult dump = CliFor(*t, "dump", {"--out", path});
+        // The same file each round: --force replaces the last one.
+        CommandResult dump = CliFor(*t, "dump", {"--out", path, "--force"});
         exit_code = dump.exit_code;
         if (dump.exit_code != 0) {
           text = "dump failed: " + dump.err;

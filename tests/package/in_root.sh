@@ -23,10 +23,11 @@ wait_until() {
 # Whether `memprofctl list` shows PID.
 listed() { memprofctl list | awk -v pid="$1" '$1 == pid { found = 1 } END { exit !found }'; }
 
-# Whether the report of a fresh dump of PID names the demo's leak.
+# Whether the report of a fresh dump of PID names the demo's leak (polled:
+# each dump replaces the last, --force).
 profile_names_the_leak() {
   local pid="$1" dump="$2"
-  memprofctl dump --pid "${pid}" --out "${dump}" &&
+  memprofctl dump --pid "${pid}" --out "${dump}" --force &&
     memprofctl report "${dump}" --top 20 | grep 'SessionRegistry::LeakSession' >/dev/null
 }
 

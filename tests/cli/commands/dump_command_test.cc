@@ -67,9 +67,32 @@ TEST_F(DumpCommandTest, FailureKeepsAnExistingFileUntouched) {
   testing::WriteFile(out_path_, "previous profile");
   client_.dump_chunks = MakeDumpStream(ProfileData(), 4096);
   client_.dump_chunks.pop_back();  // stream ends without a trailer
-  ASSERT_FALSE(RunDump(Options(out_path_), discovery_, client_, console_, {}));
+  DumpOptions options = Options(out_path_);
+  options.force = true;  // even when replacing it was asked for
+  auto result = RunDump(options, discovery_, client_, console_, {});
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message.find("was not written"), std::string::npos)
+      << result.error().message;
   EXPECT_EQ(ReadFile(out_path_), "previous profile");
   EXPECT_EQ(out_dir_.List(), std::vector<std::string>{"profile.heap"});
+}
+
+// Without --force an existing file is refused before the agent is asked;
+// with it, the new profile replaces it.
+TEST_F(DumpCommandTest, ExistingFileIsReplacedOnlyWithForce) {
+  testing::WriteFile(out_path_, "previous profile");
+  client_.dump_chunks = MakeDumpStream(ProfileData(), 4096);
+  auto refused = RunDump(Options(out_path_), discovery_, client_, console_, {});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.error().message.find("already exists; add --force to replace it"),
+            std::string::npos);
+  EXPECT_EQ(client_.calls, 0);
+  EXPECT_EQ(ReadFile(out_path_), "previous profile");
+  DumpOptions options = Options(out_path_);
+  options.force = true;
+  ASSERT_TRUE(RunDump(options, discovery_, client_, console_, {}));
+  EXPECT_EQ(ReadFile(out_path_), ProfileData());
 }
 
 TEST_F(DumpCommandTest, AgentErrorMidStreamLeavesNoFile) {
@@ -109,7 +132,7 @@ TEST_F(DumpCommandTest, UnwritableDirectoryFailsBeforeContactingTheAgent) {
 TEST_F(DumpCommandTest, MissingDirectoryFailsBeforeContactingTheAgent) {
   auto result = RunDump(Options(out_dir_.File("nope/p.heap")), discovery_, client_, console_, {});
   ASSERT_FALSE(result);
-  EXPECT_EQ(result.error().code, ErrorCode::kInternal);
+  EXPECT_EQ(result.error().code, ErrorCode::kInvalidArgument);  // as a missing --out-dir
   EXPECT_EQ(client_.calls, 0);
 }
 

@@ -307,7 +307,9 @@ TEST_F(ProfileCommandTest, AFailedRestoreIsReportedButTheProfileIsKept) {
 
   out_.str("");
   err_.str("");
-  ASSERT_TRUE(Run(Options(false)));
+  ProfileOptions again = Options(false);
+  again.force = true;  // the same file: replacing it is asked for
+  ASSERT_TRUE(Run(again));
   EXPECT_NE(err_.str().find("pid 42: could not put the profiling state back (agent gone); it "
                             "stays active until "),
             std::string::npos)
@@ -339,8 +341,8 @@ TEST_F(ProfileCommandTest, BadOptionsFailBeforeContactingAnything) {
        "unknown profile format 'pdf' (valid: heap, text, collapsed, pprof, svg, json)"},
       {[](ProfileOptions& o) { o.out = "-", o.target.json = true; }, ErrorCode::kInvalidArgument,
        "--json cannot be combined with --out -"},
-      {[this](ProfileOptions& o) { o.out = out_dir_.File("missing/p.heap"); }, ErrorCode::kInternal,
-       "No such file or directory"},
+      {[this](ProfileOptions& o) { o.out = out_dir_.File("missing/p.heap"); },
+       ErrorCode::kInvalidArgument, "missing' does not exist; create it first (mkdir -p)"},
   };
   for (const Case& c : cases) {
     ProfileOptions options = Options();
@@ -359,7 +361,9 @@ TEST_F(ProfileCommandTest, ProgressBarOnlyWhenAskedAndClearedAfterwards) {
   EXPECT_EQ(err_.str().find('\r'), std::string::npos) << "no progress bar off a terminal";
   err_.str("");
   runtime_.progress = true;
-  ASSERT_TRUE(Run(Options()));
+  ProfileOptions again = Options();
+  again.force = true;  // the same file: replacing it is asked for
+  ASSERT_TRUE(Run(again));
   EXPECT_EQ(err_.str().rfind("\r[------------------------------] 0s / 30s", 0), 0u) << err_.str();
   EXPECT_NE(err_.str().find("\r[###############---------------] 15s / 30s"), std::string::npos)
       << err_.str();

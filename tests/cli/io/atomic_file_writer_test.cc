@@ -104,14 +104,64 @@ TEST(AtomicFileWriterTest, MovedFromWriterDoesNotDeleteTheTempFile) {
   EXPECT_EQ(ReadFile(dir.File("f")), "x");
 }
 
-TEST(AtomicFileWriterTest, MissingDirectoryFailsNamingThePath) {
+// A usage error (exit 2), as a missing --out-dir is: one mistake, one code.
+TEST(AtomicFileWriterTest, MissingDirectoryIsAUsageErrorNamingIt) {
   TempDir dir;
   const std::string path = dir.File("no/such/dir/profile.heap");
   auto writer = AtomicFileWriter::Create(path);
   ASSERT_FALSE(writer);
-  EXPECT_EQ(writer.error().code, ErrorCode::kInternal);
-  EXPECT_NE(writer.error().message.find(dir.File("no/such/dir")), std::string::npos)
+  EXPECT_EQ(writer.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(writer.error().message, "output path '" + path + "': directory '" +
+                                        dir.File("no/such/dir") +
+                                        "' does not exist; create it first (mkdir -p)");
+  EXPECT_TRUE(dir.List().empty());
+}
+
+TEST(AtomicFileWriterTest, DirectoryThatIsAFileIsAUsageError) {
+  TempDir dir;
+  WriteFile(dir.File("file"), "x");
+  auto writer = AtomicFileWriter::Create(dir.File("file/profile.heap"));
+  ASSERT_FALSE(writer);
+  EXPECT_EQ(writer.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(writer.error().message.find("'" + dir.File("file") + "' is not a directory"),
+            std::string::npos)
       << writer.error().message;
+  EXPECT_EQ(ReadFile(dir.File("file")), "x");
+}
+
+// Without --force an existing file is refused before anything is written,
+// and kept even when it appears while the data is being written.
+TEST(AtomicFileWriterTest, RefusedExistingFileStaysAsItWas) {
+  TempDir dir;
+  const std::string path = dir.File("p.heap");
+  WriteFile(path, "old");
+  auto refused = AtomicFileWriter::Create(path, ExistingFile::kRefuse);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused.error().message, "output file '" + path +
+                                         "' already exists; add --force to replace it, or name "
+                                         "another file");
+  ::unlink(path.c_str());
+  auto writer = AtomicFileWriter::Create(path, ExistingFile::kRefuse);
+  ASSERT_TRUE(writer) << writer.error().message;
+  ASSERT_TRUE(writer->Write("new"));
+  WriteFile(path, "appeared meanwhile");
+  auto committed = writer->Commit();
+  ASSERT_FALSE(committed);
+  EXPECT_NE(committed.error().message.find("already exists"), std::string::npos);
+  writer = Result<AtomicFileWriter>(std::unexpected(Error(ErrorCode::kInternal, "dropped")));
+  EXPECT_EQ(ReadFile(path), "appeared meanwhile");
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"p.heap"}) << "temp file left behind";
+}
+
+TEST(AtomicFileWriterTest, RefuseStillWritesANewFile) {
+  TempDir dir;
+  auto writer = AtomicFileWriter::Create(dir.File("p.heap"), ExistingFile::kRefuse);
+  ASSERT_TRUE(writer) << writer.error().message;
+  ASSERT_TRUE(writer->Write("new"));
+  ASSERT_TRUE(writer->Commit());
+  EXPECT_EQ(ReadFile(dir.File("p.heap")), "new");
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"p.heap"});
 }
 
 TEST(AtomicFileWriterTest, DirectoryAsDestinationIsAUsageError) {

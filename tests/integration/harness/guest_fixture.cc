@@ -278,7 +278,8 @@ std::string GuestTest::DumpUntilReportNames(pid_t pid, const std::string& functi
   std::string text;
   WaitUntil(
       [&] {
-        CommandResult dump = Cli({"dump", "--pid", std::to_string(pid), "--out", path});
+        // The same file each round: --force replaces the last one.
+        CommandResult dump = Cli({"dump", "--pid", std::to_string(pid), "--out", path, "--force"});
         if (dump.exit_code != 0) {
           text = "dump failed: exit " + std::to_string(dump.exit_code) + ": " + dump.err;
           return true;  // no point in retrying

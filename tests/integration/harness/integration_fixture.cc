@@ -110,6 +110,14 @@ CommandResult IntegrationTest::CliFor(const TargetProcess& target, const std::st
   return Cli(std::move(args));
 }
 
+void IntegrationTest::ExpectAll(const std::vector<BadCall>& calls,
+                                const std::map<std::string, std::string>& env) {
+  for (const BadCall& call : calls) {
+    SCOPED_TRACE(JoinArgv(call.args));
+    ExpectCliError(Cli(call.args, env), call.exit_code, call.message);
+  }
+}
+
 nlohmann::json IntegrationTest::StatusJson(const TargetProcess& target) {
   CommandResult r = CliFor(target, "status", {"--json"});
   EXPECT_EQ(r.exit_code, 0) << r;
@@ -129,7 +137,8 @@ std::string IntegrationTest::DumpUntilJeprofNames(const TargetProcess& target,
   std::string text;
   WaitUntil(
       [&] {
-        CommandResult dump = CliFor(target, "dump", {"--out", path});
+        // The same file each round: --force replaces the last one.
+        CommandResult dump = CliFor(target, "dump", {"--out", path, "--force"});
         if (dump.exit_code != 0) {
           ADD_FAILURE() << dump;
           return true;  // no point in retrying

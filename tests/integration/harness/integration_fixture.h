@@ -38,6 +38,13 @@ struct ShapeInfo {
 };
 
 ShapeInfo DescribeShape(Shape shape);
+
+// One bad command line and what memprofctl must answer (docs/errors.md).
+struct BadCall {
+  std::vector<std::string> args;
+  int exit_code;
+  std::string message;  // a stable fragment of the one-line error
+};
 std::string ShapeName(const ::testing::TestParamInfo<Shape>& info);
 
 // Base of the end-to-end tests: a private socket directory per test (so tests
@@ -72,6 +79,10 @@ class IntegrationTest : public ::testing::Test {
   // memprofctl COMMAND --pid <target> ARGS...
   CommandResult CliFor(const TargetProcess& target, const std::string& command,
                        std::vector<std::string> args = {});
+  // Runs every call (as Cli, with `env`) and checks its exit code and
+  // message (ExpectCliError).
+  void ExpectAll(const std::vector<BadCall>& calls,
+                 const std::map<std::string, std::string>& env = {});
 
   // `status --json` of the target, parsed; a failure is recorded if it fails.
   nlohmann::json StatusJson(const TargetProcess& target);
