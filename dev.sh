@@ -283,8 +283,9 @@ cmd_demo() {
   "${memprofctl}" report "${dump}" --top 15
 
   local svg="${ROOT}/memprof-demo.svg"
-  section "memprofctl report demo.heap --format svg -o ${svg}"
-  "${memprofctl}" report "${dump}" --format svg -o "${svg}"
+  # --force: the demo replaces the flame graph of its last run.
+  section "memprofctl report demo.heap --format svg -o ${svg} --force"
+  "${memprofctl}" report "${dump}" --format svg -o "${svg}" --force
   echo "open ${svg} in a browser: hover for details, click to zoom, Ctrl-F to search"
 
   section "Stopping the demo"
