@@ -11,7 +11,9 @@
 #include "cli/exporter/html_pages.h"
 #include "cli/exporter/listen_address.h"
 #include "cli/exporter/pprof_targets.h"
+#include "cli/exporter/process_symbols.h"
 #include "cli/exporter/prometheus_renderer.h"
+#include "cli/exporter/symbol_endpoint.h"
 #include "cli/exporter/target_metrics.h"
 #include "common/duration.h"
 #include "common/version.h"
@@ -50,7 +52,7 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "exporter",
       "Serve the statistics of every local agent to Prometheus (GET /metrics) and their heap "
-      "profiles to continuous profilers (GET /debug/pprof/heap?pid=N)");
+      "profiles to pprof and continuous profilers (GET /debug/pprof/pid/N/heap)");
   cmd->add_option("--listen", options.listen,
                   "Address to listen on: IP:PORT, [IPv6]:PORT or localhost:PORT; port 0 picks "
                   "a free one (default 127.0.0.1:9464)")
@@ -66,13 +68,16 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
       "Targets are found at every scrape, as `memprofctl list` finds them (only those this\n"
       "user may talk to answer). Runs until Ctrl-C or SIGTERM, then exits 0.\n"
       "Endpoints (http://ADDR/ lists them): /metrics; /debug/pprof/ (the targets);\n"
-      "/debug/pprof/heap?pid=N (a symbolized pprof of what has been sampled so far; profiling\n"
-      "must be active); /debug/pprof/heap?pid=N&seconds=S (profile S seconds, 1 to 300, first,\n"
-      "then leave profiling as it was). One heap request per process at a time (else 429).\n\n"
+      "/debug/pprof/pid/N/heap (a symbolized pprof of what has been sampled so far; profiling\n"
+      "must be active); /debug/pprof/pid/N/heap?seconds=S (profile S seconds, 1 to 300,\n"
+      "first, then leave profiling as it was); /debug/pprof/pid/N/symbol (what pprof asks\n"
+      "for the names a profile lacks). /debug/pprof/heap?pid=N[&seconds=S] serves the same\n"
+      "profiles. One heap request per process at a time (else 429).\n\n"
       "Examples:\n"
       "  memprofctl exporter                          # http://127.0.0.1:9464/metrics\n"
       "  memprofctl exporter --listen 127.0.0.1:0     # any free port, printed on stderr\n"
-      "  memprofctl exporter --listen 0.0.0.0:9464 --allow-remote\n");
+      "  memprofctl exporter --listen 0.0.0.0:9464 --allow-remote\n"
+      "  pprof -top http://127.0.0.1:9464/debug/pprof/pid/1234/heap\n");
   return cmd;
 }
 
@@ -116,6 +121,9 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
       discovery, factory,
       MakeHeapCapture(discovery, make_client,
                       make_restore_client != nullptr ? *make_restore_client : make_client, stop));
+  SymbolEndpoint symbol(discovery, [](const Target& target, std::span<const uint64_t> addresses) {
+    return NameProcessAddresses(target.local_pid(), addresses);
+  });
   ExporterPages pages;
   pages.metrics = [&discovery, &factory] { return Scrape(discovery, factory); };
   pages.pprof_index = [&discovery, &factory]() -> Result<std::string> {
@@ -124,6 +132,7 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
     return RenderPprofIndex(*targets);
   };
   pages.heap = [&heap](const HttpRequest& r) { return heap.Handle(r); };
+  pages.symbol = [&symbol](const HttpRequest& r) { return symbol.Handle(r); };
   auto server = HttpServer::Start(
       *address, [&pages](const HttpRequest& r) { return RouteExporterRequest(r, pages); });
   if (!server) return Fail(server.error());

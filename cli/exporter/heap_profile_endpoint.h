@@ -31,7 +31,7 @@ inline constexpr size_t kMaxHeapRequests = 2;
 // profiling must be active (409 otherwise, saying to activate it or to pass
 // seconds). Admission by HeapRequestGate (429 with Retry-After). Failures
 // are plain text saying what is wrong and what to do, with the codes of
-// HeapErrorStatus. Thread-safe.
+// PprofErrorStatus (pprof_response.h). Thread-safe.
 class HeapProfileEndpoint {
  public:
   HeapProfileEndpoint(const TargetDiscovery& discovery, ClientFactory status_client,
@@ -48,14 +48,6 @@ class HeapProfileEndpoint {
   HeapCapture capture_;
   HeapRequestGate gate_;
 };
-
-// The HTTP status for a failed heap request: kInvalidArgument 400,
-// kNotFound 404, kPermissionDenied 403, kFailedPrecondition 412 (profiling
-// not enabled at start-up, not jemalloc), kResourceExhausted 429 (the agent
-// is busy), kUnavailable and kCancelled 503, anything else 500; and 502
-// whatever the code when the target exited during the request
-// (`target_exited`).
-unsigned HeapErrorStatus(const Error& error, bool target_exited);
 
 }  // namespace memprof::cli
 

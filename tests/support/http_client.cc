@@ -63,15 +63,20 @@ HttpReply HttpRequest(const sockaddr* address, socklen_t length, const std::stri
   return reply;
 }
 
-HttpReply HttpGet(const std::string& host_port, const std::string& path) {
+HttpReply HttpRequest(const std::string& host_port, const std::string& method,
+                      const std::string& path, const std::string& body) {
   const size_t colon = host_port.rfind(':');
   if (colon == std::string::npos) return {};
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(std::atoi(host_port.substr(colon + 1).c_str())));
   if (::inet_pton(AF_INET, host_port.substr(0, colon).c_str(), &addr.sin_addr) != 1) return {};
-  return HttpRequest(reinterpret_cast<const sockaddr*>(&addr), sizeof(addr), "GET", path,
-                     host_port);
+  return HttpRequest(reinterpret_cast<const sockaddr*>(&addr), sizeof(addr), method, path,
+                     host_port, body);
+}
+
+HttpReply HttpGet(const std::string& host_port, const std::string& path) {
+  return HttpRequest(host_port, "GET", path, "");
 }
 
 }  // namespace memprof::test_support

@@ -21,7 +21,11 @@ HttpReply HttpRequest(const sockaddr* address, socklen_t length, const std::stri
                       const std::string& path, const std::string& host,
                       const std::string& extra_body = "");
 
-// "GET path HTTP/1.0" to "IPv4:PORT" (its Host header).
+// The same to "IPv4:PORT" (also its Host header).
+HttpReply HttpRequest(const std::string& host_port, const std::string& method,
+                      const std::string& path, const std::string& body);
+
+// "GET path HTTP/1.0" to "IPv4:PORT".
 HttpReply HttpGet(const std::string& host_port, const std::string& path);
 
 }  // namespace memprof::test_support
