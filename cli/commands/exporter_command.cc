@@ -21,10 +21,6 @@
 namespace memprof::cli {
 namespace {
 
-// Deadline of each call to an agent while taking a heap profile (for the
-// dump: until the agent starts sending), as memprofctl's default --timeout.
-constexpr std::chrono::milliseconds kHeapCallTimeout = std::chrono::seconds(10);
-
 Result<ListenAddress> CheckedListenAddress(const ExporterOptions& options) {
   auto address = ParseListenAddress(options.listen);
   if (!address) return Fail(address.error());
@@ -60,8 +56,9 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   cmd->add_flag("--allow-remote", options.allow_remote,
                 "Allow a --listen address other hosts can reach (there is no authentication)");
   cmd->add_option("--target-timeout", options.target_timeout,
-                  "Deadline of each call to an agent during a scrape; a target that misses it "
-                  "is reported with memprof_up 0 (100ms to 1m, default 2s)")
+                  "Deadline of each call to an agent: during a scrape (a target that misses it "
+                  "is reported with memprof_up 0) and for a heap profile (until the dump "
+                  "starts) (100ms to 1m, default 2s)")
       ->check(DurationValidator(kMinTargetTimeout, kMaxTargetTimeout))
       ->type_name("DURATION");
   cmd->footer(
@@ -93,14 +90,16 @@ Result<std::string> Scrape(const TargetDiscovery& discovery, const ClientFactory
 }
 
 // /debug/pprof/heap takes its profiles as `dump` and `profile` do
-// (collect/heap_capture.h), through clients with the dump's deadline; the
+// (collect/heap_capture.h), through clients whose calls have the deadline
+// of --target-timeout (for the dump: until the agent starts sending); the
 // state is put back through one that the exporter's stop does not cancel.
 HeapCapture MakeHeapCapture(const TargetDiscovery& discovery, const TimedClientFactory& client,
-                            const TimedClientFactory& restore_client, const std::stop_token& stop) {
-  return [&discovery, &client, &restore_client, stop](
+                            const TimedClientFactory& restore_client,
+                            std::chrono::milliseconds timeout, const std::stop_token& stop) {
+  return [&discovery, &client, &restore_client, timeout, stop](
              const Target& target, std::optional<std::chrono::milliseconds> window) {
-    const auto c = client(kHeapCallTimeout);
-    const auto r = restore_client(kHeapCallTimeout);
+    const auto c = client(timeout);
+    const auto r = restore_client(timeout);
     return CaptureHeapReport(HeapCaptureRequest{target, "pprof", window}, discovery, *c, *r, stop);
   };
 }
@@ -120,7 +119,8 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
   HeapProfileEndpoint heap(
       discovery, factory,
       MakeHeapCapture(discovery, make_client,
-                      make_restore_client != nullptr ? *make_restore_client : make_client, stop));
+                      make_restore_client != nullptr ? *make_restore_client : make_client, *timeout,
+                      stop));
   SymbolEndpoint symbol(discovery, [](const Target& target, std::span<const uint64_t> addresses) {
     return NameProcessAddresses(target.local_pid(), addresses);
   });

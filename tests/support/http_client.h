@@ -3,6 +3,7 @@
 
 #include <sys/socket.h>
 
+#include <cstdint>
 #include <string>
 
 namespace memprof::test_support {
@@ -27,6 +28,10 @@ HttpReply HttpRequest(const std::string& host_port, const std::string& method,
 
 // "GET path HTTP/1.0" to "IPv4:PORT".
 HttpReply HttpGet(const std::string& host_port, const std::string& path);
+
+// A free TCP port on loopback (the kernel's pick, released for a server the
+// test starts); 0 if there is none.
+uint16_t FreeLoopbackPort();
 
 }  // namespace memprof::test_support
 
