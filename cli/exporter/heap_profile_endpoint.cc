@@ -40,21 +40,31 @@ HttpResponse HeapProfileEndpoint::Handle(const HttpRequest& request) {
     busy.headers.emplace_back("Retry-After", std::to_string(ticket.error().retry_after.count()));
     return busy;
   }
-  auto active = ProfilingActive(*target);
-  if (!active) return PprofError(active.error(), discovery_.ProcessGone(query->pid));
-  if (!*active && !query->seconds) return PprofText(409, NotActive(query->pid));
-  return Capture(*target, query->seconds);
+  auto status = ProfilableStatus(*target);
+  if (!status) return PprofError(status.error(), discovery_.ProcessGone(query->pid));
+  std::optional<std::chrono::seconds> window = query->seconds;
+  if (!status->profiling_active() && !window) {
+    if (status->allocator() != memprof::v1::ALLOCATOR_KIND_TCMALLOC) {
+      return PprofText(409, NotActive(query->pid));
+    }
+    // tcmalloc has sampled since start-up, and its sample is of the live
+    // heap, which the agent serves only while activated: the shortest
+    // window shows it all (and puts the state back).
+    window = kMinHeapSeconds;
+  }
+  return Capture(*target, window);
 }
 
 // Asks Status first, so that a process that cannot be profiled, or has
 // nothing sampled, gets a precise answer instead of an empty profile.
-Result<bool> HeapProfileEndpoint::ProfilingActive(const Target& target) const {
+Result<memprof::v1::StatusResponse> HeapProfileEndpoint::ProfilableStatus(
+    const Target& target) const {
   auto status = status_client_()->Status(target);
   if (!status) return Fail(status.error());
   if (auto hint = ProfilingHint(*status)) {
     return Fail(ErrorCode::kFailedPrecondition, DescribeTarget(target) + ": " + *hint);
   }
-  return status->profiling_active();
+  return status;
 }
 
 HttpResponse HeapProfileEndpoint::Capture(const Target& target,

@@ -13,6 +13,7 @@
 #include "cli/exporter/target_metrics.h"
 #include "cli/targets/target_discovery.h"
 #include "common/result.h"
+#include "memprof/v1/memory_profile.pb.h"
 
 namespace memprof::cli {
 
@@ -29,8 +30,10 @@ inline constexpr size_t kMaxHeapRequests = 2;
 // net/http/pprof: 200 with the profile as application/octet-stream and
 // Content-Disposition: attachment; filename="heap.pb.gz". Without seconds,
 // profiling must be active (409 otherwise, saying to activate it or to pass
-// seconds). Admission by HeapRequestGate (429 with Retry-After). Failures
-// are plain text saying what is wrong and what to do, with the codes of
+// seconds), except in a tcmalloc process, whose sampler runs from start-up:
+// there the shortest window (kMinHeapSeconds) serves its live heap.
+// Admission by HeapRequestGate (429 with Retry-After). Failures are plain
+// text saying what is wrong and what to do, with the codes of
 // PprofErrorStatus (pprof_response.h). Thread-safe.
 class HeapProfileEndpoint {
  public:
@@ -40,7 +43,7 @@ class HeapProfileEndpoint {
   HttpResponse Handle(const HttpRequest& request);
 
  private:
-  Result<bool> ProfilingActive(const Target& target) const;
+  Result<memprof::v1::StatusResponse> ProfilableStatus(const Target& target) const;
   HttpResponse Capture(const Target& target, std::optional<std::chrono::seconds> seconds) const;
 
   const TargetDiscovery& discovery_;

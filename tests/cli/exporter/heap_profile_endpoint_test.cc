@@ -160,6 +160,21 @@ TEST_F(HeapProfileEndpointTest, EachFailureHasItsCodeAndSaysWhatToDo) {
       << died.body;
 }
 
+// tcmalloc samples from start-up, and the agent serves its sample of the
+// live heap only while activated: without seconds, the shortest window.
+TEST_F(HeapProfileEndpointTest, AnInactiveTcmallocProcessIsProfiledForAMoment) {
+  status_ = Ready(false);
+  status_.set_allocator(memprof::v1::ALLOCATOR_KIND_TCMALLOC);
+  HttpResponse r = endpoint_.Handle(Heap({{"pid", "42"}}));
+  EXPECT_EQ(r.status, 200u) << r.body;
+  EXPECT_EQ(r.body, "profile of 42 over 1000");
+  EXPECT_EQ(endpoint_.Handle(Heap({{"pid", "42"}, {"seconds", "3"}})).body,
+            "profile of 42 over 3000");
+  status_.set_profiling_active(true);
+  EXPECT_EQ(endpoint_.Handle(Heap({{"pid", "42"}})).body, "profile of 42")
+      << "active: its sample now, no window";
+}
+
 TEST_F(HeapProfileEndpointTest, ASecondRequestForTheSamePidIsTurnedAwayWhileTheFirstRuns) {
   HttpResponse second;
   capture_ = [&](const Target&, std::optional<std::chrono::milliseconds>) {
