@@ -201,8 +201,12 @@ install_packages() {
   # dpkg leaves them unconfigured, missing their dependencies: apt fetches those.
   in_root "dpkg -i ${CHECK}/*.deb || true"
   in_root "apt-get -f install -y -q"
-  in_root "dpkg-query -W -f='\${Package} \${Version} \${Status}\n' memprof libmemprof-agent-dev" |
-    tee /dev/stderr | grep -c 'install ok installed' | grep -x 2 >/dev/null ||
+  # (Not `tee /dev/stderr`: that opens the file stderr is anew, and truncates
+  # the log of a run whose stderr is a file.)
+  local installed
+  installed="$(in_root "dpkg-query -W -f='\${Package} \${Version} \${Status}\n' memprof libmemprof-agent-dev")"
+  echo "${installed}" >&2
+  [[ "$(grep -c 'install ok installed' <<<"${installed}")" == 2 ]] ||
     fail "the packages are not both installed"
 }
 
