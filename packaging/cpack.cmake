@@ -49,6 +49,17 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # <package>_<version>-<revision>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 
+# Every mode in the packages is set here or by the install rules, never taken
+# from the tree they are built from: a release tarball (git archive) unpacked
+# with umask 002 has files of mode 0664, and a build under that umask makes
+# directories 0775. install(FILES) and install(TARGETS) give their files
+# 0644 and 0755 themselves; these two give the rest Debian's modes (policy
+# 10.9): the control files CPack copies (packaging/triggers, else lintian's
+# control-file-has-bad-permissions) and the directories the install creates.
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+  OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
 # --- memprof --------------------------------------------------------------------
 set(CPACK_DEBIAN_MEMPROF_PACKAGE_NAME memprof)
 set(CPACK_DEBIAN_MEMPROF_PACKAGE_SECTION devel)

@@ -11,17 +11,15 @@
 #include "cli/exporter/html_pages.h"
 #include "cli/exporter/listen_address.h"
 #include "cli/exporter/pprof_targets.h"
+#include "cli/exporter/process_symbols.h"
 #include "cli/exporter/prometheus_renderer.h"
+#include "cli/exporter/symbol_endpoint.h"
 #include "cli/exporter/target_metrics.h"
 #include "common/duration.h"
 #include "common/version.h"
 
 namespace memprof::cli {
 namespace {
-
-// Deadline of each call to an agent while taking a heap profile (for the
-// dump: until the agent starts sending), as memprofctl's default --timeout.
-constexpr std::chrono::milliseconds kHeapCallTimeout = std::chrono::seconds(10);
 
 Result<ListenAddress> CheckedListenAddress(const ExporterOptions& options) {
   auto address = ParseListenAddress(options.listen);
@@ -50,7 +48,7 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "exporter",
       "Serve the statistics of every local agent to Prometheus (GET /metrics) and their heap "
-      "profiles to continuous profilers (GET /debug/pprof/heap?pid=N)");
+      "profiles to pprof and continuous profilers (GET /debug/pprof/pid/N/heap)");
   cmd->add_option("--listen", options.listen,
                   "Address to listen on: IP:PORT, [IPv6]:PORT or localhost:PORT; port 0 picks "
                   "a free one (default 127.0.0.1:9464)")
@@ -58,21 +56,26 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   cmd->add_flag("--allow-remote", options.allow_remote,
                 "Allow a --listen address other hosts can reach (there is no authentication)");
   cmd->add_option("--target-timeout", options.target_timeout,
-                  "Deadline of each call to an agent during a scrape; a target that misses it "
-                  "is reported with memprof_up 0 (100ms to 1m, default 2s)")
+                  "Deadline of each call to an agent: during a scrape (a target that misses it "
+                  "is reported with memprof_up 0) and for a heap profile (until the dump "
+                  "starts) (100ms to 1m, default 2s)")
       ->check(DurationValidator(kMinTargetTimeout, kMaxTargetTimeout))
       ->type_name("DURATION");
   cmd->footer(
       "Targets are found at every scrape, as `memprofctl list` finds them (only those this\n"
       "user may talk to answer). Runs until Ctrl-C or SIGTERM, then exits 0.\n"
       "Endpoints (http://ADDR/ lists them): /metrics; /debug/pprof/ (the targets);\n"
-      "/debug/pprof/heap?pid=N (a symbolized pprof of what has been sampled so far; profiling\n"
-      "must be active); /debug/pprof/heap?pid=N&seconds=S (profile S seconds, 1 to 300, first,\n"
-      "then leave profiling as it was). One heap request per process at a time (else 429).\n\n"
+      "/debug/pprof/pid/N/heap (a symbolized pprof of what has been sampled so far; profiling\n"
+      "must be active, but for tcmalloc, whose live heap a 1s window shows);\n"
+      "/debug/pprof/pid/N/heap?seconds=S (profile S seconds, 1 to 300, first, then leave\n"
+      "profiling as it was); /debug/pprof/pid/N/symbol (what pprof asks for the names a\n"
+      "profile lacks). /debug/pprof/heap?pid=N[&seconds=S] serves the same profiles.\n"
+      "One heap request per process at a time (else 429).\n\n"
       "Examples:\n"
       "  memprofctl exporter                          # http://127.0.0.1:9464/metrics\n"
       "  memprofctl exporter --listen 127.0.0.1:0     # any free port, printed on stderr\n"
-      "  memprofctl exporter --listen 0.0.0.0:9464 --allow-remote\n");
+      "  memprofctl exporter --listen 0.0.0.0:9464 --allow-remote\n"
+      "  pprof -top http://127.0.0.1:9464/debug/pprof/pid/1234/heap\n");
   return cmd;
 }
 
@@ -88,14 +91,16 @@ Result<std::string> Scrape(const TargetDiscovery& discovery, const ClientFactory
 }
 
 // /debug/pprof/heap takes its profiles as `dump` and `profile` do
-// (collect/heap_capture.h), through clients with the dump's deadline; the
+// (collect/heap_capture.h), through clients whose calls have the deadline
+// of --target-timeout (for the dump: until the agent starts sending); the
 // state is put back through one that the exporter's stop does not cancel.
 HeapCapture MakeHeapCapture(const TargetDiscovery& discovery, const TimedClientFactory& client,
-                            const TimedClientFactory& restore_client, const std::stop_token& stop) {
-  return [&discovery, &client, &restore_client, stop](
+                            const TimedClientFactory& restore_client,
+                            std::chrono::milliseconds timeout, const std::stop_token& stop) {
+  return [&discovery, &client, &restore_client, timeout, stop](
              const Target& target, std::optional<std::chrono::milliseconds> window) {
-    const auto c = client(kHeapCallTimeout);
-    const auto r = restore_client(kHeapCallTimeout);
+    const auto c = client(timeout);
+    const auto r = restore_client(timeout);
     return CaptureHeapReport(HeapCaptureRequest{target, "pprof", window}, discovery, *c, *r, stop);
   };
 }
@@ -115,7 +120,11 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
   HeapProfileEndpoint heap(
       discovery, factory,
       MakeHeapCapture(discovery, make_client,
-                      make_restore_client != nullptr ? *make_restore_client : make_client, stop));
+                      make_restore_client != nullptr ? *make_restore_client : make_client, *timeout,
+                      stop));
+  SymbolEndpoint symbol(discovery, [](const Target& target, std::span<const uint64_t> addresses) {
+    return NameProcessAddresses(target.local_pid(), addresses);
+  });
   ExporterPages pages;
   pages.metrics = [&discovery, &factory] { return Scrape(discovery, factory); };
   pages.pprof_index = [&discovery, &factory]() -> Result<std::string> {
@@ -124,6 +133,7 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
     return RenderPprofIndex(*targets);
   };
   pages.heap = [&heap](const HttpRequest& r) { return heap.Handle(r); };
+  pages.symbol = [&symbol](const HttpRequest& r) { return symbol.Handle(r); };
   auto server = HttpServer::Start(
       *address, [&pages](const HttpRequest& r) { return RouteExporterRequest(r, pages); });
   if (!server) return Fail(server.error());

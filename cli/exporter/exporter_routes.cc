@@ -1,5 +1,7 @@
 #include "cli/exporter/exporter_routes.h"
 
+#include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "cli/exporter/html_pages.h"
@@ -19,13 +21,31 @@ HttpResponse Page(const std::function<Result<std::string>()>& render, const char
   return HttpResponse{200, content_type, std::move(*body), {}};
 }
 
+bool KnownPath(const std::string& path) {
+  return path == "/" || path == kMetricsPath || path == kPprofIndexPath || path == "/debug/pprof" ||
+         path == kPprofHeapPath || path == kPprofSymbolPath;
+}
+
 }  // namespace
 
+std::optional<HttpRequest> TargetScopedRequest(const HttpRequest& request) {
+  std::string_view rest = request.path;
+  if (!rest.starts_with(kPprofTargetPrefix)) return std::nullopt;
+  rest.remove_prefix(std::strlen(kPprofTargetPrefix));
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const std::string_view name = rest.substr(slash + 1);
+  if (name != "heap" && name != "symbol") return std::nullopt;
+  HttpRequest scoped = request;
+  scoped.path = std::string(kPprofIndexPath) + std::string(name);
+  scoped.query.insert(scoped.query.begin(), {"pid", std::string(rest.substr(0, slash))});
+  return scoped;
+}
+
 HttpResponse RouteExporterRequest(const HttpRequest& request, const ExporterPages& pages) {
+  if (auto scoped = TargetScopedRequest(request)) return RouteExporterRequest(*scoped, pages);
   const std::string& path = request.path;
-  const bool known = path == "/" || path == kMetricsPath || path == kPprofIndexPath ||
-                     path == "/debug/pprof" || path == kPprofHeapPath;
-  if (!known) {
+  if (!KnownPath(path)) {
     return HttpResponse{404,
                         kPlainText,
                         "not found: the metrics are at /metrics, the heap profiles under "
@@ -34,6 +54,10 @@ HttpResponse RouteExporterRequest(const HttpRequest& request, const ExporterPage
   }
   if (path == kPprofHeapPath) {
     return request.method == "GET" ? pages.heap(request) : MethodNotAllowed("GET");
+  }
+  if (path == kPprofSymbolPath) {
+    const bool allowed = request.method == "GET" || request.method == "POST";
+    return allowed ? pages.symbol(request) : MethodNotAllowed("GET, POST");
   }
   if (request.method != "GET" && request.method != "HEAD") return MethodNotAllowed("GET, HEAD");
   if (path == "/") return HttpResponse{200, kHtmlContentType, RenderLandingPage(), {}};

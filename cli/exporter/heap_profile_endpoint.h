@@ -13,6 +13,7 @@
 #include "cli/exporter/target_metrics.h"
 #include "cli/targets/target_discovery.h"
 #include "common/result.h"
+#include "memprof/v1/memory_profile.pb.h"
 
 namespace memprof::cli {
 
@@ -29,9 +30,11 @@ inline constexpr size_t kMaxHeapRequests = 2;
 // net/http/pprof: 200 with the profile as application/octet-stream and
 // Content-Disposition: attachment; filename="heap.pb.gz". Without seconds,
 // profiling must be active (409 otherwise, saying to activate it or to pass
-// seconds). Admission by HeapRequestGate (429 with Retry-After). Failures
-// are plain text saying what is wrong and what to do, with the codes of
-// HeapErrorStatus. Thread-safe.
+// seconds), except in a tcmalloc process, whose sampler runs from start-up:
+// there the shortest window (kMinHeapSeconds) serves its live heap.
+// Admission by HeapRequestGate (429 with Retry-After). Failures are plain
+// text saying what is wrong and what to do, with the codes of
+// PprofErrorStatus (pprof_response.h). Thread-safe.
 class HeapProfileEndpoint {
  public:
   HeapProfileEndpoint(const TargetDiscovery& discovery, ClientFactory status_client,
@@ -40,7 +43,7 @@ class HeapProfileEndpoint {
   HttpResponse Handle(const HttpRequest& request);
 
  private:
-  Result<bool> ProfilingActive(const Target& target) const;
+  Result<memprof::v1::StatusResponse> ProfilableStatus(const Target& target) const;
   HttpResponse Capture(const Target& target, std::optional<std::chrono::seconds> seconds) const;
 
   const TargetDiscovery& discovery_;
@@ -48,14 +51,6 @@ class HeapProfileEndpoint {
   HeapCapture capture_;
   HeapRequestGate gate_;
 };
-
-// The HTTP status for a failed heap request: kInvalidArgument 400,
-// kNotFound 404, kPermissionDenied 403, kFailedPrecondition 412 (profiling
-// not enabled at start-up, not jemalloc), kResourceExhausted 429 (the agent
-// is busy), kUnavailable and kCancelled 503, anything else 500; and 502
-// whatever the code when the target exited during the request
-// (`target_exited`).
-unsigned HeapErrorStatus(const Error& error, bool target_exited);
 
 }  // namespace memprof::cli
 

@@ -9,8 +9,8 @@ namespace memprof::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "ask /debug/pprof/heap?pid=N or /debug/pprof/heap?pid=N&seconds=S (the pids are listed "
-    "at /debug/pprof/)";
+    "ask /debug/pprof/pid/N/heap (or /debug/pprof/heap?pid=N), with seconds=S to profile S "
+    "seconds first (the pids are listed at /debug/pprof/)";
 
 // A decimal number without sign, spaces or trailing bytes.
 std::optional<int64_t> WholeNumber(const std::string& text) {
@@ -24,20 +24,6 @@ std::optional<int64_t> WholeNumber(const std::string& text) {
 size_t Count(const HttpRequest& request, const std::string& name) {
   return static_cast<size_t>(std::count_if(request.query.begin(), request.query.end(),
                                            [&](const auto& kv) { return kv.first == name; }));
-}
-
-Result<pid_t> ParsePid(const HttpRequest& request) {
-  const std::string* text = request.Argument("pid");
-  if (text == nullptr) return Fail(ErrorCode::kInvalidArgument, std::string("no pid: ") + kUsage);
-  if (Count(request, "pid") > 1) {
-    return Fail(ErrorCode::kInvalidArgument, std::string("pid given twice: ") + kUsage);
-  }
-  const auto pid = WholeNumber(*text);
-  if (!pid || *pid < 1 || *pid > INT32_MAX) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "pid=" + *text + " is not a process id (a number from 1 up): " + kUsage);
-  }
-  return static_cast<pid_t>(*pid);
 }
 
 Result<std::optional<std::chrono::seconds>> ParseSeconds(const HttpRequest& request) {
@@ -58,12 +44,28 @@ Result<std::optional<std::chrono::seconds>> ParseSeconds(const HttpRequest& requ
 
 }  // namespace
 
+Result<std::optional<pid_t>> ParsePidArgument(const HttpRequest& request, std::string_view usage) {
+  const std::string* text = request.Argument("pid");
+  if (text == nullptr) return std::nullopt;
+  if (Count(request, "pid") > 1) {
+    return Fail(ErrorCode::kInvalidArgument, "pid given twice: " + std::string(usage));
+  }
+  const auto pid = WholeNumber(*text);
+  if (!pid || *pid < 1 || *pid > INT32_MAX) {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        "pid=" + *text + " is not a process id (a number from 1 up): " + std::string(usage));
+  }
+  return static_cast<pid_t>(*pid);
+}
+
 Result<HeapQuery> ParseHeapQuery(const HttpRequest& request) {
-  auto pid = ParsePid(request);
+  auto pid = ParsePidArgument(request, kUsage);
   if (!pid) return Fail(pid.error());
+  if (!*pid) return Fail(ErrorCode::kInvalidArgument, std::string("no pid: ") + kUsage);
   auto seconds = ParseSeconds(request);
   if (!seconds) return Fail(seconds.error());
-  return HeapQuery{*pid, *seconds};
+  return HeapQuery{**pid, *seconds};
 }
 
 }  // namespace memprof::cli

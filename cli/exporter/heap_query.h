@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string_view>
 
 #include "cli/exporter/http_server.h"
 #include "common/result.h"
@@ -20,6 +21,12 @@ struct HeapQuery {
   pid_t pid = 0;
   std::optional<std::chrono::seconds> seconds;  // profile this long first
 };
+
+// The pid=N argument: nullopt when there is none. kInvalidArgument when it
+// is given twice or is not a positive process id, the message ending with
+// `usage` (what a valid request looks like).
+[[nodiscard]] Result<std::optional<pid_t>> ParsePidArgument(const HttpRequest& request,
+                                                            std::string_view usage);
 
 // pid=N (required, a positive number) and seconds=S (optional, a whole
 // number from kMinHeapSeconds to kMaxHeapSeconds). Other arguments (Go's

@@ -1,5 +1,6 @@
 #include "cli/exporter/html_pages.h"
 
+#include "cli/exporter/exporter_routes.h"
 #include "cli/exporter/heap_query.h"
 #include "cli/exporter/prometheus_renderer.h"
 
@@ -28,8 +29,9 @@ std::string Row(const PprofTarget& t) {
                     HtmlEscape(t.command_line) + "</code></td><td>" + HtmlEscape(t.profiling) +
                     "</td><td>";
   if (t.profilable) {
-    row += "<a href=\"heap?pid=" + pid + "\">heap</a> <a href=\"heap?pid=" + pid +
-           "&amp;seconds=30\">heap over 30s</a>";
+    const std::string heap = std::string(kPprofTargetPrefix) + pid + "/heap";
+    row +=
+        "<a href=\"" + heap + "\">heap</a> <a href=\"" + heap + "?seconds=30\">heap over 30s</a>";
   }
   return row + "</td></tr>\n";
 }
@@ -71,19 +73,26 @@ std::string RenderLandingPage() {
               "for Prometheus</li>\n"
               "<li><a href=\"/debug/pprof/\">/debug/pprof/</a>: the targets, with links to "
               "their heap profiles</li>\n"
-              "<li><code>/debug/pprof/heap?pid=N</code>: pid N's heap as a symbolized, "
+              "<li><code>/debug/pprof/pid/N/heap</code>: pid N's heap as a symbolized, "
               "gzipped pprof profile of what has been sampled so far (profiling must be "
               "active)</li>\n"
-              "<li><code>/debug/pprof/heap?pid=N&amp;seconds=S</code>: profile for S seconds "
+              "<li><code>/debug/pprof/pid/N/heap?seconds=S</code>: profile for S seconds "
               "(" +
-                  range + ") first, then leave profiling as it was</li>\n</ul>\n");
+                  range +
+                  ") first, then leave profiling as it was</li>\n"
+                  "<li><code>/debug/pprof/pid/N/symbol</code>: names of addresses in pid N, "
+                  "which pprof asks for what a profile leaves unnamed</li>\n"
+                  "<li><code>/debug/pprof/heap?pid=N</code>, "
+                  "<code>/debug/pprof/heap?pid=N&amp;seconds=S</code>: the same heap profiles "
+                  "with the pid as a parameter, for scrapers that set parameters (pprof's "
+                  "symbol requests for these cannot say which process)</li>\n</ul>\n");
 }
 
 std::string RenderPprofIndex(const std::vector<PprofTarget>& targets) {
   std::string body =
       "<h1>/debug/pprof/</h1>\n<p>Heap profiles of the local memprof agents "
-      "(<a href=\"/\">all endpoints</a>). <code>go tool pprof "
-      "http://HOST:PORT/debug/pprof/heap?pid=N</code> reads them.</p>\n";
+      "(<a href=\"/\">all endpoints</a>). <code>pprof "
+      "http://HOST:PORT/debug/pprof/pid/N/heap</code> reads them.</p>\n";
   if (targets.empty()) return Page("/debug/pprof/", body + "<p>No agents found.</p>\n");
   body +=
       "<table>\n<tr><th>pid</th><th>command</th><th>command line</th><th>profiling</th>"

@@ -4,10 +4,12 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 
 #include "cli/exporter/microhttpd_library.h"
 #include "cli/io/logging.h"
@@ -69,26 +71,67 @@ MHD_Result CollectArgument(void* query, MHD_ValueKind /*kind*/, const char* key,
   return MHD_YES;
 }
 
-// libmicrohttpd calls this for every request (and again for each piece of
-// a body, which is dropped: the answer is queued on the first call).
+// The Content-Length the client declared, if any.
+std::optional<size_t> DeclaredLength(const MicrohttpdApi& mhd, MHD_Connection* connection) {
+  const char* text =
+      mhd.lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  if (text == nullptr) return std::nullopt;
+  size_t length = 0;
+  const char* end = text + std::strlen(text);
+  auto [ptr, ec] = std::from_chars(text, end, length);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return length;
+}
+
+HttpResponse BodyTooLarge(size_t limit) {
+  return HttpResponse{413,
+                      kPlainText,
+                      "the request body is over the limit of " + std::to_string(limit) + " bytes\n",
+                      {}};
+}
+
+// libmicrohttpd calls this for every request: once with the headers, then
+// for each piece of a body, then once more when the request is complete,
+// which is when the handler runs. `request_state` holds the body so far
+// (ReleaseRequestState frees it).
 MHD_Result Dispatch(void* self, MHD_Connection* connection, const char* url, const char* method,
-                    const char* /*version*/, const char* /*upload_data*/, size_t* upload_size,
-                    void** /*request_state*/) {
+                    const char* /*version*/, const char* upload_data, size_t* upload_size,
+                    void** request_state) {
+  const auto* server = static_cast<const HttpServer*>(self);
+  const size_t limit = server->limits().max_body_bytes;
+  auto* body = static_cast<std::string*>(*request_state);
+  if (body == nullptr) {
+    if (DeclaredLength(server->mhd(), connection).value_or(0) > limit) {
+      return Queue(server->mhd(), connection, BodyTooLarge(limit));
+    }
+    *request_state = new std::string();
+    return MHD_YES;
+  }
   if (*upload_size != 0) {
+    // Sent without a length, or longer than it said: the bound ends it.
+    if (*upload_size > limit - body->size()) return MHD_NO;
+    body->append(upload_data, *upload_size);
     *upload_size = 0;
     return MHD_YES;
   }
-  HttpRequest request{method != nullptr ? method : "", url != nullptr ? url : "", {}};
-  const auto* server = static_cast<const HttpServer*>(self);
+  HttpRequest request{
+      method != nullptr ? method : "", url != nullptr ? url : "", {}, std::move(*body)};
   server->mhd().get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &CollectArgument,
                                       &request.query);
   return Queue(server->mhd(), connection, server->Handle(request));
 }
 
+void ReleaseRequestState(void* /*cls*/, MHD_Connection* /*connection*/, void** request_state,
+                         MHD_RequestTerminationCode /*why*/) {
+  delete static_cast<std::string*>(*request_state);
+  *request_state = nullptr;
+}
+
 }  // namespace
 
-HttpServer::HttpServer(const MicrohttpdApi& mhd, HttpHandler handler, ListenAddress address)
-    : mhd_(mhd), handler_(std::move(handler)), address_(address) {}
+HttpServer::HttpServer(const MicrohttpdApi& mhd, HttpHandler handler, ListenAddress address,
+                       const HttpServerLimits& limits)
+    : mhd_(mhd), handler_(std::move(handler)), address_(address), limits_(limits) {}
 
 HttpServer::~HttpServer() {
   if (daemon_ != nullptr) mhd_.stop_daemon(daemon_);
@@ -103,14 +146,14 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ListenAddress& addre
   if (!listener) return Fail(listener.error());
   auto bound = LocalAddressOf(listener->get());
   if (!bound) return Fail(bound.error());
-  std::unique_ptr<HttpServer> server(new HttpServer(**mhd, std::move(handler), *bound));
+  std::unique_ptr<HttpServer> server(new HttpServer(**mhd, std::move(handler), *bound, limits));
   server->daemon_ = (*mhd)->start_daemon(
       MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG, 0,
       nullptr, nullptr, &Dispatch, server.get(), MHD_OPTION_EXTERNAL_LOGGER, &LogFromMhd, nullptr,
-      MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(listener->get()),
-      MHD_OPTION_CONNECTION_LIMIT, limits.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-      limits.per_ip_connections, MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_timeout_seconds,
-      MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, &ReleaseRequestState, nullptr, MHD_OPTION_LISTEN_SOCKET,
+      static_cast<MHD_socket>(listener->get()), MHD_OPTION_CONNECTION_LIMIT, limits.max_connections,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_ip_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+      limits.idle_timeout_seconds, MHD_OPTION_END);
   if (server->daemon_ == nullptr) {
     return Fail(ErrorCode::kInternal, "cannot start the HTTP server on " + bound->ToString() +
                                           " (run with -vv for libmicrohttpd's reason)");

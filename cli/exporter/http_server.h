@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_EXPORTER_HTTP_SERVER_H_
 #define MEMPROF_CLI_EXPORTER_HTTP_SERVER_H_
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@ struct HttpRequest {
   // The query's arguments, decoded, in their order ("?pid=1&x" is
   // {{"pid", "1"}, {"x", ""}}).
   std::vector<std::pair<std::string, std::string>> query;
+  std::string body = {};  // what a POST sent (at most HttpServerLimits::max_body_bytes)
 
   // The value of the first argument named `name`; nullptr if there is none.
   const std::string* Argument(const std::string& name) const;
@@ -47,6 +49,10 @@ struct HttpServerLimits {
   unsigned max_connections = 32;     // open connections (and so threads), all clients together
   unsigned per_ip_connections = 8;   // open connections from one address
   unsigned idle_timeout_seconds = 30;
+  // A request body is read whole before the handler runs, up to this many
+  // bytes: a longer one is answered 413 at once when its Content-Length
+  // says so, and ends the connection when it is sent without a length.
+  size_t max_body_bytes = 1 << 20;
 };
 
 // A small HTTP/1.1 server over GNU libmicrohttpd (loaded when the first one
@@ -54,8 +60,8 @@ struct HttpServerLimits {
 // heap profile over S seconds) holds up only its own connection, with the
 // number of connections (so of threads) bounded, and idle timeouts. The listening socket is bound
 // by Start() itself, so a bind error has its own message and "port 0" reports the port the kernel
-// chose. Request bodies are never read. Destruction stops accepting, waits for handlers in progress
-// and closes everything.
+// chose. Request bodies are read up to a bound (HttpServerLimits). Destruction stops accepting,
+// waits for handlers in progress and closes everything.
 class HttpServer {
  public:
   [[nodiscard]] static Result<std::unique_ptr<HttpServer>> Start(
@@ -69,16 +75,19 @@ class HttpServer {
 
   // The library functions this server calls.
   const MicrohttpdApi& mhd() const { return mhd_; }
+  const HttpServerLimits& limits() const { return limits_; }
 
   // Runs the handler (on a server thread); an exception becomes a 500.
   HttpResponse Handle(const HttpRequest& request) const;
 
  private:
-  HttpServer(const MicrohttpdApi& mhd, HttpHandler handler, ListenAddress address);
+  HttpServer(const MicrohttpdApi& mhd, HttpHandler handler, ListenAddress address,
+             const HttpServerLimits& limits);
 
   const MicrohttpdApi& mhd_;
   HttpHandler handler_;
   ListenAddress address_;
+  HttpServerLimits limits_;
   MHD_Daemon* daemon_ = nullptr;
 };
 

@@ -33,7 +33,8 @@ Result<MicrohttpdApi> Load() {
       Resolve(library, "MHD_add_response_header", api.add_response_header) &&
       Resolve(library, "MHD_queue_response", api.queue_response) &&
       Resolve(library, "MHD_destroy_response", api.destroy_response) &&
-      Resolve(library, "MHD_get_connection_values", api.get_connection_values);
+      Resolve(library, "MHD_get_connection_values", api.get_connection_values) &&
+      Resolve(library, "MHD_lookup_connection_value", api.lookup_connection_value);
   if (!complete) {
     return Fail(ErrorCode::kInternal,
                 std::string(kSoname) + " lacks a function the exporter calls; reinstall " +

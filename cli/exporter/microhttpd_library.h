@@ -22,6 +22,7 @@ struct MicrohttpdApi {
   decltype(&MHD_queue_response) queue_response;
   decltype(&MHD_destroy_response) destroy_response;
   decltype(&MHD_get_connection_values) get_connection_values;
+  decltype(&MHD_lookup_connection_value) lookup_connection_value;
 };
 
 // Loads the library on the first call (thread-safe) and keeps it loaded.

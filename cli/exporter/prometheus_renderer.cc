@@ -9,8 +9,9 @@ namespace {
 
 constexpr char kReplacementCharacter[] = "\xEF\xBF\xBD";  // U+FFFD
 
-// A gauge family: its name, its HELP, whether it carries the allocator
-// label, and its value for a target (nullopt: no sample for that target).
+// A metric family: its name, its HELP, whether it carries the allocator
+// label, its value for a target (nullopt: no sample for that target), and
+// its type (a gauge unless it says otherwise).
 struct Family {
   const char* name;
   const char* help;

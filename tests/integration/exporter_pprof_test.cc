@@ -1,11 +1,14 @@
 // The exporter's pprof endpoints (issue 15): /debug/pprof/heap fetched by the
-// real pprof from real targets, its profiling windows, its failures, its
-// index page, and two requests for one process at once.
+// real pprof from real targets, stripped ones too (through the symbol
+// endpoint), its profiling windows, its failures, its index page, and two
+// requests for one process at once.
 #include <gtest/gtest.h>
 #include <stdio.h>
 
+#include <filesystem>
 #include <future>
 #include <regex>
+#include <sstream>
 
 #include "tests/integration/harness/exporter_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
@@ -18,6 +21,9 @@ namespace {
 
 using std::chrono::seconds;
 using test_support::HttpGet;
+
+constexpr char kServiceTarget[] = MEMPROF_IT_SERVICE_TARGET;
+constexpr char kServiceCacheLibrary[] = MEMPROF_IT_SERVICE_CACHE_LIBRARY;
 using test_support::HttpReply;
 
 class ExporterPprofTest : public ExporterTest {
@@ -31,6 +37,10 @@ class ExporterPprofTest : public ExporterTest {
   }
 
   HttpReply Heap(const std::string& query) { return HttpGet(address_, "/debug/pprof/heap" + query); }
+  HttpReply Symbol(const TargetProcess& t, const std::string& method, const std::string& body) {
+    return test_support::HttpRequest(address_, method, "/debug/pprof/pid/" + Pid(t) + "/symbol",
+                                     body);
+  }
   static std::string Pid(const TargetProcess& t) { return std::to_string(t.pid()); }
 
   // many_stacks_target: 64 stacks through ManyStacksAllocate, 256 KiB each,
@@ -62,6 +72,26 @@ std::string Header(const HttpReply& r, const std::string& name) {
   std::smatch m;
   const std::regex line("\r\n" + name + ": ([^\r]*)", std::regex::icase);
   return std::regex_search(r.headers, m, line) ? m[1].str() : "";
+}
+
+// Where `symbol`, a function `path` exports, is in process `pid`: its value
+// (readelf --dyn-syms) plus where the file's start is mapped; 0 if unknown.
+uint64_t AddressInProcess(pid_t pid, const std::string& path, const std::string& symbol) {
+  CommandResult symbols = RunCommand({"/usr/bin/readelf", "--dyn-syms", "-W", path}, {});
+  std::smatch m;
+  const std::regex row(" ([0-9a-f]+) +[0-9]+ FUNC +GLOBAL +DEFAULT +[0-9]+ " + symbol + "\n");
+  if (!std::regex_search(symbols.out, m, row)) return 0;
+  std::istringstream maps(ReadFile("/proc/" + std::to_string(pid) + "/maps"));
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, file;
+    fields >> range >> perms >> offset >> device >> inode >> file;
+    if (file == path && std::stoull(offset, nullptr, 16) == 0) {
+      return std::stoull(range.substr(0, range.find('-')), nullptr, 16) +
+             std::stoull(m[1].str(), nullptr, 16);
+    }
+  }
+  return 0;
 }
 
 // "of 16777216B total" in pprof -top -unit=B.
@@ -99,6 +129,67 @@ TEST_F(ExporterPprofTest, RealPprofFetchesTheHeapAndItsTotalIsReports) {
   EXPECT_NEAR(PprofTotal(top.out), expected, expected * 0.02) << top.out;
 }
 
+// A real service's files are stripped (Debian strips every package's): its
+// profile cannot name the program's own functions, and pprof asks the server
+// it fetched the profile from for those names, at the profile's URL with
+// "symbol" for its last element (Go's net/http/pprof protocol). Stripped
+// copies of service_target and of the library it allocates through.
+TEST_F(ExporterPprofTest, RealPprofReadsAStrippedProcessThroughTheSymbolEndpoint) {
+  std::string pprof;
+  std::string strip;
+  ASSERT_TRUE(test_support::CanRun(test_support::Pprof(MEMPROF_IT_PPROF_TOOL), &pprof));
+  ASSERT_TRUE(test_support::CanRun(test_support::Strip(), &strip));
+  const std::string bin = dir().File("stripped");
+  std::filesystem::create_directories(bin);
+  const std::string program = bin + "/service_target";
+  const std::string library = bin + "/libservice_cache.so";
+  std::filesystem::copy_file(kServiceTarget, program);
+  std::filesystem::copy_file(kServiceCacheLibrary, library);
+  for (const std::string& file : {program, library}) {
+    CommandResult stripped = RunCommand({strip, file}, {});
+    ASSERT_EQ(stripped.exit_code, 0) << stripped;
+  }
+  TargetOptions options;  // its library from beside it: $ORIGIN
+  options.argv = {program};
+  options.env = {{"LD_PRELOAD", kAgentLibrary},
+                 {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
+  TargetProcess* t = Start(options);
+  ASSERT_NE(t, nullptr);
+  ASSERT_NE(ReadFile("/proc/" + Pid(*t) + "/maps").find(library), std::string::npos);
+
+  // The library's exported function keeps its name (.dynsym); the program's
+  // own frames, which pprof asked the exporter about, stay unnamed: pprof
+  // shows them as "[service_target]".
+  const std::string url = "http://" + address_ + "/debug/pprof/pid/" + Pid(*t) + "/heap";
+  CommandResult top;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        top = RunCommand({pprof, "-top", "-unit=B", "-sample_index=inuse_space", url},
+                         {{"HOME", dir().path()}});
+        return top.exit_code == 0 && top.out.find("ServiceCacheAllocate") != std::string::npos;
+      },
+      seconds(60)))
+      << top;
+  EXPECT_NE(top.out.find("  [service_target]\n"), std::string::npos) << top.out;
+  // The pid in the query: pprof's symbol requests go to /debug/pprof/symbol,
+  // which names nothing, and pprof shows the same.
+  CommandResult by_query = RunCommand({pprof, "-top", "-unit=B", "-sample_index=inuse_space",
+                                       "http://" + address_ + "/debug/pprof/heap?pid=" + Pid(*t)},
+                                      {{"HOME", dir().path()}});
+  EXPECT_EQ(by_query.exit_code, 0) << by_query;
+  EXPECT_NE(by_query.out.find("ServiceCacheAllocate"), std::string::npos) << by_query.out;
+
+  // The symbol endpoint names an address of the live, stripped library.
+  const uint64_t exported = AddressInProcess(t->pid(), library, "ServiceCacheAllocate");
+  ASSERT_NE(exported, 0u);
+  std::ostringstream hex;
+  hex << "0x" << std::hex << exported;
+  HttpReply named = Symbol(*t, "POST", hex.str() + "+0x1");
+  EXPECT_EQ(named.status, 200) << named.body;
+  EXPECT_EQ(named.body, hex.str() + " ServiceCacheAllocate\n") << "nothing at 0x1";
+  EXPECT_EQ(Symbol(*t, "GET", "").body, "num_symbols: 1\n");
+}
+
 TEST_F(ExporterPprofTest, SecondsProfilesAWindowAndPutsTheStateBack) {
   std::string pprof;
   ASSERT_TRUE(test_support::CanRun(test_support::Pprof(MEMPROF_IT_PPROF_TOOL), &pprof));
@@ -108,7 +199,9 @@ TEST_F(ExporterPprofTest, SecondsProfilesAWindowAndPutsTheStateBack) {
   EXPECT_EQ(inactive.status, 409) << inactive.body;
   EXPECT_NE(inactive.body.find("profiling is not active in pid " + Pid(*t)), std::string::npos)
       << inactive.body;
-  EXPECT_NE(inactive.body.find("&seconds=S"), std::string::npos) << inactive.body;
+  EXPECT_NE(inactive.body.find("/debug/pprof/pid/" + Pid(*t) + "/heap?seconds=S"),
+            std::string::npos)
+      << inactive.body;
 
   HttpReply window = Heap("?pid=" + Pid(*t) + "&seconds=1");
   ASSERT_EQ(window.status, 200) << window.body;
@@ -136,7 +229,7 @@ TEST_F(ExporterPprofTest, EachFailureHasItsStatusAndSaysWhatToDo) {
   ASSERT_NE(off, nullptr);
   ASSERT_NE(no_agent, nullptr);
   const std::vector<std::tuple<std::string, int, std::string>> cases = {
-      {"", 400, "no pid: ask /debug/pprof/heap?pid=N"},
+      {"", 400, "no pid: ask /debug/pprof/pid/N/heap (or /debug/pprof/heap?pid=N)"},
       {"?pid=abc", 400, "pid=abc is not a process id"},
       {"?pid=" + Pid(*ready) + "&seconds=0", 400,
        "seconds=0: must be a whole number of seconds from 1 to 300"},
@@ -202,12 +295,13 @@ TEST_F(ExporterPprofTest, TheIndexAndLandingPageLinkTheTargetsAndEscapeTheirComm
       << index.body;
   EXPECT_EQ(index.body.find("<script>"), std::string::npos) << index.body;
   EXPECT_NE(index.body.find("<td>inactive</td>"), std::string::npos) << index.body;
-  EXPECT_NE(index.body.find("<a href=\"heap?pid=" + Pid(*t) + "\">"), std::string::npos)
+  EXPECT_NE(index.body.find("<a href=\"/debug/pprof/pid/" + Pid(*t) + "/heap\">"),
+            std::string::npos)
       << index.body;
   HttpReply landing = HttpGet(address_, "/");
   ASSERT_EQ(landing.status, 200);
-  for (const char* link : {"href=\"/metrics\"", "href=\"/debug/pprof/\"",
-                           "/debug/pprof/heap?pid=N", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
+  for (const char* link : {"href=\"/metrics\"", "href=\"/debug/pprof/\"", "/debug/pprof/pid/N/heap",
+                           "/debug/pprof/pid/N/symbol", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
     EXPECT_NE(landing.body.find(link), std::string::npos) << link << "\n" << landing.body;
   }
 }

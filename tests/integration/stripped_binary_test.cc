@@ -5,8 +5,6 @@
 // .gnu_debuglink, and from Debian's real debuginfod server on loopback. Our
 // pprof output keeps what the real pprof needs to finish the job elsewhere.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <filesystem>
 #include <regex>
@@ -27,22 +25,6 @@ namespace fs = std::filesystem;
 using std::chrono::seconds;
 
 constexpr char kAllocator[] = "PlainTargetAllocate";
-
-// A free TCP port on loopback (the kernel's pick, released for the server).
-uint16_t FreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 class StrippedBinaryTest : public IntegrationTest {
  protected:
@@ -187,7 +169,7 @@ TEST_F(StrippedBinaryTest, DebugFileFromARealDebuginfodServer) {
   const std::string served = files_.File("served");
   fs::create_directories(served);
   fs::rename(debug_file_, served + "/plain_target.debug");
-  const uint16_t port = FreeLoopbackPort();
+  const uint16_t port = test_support::FreeLoopbackPort();
   ASSERT_NE(port, 0);
   test_support::SpawnOptions spawn;
   spawn.argv = {debuginfod, "-F", served, "-p", std::to_string(port), "-d",

@@ -1,15 +1,17 @@
 // tcmalloc targets (issue 16): a program linked with gperftools' libtcmalloc,
 // the agent preloaded, driven through status, stats, activate, dump,
-// deactivate and report by the real memprofctl; and `memprofctl run
-// --allocator tcmalloc`.
+// deactivate and report by the real memprofctl, and through the exporter's
+// heap endpoint; and `memprofctl run --allocator tcmalloc`.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tests/integration/harness/exporter_fixture.h"
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
+#include "tests/support/http_client.h"
 
 namespace memprof::integration {
 namespace {
@@ -20,7 +22,7 @@ constexpr char kTcmallocTarget[] = MEMPROF_IT_TCMALLOC_TARGET;
 // Smaller than run's 512 KiB, so that the 4 KiB leak lands in samples soon.
 constexpr char kSamplePeriod[] = "65536";
 
-class TcmallocTest : public IntegrationTest {
+class TcmallocTest : public ExporterTest {
  protected:
   // tcmalloc_target with the agent preloaded; sampling unless `sampling` is false.
   TargetProcess* StartTcmalloc(bool sampling = true) {
@@ -117,6 +119,29 @@ TEST_F(TcmallocTest, ActivateDumpDeactivate) {
   const std::string second = DumpText(*t, "after2.heap");
   EXPECT_TRUE(first.starts_with("heap profile:")) << first.substr(0, 200);
   EXPECT_EQ(first, second);
+}
+
+// tcmalloc has sampled since start-up: the exporter's heap endpoint serves the
+// heap of a process nobody activated (for a moment, the shortest window: the
+// agent serves tcmalloc's sample only while activated), and puts the state
+// back.
+TEST_F(TcmallocTest, TheExporterServesTheHeapOfAProcessNeverActivated) {
+  TargetProcess* t = StartTcmalloc();
+  ASSERT_NE(t, nullptr);
+  std::unique_ptr<Subprocess> exporter = StartExporter({"--listen", "127.0.0.1:0"});
+  ASSERT_NE(exporter, nullptr);
+  const std::string address = AwaitListening(*exporter);
+  ASSERT_FALSE(address.empty()) << exporter->StderrText();
+  const std::string pid = std::to_string(t->pid());
+  test_support::HttpReply heap = test_support::HttpGet(address, "/debug/pprof/heap?pid=" + pid);
+  ASSERT_EQ(heap.status, 200) << heap.body;
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], false) << "left inactive, as it was";
+  // The gzipped profile.proto: its string table names the allocating function.
+  const std::string file = dir().File("heap.pb.gz");
+  ASSERT_TRUE(WriteFile(file, heap.body));
+  CommandResult strings = RunCommand({"/bin/sh", "-c", "gzip -dc < \"$1\"", "sh", file}, {});
+  ASSERT_EQ(strings.exit_code, 0) << strings;
+  EXPECT_NE(strings.out.find("TcmallocTargetAllocate"), std::string::npos);
 }
 
 // Each --json output of a tcmalloc target against its schema (docs/schemas,

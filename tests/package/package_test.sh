@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The Debian packages, as a new user gets them (issue 15): builds memprof and
-# libmemprof-agent-dev with cpack from BUILD_DIR, fails on any lintian error,
-# checks that no installed file names the build or source directory, then
-# installs both on a bare Debian 12 (`debootstrap --variant=minbase
-# bookworm`) with `dpkg -i` and `apt-get -f install`, and there:
+# libmemprof-agent-dev with cpack from a release tarball of SOURCE_DIR (`git
+# archive` of its HEAD, unpacked with umask 002, so every file has mode 0664
+# and the package must set every mode itself), fails on any lintian error or
+# any file or directory mode Debian does not want, checks that no installed
+# file names the build or source directory, then installs both on a bare
+# Debian 12 (`debootstrap --variant=minbase bookworm`) with `dpkg -i` and
+# `apt-get -f install`, and there:
 #  - profiles memprof-demo under `memprofctl run` (list, activate, dump, report);
 #  - builds packaging/examples/ through pkg-config and through
 #    find_package(memprof), and sees each program's agent in `memprofctl list`;
@@ -11,9 +14,15 @@
 #
 #   bash tests/package/package_test.sh BUILD_DIR SOURCE_DIR   (ctest -L package)
 #
+# The tarball is built as a user builds it, with CMake's defaults, from
+# nothing (the CLI's twenty minutes on two cores; ccache could not help: the
+# unity batches name the tree's random absolute path). BUILD_DIR and
+# SOURCE_DIR are only looked for in the installed files. Uncommitted changes
+# in SOURCE_DIR are not in the tarball, as in a release.
+#
 # Needs root (debootstrap, chroot, mount; exits 77, ctest's skip, otherwise),
 # the Debian mirror this machine's apt uses (MEMPROF_PACKAGE_MIRROR overrides)
-# and about 1 GB under /var/tmp (MEMPROF_PACKAGE_PARENT). Everything it makes
+# and about 2 GB under /var/tmp (MEMPROF_PACKAGE_PARENT). Everything it makes
 # is in one temporary directory, removed on exit, also on failure.
 set -euo pipefail
 
@@ -54,13 +63,43 @@ cleanup() {
 
 # --- the packages, on this machine ---------------------------------------------
 
-DEBS=()  # memprof_*.deb and libmemprof-agent-dev_*.deb
+TREE=""        # the tarball's tree, ${WORK}/memprof
+TREE_BUILD=""  # its build directory, ${TREE}/build
+DEBS=()        # memprof_*.deb and libmemprof-agent-dev_*.deb
 
+# SOURCE_DIR's HEAD as a release tarball has it: `git archive` writes files
+# with mode 0664 and directories 0775 (its tar.umask, 0002), and a user whose
+# umask is 002 unpacks them so.
+unpack_tarball() {
+  local commit
+  commit="$(git -C "${SOURCE_DIR}" rev-parse --short HEAD)"
+  log "git archive ${commit} of ${SOURCE_DIR}, unpacked with umask 002"
+  if [[ -n "$(git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no)" ]]; then
+    echo "note: uncommitted changes in ${SOURCE_DIR} are not in the tarball"
+  fi
+  TREE="${WORK}/memprof"
+  mkdir "${TREE}"
+  git -C "${SOURCE_DIR}" archive --format=tar "${commit}" >"${WORK}/memprof.tar"
+  (umask 002 && tar -x -f "${WORK}/memprof.tar" -C "${TREE}")
+  local mode
+  mode="$(stat -c %a "${TREE}/packaging/triggers")"
+  [[ "${mode}" == 664 ]] || fail "the tarball's packaging/triggers has mode ${mode}, not 664"
+}
+
+# Configures and builds what the packages hold from the tarball, under
+# umask 002 as well, then packs them.
 build_debs() {
-  log "cpack from ${BUILD_DIR}"
-  cmake --build "${BUILD_DIR}" --target memprofctl memprof_agent memprof_agent_server memprof-demo
-  cpack --config "${BUILD_DIR}/CPackConfig.cmake" -B "${WORK}/debs" >"${WORK}/cpack.log" 2>&1 ||
-    { cat "${WORK}/cpack.log" >&2; fail "cpack failed"; }
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  TREE_BUILD="${TREE}/build"
+  log "cmake ${generator[*]}, build and cpack from the tarball in ${TREE_BUILD}"
+  (umask 002 && cmake -S "${TREE}" -B "${TREE_BUILD}" "${generator[@]}" >"${WORK}/configure.log" 2>&1 &&
+    cmake --build "${TREE_BUILD}" \
+      --target memprofctl memprof_agent memprof_agent_server memprof-demo memprof_man \
+      >"${WORK}/build.log" 2>&1) ||
+    { tail -n 40 "${WORK}/configure.log" "${WORK}/build.log" >&2; fail "the tarball does not build"; }
+  (umask 002 && cpack --config "${TREE_BUILD}/CPackConfig.cmake" -B "${WORK}/debs") \
+    >"${WORK}/cpack.log" 2>&1 || { cat "${WORK}/cpack.log" >&2; fail "cpack failed"; }
   DEBS=("${WORK}"/debs/memprof_*.deb "${WORK}"/debs/libmemprof-agent-dev_*.deb)
   local deb
   for deb in "${DEBS[@]}"; do
@@ -94,6 +133,18 @@ check_contents() {
     fail "libmemprof-agent-dev does not depend on memprof (= its version)"
 }
 
+# Debian's modes (policy 10.9), whatever the tree's were: directories 0755,
+# files 0644 or 0755 (programs), in the data and in the control archive.
+check_modes() {
+  local deb bad
+  for deb in "${DEBS[@]}"; do
+    bad="$( (dpkg-deb --fsys-tarfile "${deb}" | tar -tv; dpkg-deb --ctrl-tarfile "${deb}" | tar -tv) |
+      awk '$1 !~ /^(drwxr-xr-x|-rw-r--r--|-rwxr-xr-x|lrwxrwxrwx)$/')"
+    [[ -z "${bad}" ]] || fail "${deb##*/} has files with modes Debian does not want:
+${bad}"
+  done
+}
+
 run_lintian() {
   local deb out
   for deb in "${DEBS[@]}"; do
@@ -104,13 +155,14 @@ run_lintian() {
   done
 }
 
-# No installed file may name the directories memprof was built from.
+# No installed file may name the directories memprof was built from, nor the
+# checkout's.
 check_no_build_paths() {
   local root="$1" file hits=""
-  log "strings: no ${BUILD_DIR} or ${SOURCE_DIR} in the installed files"
+  log "strings: no ${TREE}, ${BUILD_DIR} or ${SOURCE_DIR} in the installed files"
   while read -r file; do
     [[ -f "${root}${file}" && ! -L "${root}${file}" ]] || continue
-    if strings -a "${root}${file}" | grep -F -e "${BUILD_DIR}" -e "${SOURCE_DIR}" >/dev/null; then
+    if strings -a "${root}${file}" | grep -F -e "${TREE}" -e "${BUILD_DIR}" -e "${SOURCE_DIR}" >/dev/null; then
       hits+=" ${file}"
     fi
   done < <(chroot "${root}" dpkg -L memprof libmemprof-agent-dev)
@@ -141,16 +193,20 @@ in_root() {
 install_packages() {
   mkdir -p "${DEB_ROOT}${CHECK}/examples"
   cp "${DEBS[@]}" "${DEB_ROOT}${CHECK}/"
-  cp "${BUILD_DIR}/tests/testprogs/memprof-demo" "${DEB_ROOT}${CHECK}/"
-  cp "${SOURCE_DIR}"/packaging/examples/* "${DEB_ROOT}${CHECK}/examples/"
-  cp "${SOURCE_DIR}/tests/package/in_root.sh" "${DEB_ROOT}${CHECK}/"
+  cp "${TREE_BUILD}/tests/testprogs/memprof-demo" "${DEB_ROOT}${CHECK}/"
+  cp "${TREE}"/packaging/examples/* "${DEB_ROOT}${CHECK}/examples/"
+  cp "${TREE}/tests/package/in_root.sh" "${DEB_ROOT}${CHECK}/"
   log "dpkg -i, then apt-get -f install"
   in_root "apt-get update -q"
   # dpkg leaves them unconfigured, missing their dependencies: apt fetches those.
   in_root "dpkg -i ${CHECK}/*.deb || true"
   in_root "apt-get -f install -y -q"
-  in_root "dpkg-query -W -f='\${Package} \${Version} \${Status}\n' memprof libmemprof-agent-dev" |
-    tee /dev/stderr | grep -c 'install ok installed' | grep -x 2 >/dev/null ||
+  # (Not `tee /dev/stderr`: that opens the file stderr is anew, and truncates
+  # the log of a run whose stderr is a file.)
+  local installed
+  installed="$(in_root "dpkg-query -W -f='\${Package} \${Version} \${Status}\n' memprof libmemprof-agent-dev")"
+  echo "${installed}" >&2
+  [[ "$(grep -c 'install ok installed' <<<"${installed}")" == 2 ]] ||
     fail "the packages are not both installed"
 }
 
@@ -166,9 +222,11 @@ main() {
   trap 'exit 143' TERM
   WORK="$(mktemp -d "${MEMPROF_PACKAGE_PARENT:-/var/tmp}/memprof-package.XXXXXX")"
   chmod 0755 "${WORK}"
+  unpack_tarball
   build_debs
   check_contents
   run_lintian
+  check_modes
   make_root
   install_packages
   check_no_build_paths "${DEB_ROOT}"

@@ -116,6 +116,10 @@ RequiredTool Objcopy() {
   return VersionProbed("objcopy", {"objcopy", "/usr/bin/objcopy"}, "binutils", {"--version"});
 }
 
+RequiredTool Strip() {
+  return VersionProbed("strip", {"strip", "/usr/bin/strip"}, "binutils", {"--version"});
+}
+
 RequiredTool Groff() {
   return VersionProbed("groff", {"groff", "/usr/bin/groff"}, "groff-base", {"--version"});
 }
@@ -136,8 +140,8 @@ RequiredTool SystemdAnalyze() {
 }
 
 std::vector<RequiredTool> ToolsTheTestsRun() {
-  return {Jeprof(),     Promtool(), Chromium(), Xmllint(), Ip(),   Unshare(),
-          Debuginfod(), Objcopy(),  Groff(),    Zsh(),     Bash(), SystemdAnalyze()};
+  return {Jeprof(),     Promtool(), Chromium(), Xmllint(), Ip(),   Unshare(), Debuginfod(),
+          Objcopy(),    Strip(),    Groff(),    Zsh(),     Bash(), SystemdAnalyze()};
 }
 
 }  // namespace memprof::test_support

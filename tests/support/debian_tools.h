@@ -21,9 +21,11 @@ RequiredTool Chromium();
 RequiredTool Xmllint();
 RequiredTool Ip();
 RequiredTool Unshare();
-// Debian's debuginfod server (elfutils), and objcopy to split debug files.
+// Debian's debuginfod server (elfutils), objcopy to split debug files, and
+// strip, as packages strip their binaries.
 RequiredTool Debuginfod();
 RequiredTool Objcopy();
+RequiredTool Strip();
 
 // groff (groff-base) renders the man pages; zsh, bash and systemd-analyze
 // (systemd) run the shell completion and check the systemd examples.

@@ -63,15 +63,33 @@ HttpReply HttpRequest(const sockaddr* address, socklen_t length, const std::stri
   return reply;
 }
 
-HttpReply HttpGet(const std::string& host_port, const std::string& path) {
+HttpReply HttpRequest(const std::string& host_port, const std::string& method,
+                      const std::string& path, const std::string& body) {
   const size_t colon = host_port.rfind(':');
   if (colon == std::string::npos) return {};
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(std::atoi(host_port.substr(colon + 1).c_str())));
   if (::inet_pton(AF_INET, host_port.substr(0, colon).c_str(), &addr.sin_addr) != 1) return {};
-  return HttpRequest(reinterpret_cast<const sockaddr*>(&addr), sizeof(addr), "GET", path,
-                     host_port);
+  return HttpRequest(reinterpret_cast<const sockaddr*>(&addr), sizeof(addr), method, path,
+                     host_port, body);
+}
+
+HttpReply HttpGet(const std::string& host_port, const std::string& path) {
+  return HttpRequest(host_port, "GET", path, "");
+}
+
+uint16_t FreeLoopbackPort() {
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (!fd || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    return 0;
+  }
+  return ntohs(address.sin_port);
 }
 
 }  // namespace memprof::test_support

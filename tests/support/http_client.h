@@ -3,6 +3,7 @@
 
 #include <sys/socket.h>
 
+#include <cstdint>
 #include <string>
 
 namespace memprof::test_support {
@@ -21,8 +22,16 @@ HttpReply HttpRequest(const sockaddr* address, socklen_t length, const std::stri
                       const std::string& path, const std::string& host,
                       const std::string& extra_body = "");
 
-// "GET path HTTP/1.0" to "IPv4:PORT" (its Host header).
+// The same to "IPv4:PORT" (also its Host header).
+HttpReply HttpRequest(const std::string& host_port, const std::string& method,
+                      const std::string& path, const std::string& body);
+
+// "GET path HTTP/1.0" to "IPv4:PORT".
 HttpReply HttpGet(const std::string& host_port, const std::string& path);
+
+// A free TCP port on loopback (the kernel's pick, released for a server the
+// test starts); 0 if there is none.
+uint16_t FreeLoopbackPort();
 
 }  // namespace memprof::test_support
 

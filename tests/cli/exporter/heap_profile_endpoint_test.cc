@@ -39,7 +39,7 @@ TEST(HeapQueryTest, PidAndSeconds) {
 TEST(HeapQueryTest, BadQueriesSayWhatIsValid) {
   const std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::string>>
       cases = {
-          {{}, "no pid: ask /debug/pprof/heap?pid=N"},
+          {{}, "no pid: ask /debug/pprof/pid/N/heap (or /debug/pprof/heap?pid=N)"},
           {{{"pid", "abc"}}, "pid=abc is not a process id"},
           {{{"pid", "0"}}, "pid=0 is not a process id"},
           {{{"pid", "-3"}}, "pid=-3 is not a process id"},
@@ -126,7 +126,8 @@ TEST_F(HeapProfileEndpointTest, EachFailureHasItsCodeAndSaysWhatToDo) {
   HttpResponse inactive = endpoint_.Handle(Heap({{"pid", "42"}}));
   EXPECT_EQ(inactive.status, 409u);
   EXPECT_NE(inactive.body.find("profiling is not active in pid 42"), std::string::npos);
-  EXPECT_NE(inactive.body.find("seconds=S"), std::string::npos) << inactive.body;
+  EXPECT_NE(inactive.body.find("/debug/pprof/pid/42/heap?seconds=S"), std::string::npos)
+      << inactive.body;
   EXPECT_NE(inactive.body.find("memprofctl activate --pid 42"), std::string::npos);
   EXPECT_EQ(endpoint_.Handle(Heap({{"pid", "42"}, {"seconds", "1"}})).status, 200u)
       << "a window needs no active profiling";
@@ -147,6 +148,7 @@ TEST_F(HeapProfileEndpointTest, EachFailureHasItsCodeAndSaysWhatToDo) {
   HttpResponse stuck = endpoint_.Handle(Heap({{"pid", "42"}}));
   EXPECT_EQ(stuck.status, 503u) << "the process is still there";
   EXPECT_EQ(stuck.body, "the memprof agent of pid 42 did not answer in time\n");
+  EXPECT_EQ(Header(stuck, "X-Go-Pprof"), "1") << "so that the pprof CLI prints the text";
   capture_ = [this](const Target&,
                     std::optional<std::chrono::milliseconds>) -> Result<std::string> {
     std::filesystem::remove_all(proc_ + "/42");  // the process exits mid-dump
@@ -156,6 +158,21 @@ TEST_F(HeapProfileEndpointTest, EachFailureHasItsCodeAndSaysWhatToDo) {
   EXPECT_EQ(died.status, 502u);
   EXPECT_NE(died.body.find("exited while its heap profile was being taken"), std::string::npos)
       << died.body;
+}
+
+// tcmalloc samples from start-up, and the agent serves its sample of the
+// live heap only while activated: without seconds, the shortest window.
+TEST_F(HeapProfileEndpointTest, AnInactiveTcmallocProcessIsProfiledForAMoment) {
+  status_ = Ready(false);
+  status_.set_allocator(memprof::v1::ALLOCATOR_KIND_TCMALLOC);
+  HttpResponse r = endpoint_.Handle(Heap({{"pid", "42"}}));
+  EXPECT_EQ(r.status, 200u) << r.body;
+  EXPECT_EQ(r.body, "profile of 42 over 1000");
+  EXPECT_EQ(endpoint_.Handle(Heap({{"pid", "42"}, {"seconds", "3"}})).body,
+            "profile of 42 over 3000");
+  status_.set_profiling_active(true);
+  EXPECT_EQ(endpoint_.Handle(Heap({{"pid", "42"}})).body, "profile of 42")
+      << "active: its sample now, no window";
 }
 
 TEST_F(HeapProfileEndpointTest, ASecondRequestForTheSamePidIsTurnedAwayWhileTheFirstRuns) {
@@ -181,8 +198,10 @@ TEST(HtmlPagesTest, TheIndexEscapesWhatTheProcessesControl) {
       page.find("prog &#39;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; \xEF\xBF\xBD"),
       std::string::npos)
       << page;
-  EXPECT_NE(page.find("<a href=\"heap?pid=7\">"), std::string::npos) << page;
-  EXPECT_EQ(page.find("heap?pid=8"), std::string::npos) << "no link where profiling is off";
+  EXPECT_NE(page.find("<a href=\"/debug/pprof/pid/7/heap\">"), std::string::npos) << page;
+  EXPECT_NE(page.find("<a href=\"/debug/pprof/pid/7/heap?seconds=30\">"), std::string::npos)
+      << page;
+  EXPECT_EQ(page.find("pid/8/"), std::string::npos) << "no link where profiling is off";
   EXPECT_NE(RenderPprofIndex({}).find("No agents found"), std::string::npos);
 }
 

@@ -59,12 +59,37 @@ TEST(HttpServerTest, AHandlerThatThrowsIsA500AndTheServerGoesOn) {
   EXPECT_EQ(HttpRequestTo((*server)->address(), "GET", "/ok").body, "fine");
 }
 
-TEST(HttpServerTest, ABodyIsNeverReadButTheClientGetsItsAnswer) {
+// pprof's symbol requests are POSTs: the handler gets the whole body.
+TEST(HttpServerTest, APostBodyReachesTheHandlerWhole) {
   auto server = HttpServer::Start(AnyPort(), [](const HttpRequest& r) {
-    return HttpResponse{r.method == "POST" ? 405u : 200u, "text/plain", "no\n", {}};
+    return HttpResponse{200, "text/plain", r.method + " [" + r.body + "]", {}};
   });
   ASSERT_TRUE(server) << server.error().message;
-  EXPECT_EQ(HttpRequestTo((*server)->address(), "POST", "/metrics", "a=1&b=2").status, 405);
+  const std::string body = "0x4a1f2c+" + std::string(100000, 'a');
+  EXPECT_EQ(HttpRequestTo((*server)->address(), "POST", "/debug/pprof/symbol", body).body,
+            "POST [" + body + "]");
+  EXPECT_EQ(HttpRequestTo((*server)->address(), "GET", "/metrics").body, "GET []");
+}
+
+TEST(HttpServerTest, ABodyOverTheLimitIsA413AndTheHandlerNeverRuns) {
+  std::atomic<int> calls{0};
+  HttpServerLimits limits;
+  limits.max_body_bytes = 1000;
+  auto server = HttpServer::Start(
+      AnyPort(),
+      [&calls](const HttpRequest&) {
+        ++calls;
+        return HttpResponse{};
+      },
+      limits);
+  ASSERT_TRUE(server) << server.error().message;
+  test_support::HttpReply r =
+      HttpRequestTo((*server)->address(), "POST", "/debug/pprof/symbol", std::string(1001, 'a'));
+  EXPECT_EQ(r.status, 413) << r.headers;
+  EXPECT_EQ(r.body, "the request body is over the limit of 1000 bytes\n");
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_EQ(HttpRequestTo((*server)->address(), "POST", "/x", std::string(1000, 'a')).status, 200)
+      << "up to the limit is fine";
 }
 
 TEST(HttpServerTest, APortInUseIsAClearError) {
@@ -95,6 +120,11 @@ ExporterPages Pages(std::function<Result<std::string>()> metrics = Exposition) {
   pages.pprof_index = [] { return Result<std::string>("<p>index</p>"); };
   pages.heap = [](const HttpRequest& r) {
     return HttpResponse{200, "application/octet-stream", "heap of " + *r.Argument("pid"), {}};
+  };
+  pages.symbol = [](const HttpRequest& r) {
+    const std::string* pid = r.Argument("pid");
+    return HttpResponse{
+        200, kPlainText, r.method + " symbol of " + (pid ? *pid : "none") + ": " + r.body, {}};
   };
   return pages;
 }
@@ -168,7 +198,8 @@ TEST(ExporterRoutingTest, LandingPageIndexAndHeap) {
   EXPECT_EQ(landing.status, 200u);
   EXPECT_EQ(landing.content_type, kHtmlContentType);
   for (const char* link :
-       {"href=\"/metrics\"", "href=\"/debug/pprof/\"", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
+       {"href=\"/metrics\"", "href=\"/debug/pprof/\"", "/debug/pprof/pid/N/heap?seconds=S",
+        "/debug/pprof/pid/N/symbol", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
     EXPECT_NE(landing.body.find(link), std::string::npos) << link << "\n" << landing.body;
   }
   for (const char* path : {"/debug/pprof/", "/debug/pprof"}) {
@@ -180,6 +211,35 @@ TEST(ExporterRoutingTest, LandingPageIndexAndHeap) {
   EXPECT_EQ(heap.body, "heap of 7");
   HttpResponse head = RouteExporterRequest({"HEAD", "/debug/pprof/heap", {{"pid", "7"}}}, Pages());
   EXPECT_EQ(head.status, 405u) << "a HEAD would still make the target dump";
+}
+
+// pprof finds a profile's symbol endpoint by replacing the last element of
+// its path (and dropping the query): the per-target paths carry the pid.
+TEST(ExporterRoutingTest, PerTargetPathsAreThePagesWithThePid) {
+  EXPECT_EQ(
+      RouteExporterRequest({"GET", "/debug/pprof/pid/7/heap", {{"seconds", "5"}}}, Pages()).body,
+      "heap of 7");
+  EXPECT_EQ(
+      RouteExporterRequest({"POST", "/debug/pprof/pid/7/symbol", {}, "0x1+0x2"}, Pages()).body,
+      "POST symbol of 7: 0x1+0x2");
+  EXPECT_EQ(RouteExporterRequest({"POST", "/debug/pprof/symbol", {}, "0x1"}, Pages()).body,
+            "POST symbol of none: 0x1");
+  EXPECT_EQ(RouteExporterRequest({"GET", "/debug/pprof/symbol", {}}, Pages()).status, 200u);
+  HttpResponse put = RouteExporterRequest({"PUT", "/debug/pprof/pid/7/symbol", {}}, Pages());
+  EXPECT_EQ(put.status, 405u);
+  ASSERT_EQ(put.headers.size(), 1u);
+  EXPECT_EQ(put.headers[0], (std::pair<std::string, std::string>{"Allow", "GET, POST"}));
+  EXPECT_EQ(RouteExporterRequest({"HEAD", "/debug/pprof/pid/7/heap", {}}, Pages()).status, 405u);
+  for (const char* path : {"/debug/pprof/pid/7/profile", "/debug/pprof/pid/7", "/debug/pprof/pid/",
+                           "/debug/pprof/pid/7/heap/", "/debug/pprof/pid/7/8/heap"}) {
+    EXPECT_EQ(RouteExporterRequest({"GET", path, {}}, Pages()).status, 404u) << path;
+  }
+  auto scoped = TargetScopedRequest({"GET", "/debug/pprof/pid/abc/heap", {{"pid", "9"}}});
+  ASSERT_TRUE(scoped);
+  EXPECT_EQ(scoped->path, "/debug/pprof/heap");
+  EXPECT_EQ(scoped->query,
+            (std::vector<std::pair<std::string, std::string>>{{"pid", "abc"}, {"pid", "9"}}))
+      << "the heap query then says the pid is not a number, or given twice";
 }
 
 TEST(HttpServerTest, QueryArgumentsReachTheHandlerDecoded) {

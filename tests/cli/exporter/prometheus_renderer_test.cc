@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "common/proc_status.h"
+
 namespace memprof::cli {
 namespace {
 
@@ -118,6 +124,45 @@ TEST(PrometheusRendererTest, InvalidUtf8BecomesTheReplacementCharacter) {
   EXPECT_EQ(ValidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");        // overlong '/'
   EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
   EXPECT_EQ(EscapeLabelValue("x\x80\""), "x\xEF\xBF\xBD\\\"");
+}
+
+// "memprof_jemalloc_{allocated,active}_bytes" -> both names.
+std::vector<std::string> ExpandBraces(const std::string& pattern) {
+  const size_t open = pattern.find('{');
+  const size_t close = pattern.find('}', open);
+  if (open == std::string::npos || close == std::string::npos) return {pattern};
+  std::vector<std::string> names;
+  std::stringstream choices(pattern.substr(open + 1, close - open - 1));
+  for (std::string choice; std::getline(choices, choice, ',');) {
+    names.push_back(pattern.substr(0, open) + choice + pattern.substr(close + 1));
+  }
+  return names;
+}
+
+// The user guide's table of the metrics (`stats --format prometheus` and the
+// exporter) gives each family of the exposition with its real type.
+TEST(PrometheusRendererTest, TheUserGuideGivesEveryMetricItsType) {
+  TargetMetrics everything = Jemalloc(42, "demo");
+  everything.captures_held = 1;
+  everything.captures_taken_total = 3;
+  std::map<std::string, std::string> types;
+  std::istringstream exposition(RenderPrometheus({everything}));
+  static const std::regex kType("# TYPE (\\S+) (\\S+)");
+  std::smatch m;
+  for (std::string line; std::getline(exposition, line);) {
+    if (std::regex_match(line, m, kType)) types[m[1].str()] = m[2].str();
+  }
+  ASSERT_EQ(types.size(), 11u);
+  auto guide = ReadTextFile(std::string(MEMPROF_TEST_DOCS_DIR) + "/user-guide.md");
+  ASSERT_TRUE(guide) << guide.error().message;
+  std::map<std::string, std::string> documented;
+  static const std::regex kRow("^\\| `(memprof_[^`]+)` \\| (gauge|counter|histogram|summary) \\|");
+  std::istringstream lines(*guide);
+  for (std::string line; std::getline(lines, line);) {
+    if (!std::regex_search(line, m, kRow)) continue;
+    for (const std::string& name : ExpandBraces(m[1].str())) documented[name] = m[2].str();
+  }
+  EXPECT_EQ(documented, types) << "docs/user-guide.md, the table under `stats --format prometheus`";
 }
 
 }  // namespace
