@@ -186,5 +186,34 @@ TEST_F(ReportTest, MalformedDumpIsRejectedWithTheLineAndNothingIsWritten) {
   ExpectCliError(Cli({"report", bad, "--format", "png"}), 2, "png");
 }
 
+// A dump cut anywhere, most likely in its maps section (most of the file),
+// is refused with exit 2 and where it ends; no report is written.
+TEST_F(ReportTest, TruncatedDumpIsAUsageErrorThatSaysWhereItEnds) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string text = ReadFile(Dump(*t, "whole.heap"));
+  const size_t maps = text.find("MAPPED_LIBRARIES:\n") + std::string("MAPPED_LIBRARIES:\n").size();
+  const size_t first_map_end = text.find('\n', maps) + 1;  // the executable's first mapping
+  const size_t in_a_stack = text.find("\n@ ", text.size() / 10) + 5;
+  const std::string out = dir().File("report.txt");
+  struct Cut {
+    size_t at;
+    std::string what;
+  };
+  for (const Cut& cut : {Cut{first_map_end + 10, "input ends in the middle of this line"},
+                         Cut{first_map_end, "lies above the last mapping of the MAPPED_LIBRARIES"},
+                         Cut{in_a_stack, "input ends in the middle of this line"}}) {
+    const std::string path = dir().File("cut.heap");
+    ASSERT_TRUE(WriteFile(path, text.substr(0, cut.at)));
+    CommandResult r = Cli({"report", path, "-o", out});
+    ExpectCliError(r, 2, cut.what);
+    EXPECT_NE(r.err.find("truncated at byte " + std::to_string(cut.at) + " (line "),
+              std::string::npos)
+        << r;
+    EXPECT_FALSE(FileExists(out));
+  }
+}
+
 }  // namespace
 }  // namespace memprof::integration
