@@ -215,5 +215,24 @@ TEST_F(ReportTest, TruncatedDumpIsAUsageErrorThatSaysWhereItEnds) {
   }
 }
 
+// The user guide pipes dumps through gzip: report, --base and several
+// dumps read them as they are.
+TEST_F(ReportTest, GzippedDumpsAreReadAsTheyAre) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string dump = Dump(*t, "d.heap");
+  CommandResult gzip = RunCommand({"gzip", "-k", dump}, {});
+  ASSERT_EQ(gzip.exit_code, 0) << gzip;
+  CommandResult plain = Cli({"report", dump, "--format", "collapsed"});
+  CommandResult gzipped = Cli({"report", dump + ".gz", "--format", "collapsed"});
+  ASSERT_EQ(gzipped.exit_code, 0) << gzipped;
+  EXPECT_EQ(gzipped.out, plain.out);
+  CommandResult diff = Cli({"report", dump + ".gz", "--base", dump + ".gz", "--format", "json"});
+  EXPECT_EQ(diff.exit_code, 0) << diff;
+  CommandResult both = Cli({"report", dump + ".gz", dump, "--format", "json"});
+  EXPECT_EQ(both.exit_code, 0) << both;
+}
+
 }  // namespace
 }  // namespace memprof::integration

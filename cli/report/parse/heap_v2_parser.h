@@ -63,6 +63,9 @@ struct ParseLimits {
   size_t max_records = size_t{1} << 26;
   size_t max_threads = size_t{1} << 20;
   size_t max_mapped_lines = size_t{1} << 20;
+  // A gzip'd dump is inflated into memory before it is parsed (a plain one
+  // is mapped); 4 GiB holds ten million stacks, and stops a gzip bomb.
+  size_t max_gunzipped_bytes = size_t{4} << 30;
 };
 
 // Parses a heap_v2 dump from `in`, streaming: memory beyond the result is
