@@ -32,13 +32,14 @@ TextSummary Summarize(const std::string& text) {
   std::string line;
   while (std::getline(lines, line)) {
     if (line.starts_with("Total:")) {
-      summary.total = line;
+      // jeprof's "MB" is 2^20 bytes: our MiB.
+      summary.total = line.ends_with(" MB") ? line.substr(0, line.size() - 3) + " MiB" : line;
       continue;
     }
     if (summary.total.empty() || !summary.top_function.empty()) continue;
     std::istringstream fields(line);
     std::string flat, flat_pct, sum_pct, cum, cum_pct, name;
-    if (fields >> flat >> flat_pct >> sum_pct >> cum >> cum_pct >> name) {
+    if (fields >> flat >> flat_pct >> sum_pct >> cum >> cum_pct >> name && flat != "flat") {
       summary.top_flat = flat;
       // jeprof names dynamic symbols as nm -D spells them, with the symbol
       // version ("OPENSSL_LH_insert@@OPENSSL_3.0.0"); the function is the same.

@@ -87,6 +87,7 @@ TEST(DiffTextTest, SignedRowsWithoutUnchangedFunctions) {
   options.show_bytes = true;
   EXPECT_EQ(Render(TextReportRenderer(options), AggregateDiff()),
             "Total: 200 B\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "     800 400.0% 400.0%      800 400.0% Leaf\n"
             "       0   0.0% 400.0%      300 150.0% main\n"
             "    -100 -50.0% 350.0%     -100 -50.0% 0x8ff\n"

@@ -39,7 +39,7 @@ TEST(ReportFormatTest, JeprofUnparseAndPercent) {
   EXPECT_EQ(FormatValue(1234.99, Metric::kInuseSpace, true), "1234");  // %d truncates
   EXPECT_EQ(FormatValue(-7.9, Metric::kInuseObjects, false), "-7");
   EXPECT_EQ(FormatValue(1e20, Metric::kInuseObjects, false), "-1");  // Perl's UV wrap
-  EXPECT_EQ(UnitName(Metric::kInuseSpace, false), "MB");
+  EXPECT_EQ(UnitName(Metric::kInuseSpace, false), "MiB");
   EXPECT_EQ(UnitName(Metric::kAllocSpace, true), "B");
   EXPECT_EQ(UnitName(Metric::kAllocObjects, false), "objects");
   EXPECT_EQ(FormatPercent(1, 3), "33.3%");
@@ -53,6 +53,7 @@ TEST(TextReportTest, LikeJeprofText) {
   options.show_bytes = true;
   EXPECT_EQ(Render(TextReportRenderer(options), Aggregate()),
             "Total: 1900 B\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "    1250  67.6%  67.6%     1250  67.6% Leaf\n"
             "     500  27.0%  94.6%     1500  81.1% Helper (inline)\n"
             "     100   5.4% 100.0%      100   5.4% 0x8ff\n"
@@ -66,14 +67,16 @@ TEST(TextReportTest, MegabytesTopAndCum) {
   options.top = 2;
   options.sort_by_cum = true;
   EXPECT_EQ(Render(TextReportRenderer(options), Aggregate()),
-            "Total: 0.0 MB\n"
+            "Total: 0.0 MiB\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "     0.0   0.0%   0.0%      0.0  94.6% main\n"
             "     0.0   0.0%   0.0%      0.0  81.1% Caller\n");
 }
 
 TEST(TextReportTest, Objects) {
-  EXPECT_EQ(Render(TextReportRenderer({}), Aggregate(Metric::kInuseObjects)).substr(0, 62),
+  EXPECT_EQ(Render(TextReportRenderer({}), Aggregate(Metric::kInuseObjects)).substr(0, 110),
             "Total: 19 objects\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "      12  66.7%  66.7%       12  66.7% Leaf\n");
 }
 
