@@ -1,6 +1,7 @@
 #include "cli/report/aggregate/aggregate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <regex>
 #include <span>
@@ -293,10 +294,11 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const Lo
 
 }  // namespace
 
-void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum) {
-  std::sort(rows.begin(), rows.end(), [by_cum](const FunctionRow& a, const FunctionRow& b) {
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_change) {
+  std::sort(rows.begin(), rows.end(), [=](const FunctionRow& a, const FunctionRow& b) {
     double key_a = by_cum ? a.cum : a.flat;
     double key_b = by_cum ? b.cum : b.flat;
+    if (by_change && std::abs(key_a) != std::abs(key_b)) return std::abs(key_a) > std::abs(key_b);
     if (key_a != key_b) return key_a > key_b;
     return a.name < b.name;
   });
@@ -336,7 +338,7 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   aggregation.functions = aggregation.is_diff
                               ? Reduce<true>(aggregation.stacks, table, aggregation.shown_total)
                               : Reduce<false>(aggregation.stacks, table, aggregation.shown_total);
-  SortFunctionRows(aggregation.functions, false);
+  SortFunctionRows(aggregation.functions, false, aggregation.is_diff);
   aggregation.locations = table.ReleaseLocations();
   return aggregation;
 }

@@ -76,7 +76,7 @@ struct Aggregation {
   double total_base = 0;  // the base's header total
   std::vector<Location> locations;
   std::vector<StackSample> stacks;     // identical stacks merged, first-seen order
-  std::vector<FunctionRow> functions;  // sorted by flat (desc), then name
+  std::vector<FunctionRow> functions;  // SortFunctionRows(by flat, by_change: is_diff)
 };
 
 // Symbolizes `profile` (each distinct address once) and aggregates it per
@@ -88,8 +88,11 @@ struct Aggregation {
                                                    const AggregateOptions& options);
 
 // Sorts rows like jeprof's PrintText: by flat (or cum) descending, ties by
-// name in byte order.
-void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum);
+// name in byte order. `by_change` (a --base diff) ranks by the size of the
+// change first: what shrank most ranks as high as what grew most, where
+// jeprof's signed order puts it last, below thousands of unchanged rows
+// (growth first between equal sizes).
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_change = false);
 
 }  // namespace memprof::analysis
 

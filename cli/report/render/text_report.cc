@@ -31,7 +31,7 @@ Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ost
         << UnitName(metric, bytes) << '\n';
   }
   std::vector<FunctionRow> rows = aggregation.functions;
-  if (options_.sort_by_cum) SortFunctionRows(rows, true);
+  if (options_.sort_by_cum) SortFunctionRows(rows, true, aggregation.is_diff);
   double total = aggregation.shown_total;
   double running = 0;
   size_t printed = 0;
