@@ -112,7 +112,8 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
                               pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
                               analysis::SymbolizationSummary* symbolization) {
   const SummaryContext context = SummaryContextFor(request, symbolizer.Modules());
-  analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned};
+  analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
+                                     request.lines};
   auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
   analysis::SymbolizationSummary summary =

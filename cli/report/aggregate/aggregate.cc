@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "cli/report/aggregate/frame_names.h"
 #include "cli/report/aggregate/jeprof_names.h"
 
 namespace memprof::analysis {
@@ -20,9 +21,10 @@ constexpr size_t kNotSeen = static_cast<size_t>(-1);
 // per location: whether jeprof cuts the stack there, and its function-name ids.
 class LocationTable {
  public:
-  LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses& interned)
+  LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses& interned, bool lines)
       : symbolizer_(symbolizer),
         interned_(interned),
+        lines_(lines),
         by_id_(interned.addresses.size(), kNoLocation) {}
 
   // The location of interned_.addresses[id], symbolized when first met.
@@ -43,6 +45,7 @@ class LocationTable {
 
   AddressSymbolizer& symbolizer_;
   const InternedAddresses& interned_;
+  bool lines_;
   std::vector<uint32_t> by_id_;  // per interned address: its location, or kNoLocation
   std::vector<Location> locations_;
   std::vector<bool> cut_;
@@ -72,6 +75,7 @@ std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
     } else {
       names.push_back(ShortName(function) + (i + 1 < frames.size() ? " (inline)" : ""));
     }
+    if (lines_) names.back() += FrameLineSuffix(frames[i]);
   }
   return names;
 }
@@ -329,10 +333,11 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   if (!ignore) return Fail(ignore.error());
   Aggregation aggregation;
   aggregation.metric = options.metric;
+  aggregation.lines = options.lines;
   InternedAddresses own;  // when the caller has none
   const InternedAddresses& interned =
       options.interned != nullptr ? *options.interned : (own = InternLookupAddresses(profile));
-  LocationTable table(symbolizer, interned);
+  LocationTable table(symbolizer, interned, options.lines);
   aggregation.stacks = CutAndMerge(profile, options.metric, interned, table, aggregation);
   ApplyFilters(aggregation.stacks, *focus, *ignore, table);
   aggregation.functions = aggregation.is_diff

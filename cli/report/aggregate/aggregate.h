@@ -32,6 +32,9 @@ struct AggregateOptions {
   // InternLookupAddresses of the profile being aggregated, if the caller
   // made it already (for the symbolizer); otherwise it is made here.
   const InternedAddresses* interned = nullptr;
+  // --lines: every name carries its frame's " file:line" (FrameLineSuffix),
+  // so rows are per line of code, as in jeprof --lines.
+  bool lines = false;
 };
 
 // One distinct code address of the profile, symbolized once.
@@ -73,6 +76,7 @@ struct Aggregation {
   // also carries the base's value. Stacks that did not change are kept
   // then (value 0), for the "now" and "base" sums of their callers.
   bool is_diff = false;
+  bool lines = false;     // AggregateOptions::lines: names carry file:line
   double total_base = 0;  // the base's header total
   std::vector<Location> locations;
   std::vector<StackSample> stacks;     // identical stacks merged, first-seen order

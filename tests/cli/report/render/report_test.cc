@@ -10,6 +10,7 @@
 #include "cli/report/render/collapsed_report.h"
 #include "cli/report/render/json_report.h"
 #include "cli/report/render/report_format.h"
+#include "cli/report/render/svg_report.h"
 #include "cli/report/render/text_report.h"
 #include "cli/report/symbolize/demangle.h"
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
@@ -29,6 +30,34 @@ Aggregation Aggregate(Metric metric = Metric::kInuseSpace) {
   auto aggregation = AggregateProfile(SharedProfile(), symbolizer, options);
   EXPECT_TRUE(aggregation.has_value());
   return aggregation.value_or(Aggregation{});
+}
+
+// --lines names every frame "function file:line" in every format, not only
+// in json's frames: text rows are then per line of code, as in jeprof.
+TEST(LinesTest, EveryFormatNamesFramesWithFileAndLine) {
+  FakeSymbolizer symbolizer;
+  AggregateOptions options;
+  options.lines = true;
+  auto lines = AggregateProfile(SharedProfile(), symbolizer, options);
+  ASSERT_TRUE(lines.has_value());
+  ReportOptions report;
+  report.show_bytes = true;
+  const std::string text = Render(TextReportRenderer(report), *lines);
+  EXPECT_NE(text.find("    1250  67.6%  67.6%     1250  67.6% Leaf leaf.cc:12\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Helper (inline) helper.h:5\n"), std::string::npos) << text;
+  const std::string collapsed = Render(CollapsedReportRenderer(), *lines);
+  EXPECT_NE(collapsed.find("main main.cc:3;Caller(int) caller.cc:40;Helper<int>(int)[inline] "
+                           "helper.h:5"),
+            std::string::npos)
+      << collapsed;
+  const std::string svg = Render(SvgReportRenderer(), *lines);
+  EXPECT_NE(svg.find("<title>Leaf(int) leaf.cc:12&#10;"), std::string::npos);
+  const Aggregation plain = Aggregate();
+  EXPECT_EQ(Render(TextReportRenderer(report), plain).find("leaf.cc"), std::string::npos);
+  EXPECT_EQ(Render(CollapsedReportRenderer(), plain).find("leaf.cc"), std::string::npos);
+  EXPECT_EQ(Render(SvgReportRenderer(), plain).find("leaf.cc:12"), std::string::npos);
 }
 
 TEST(ReportFormatTest, JeprofUnparseAndPercent) {
