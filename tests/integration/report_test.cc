@@ -1,5 +1,6 @@
 // memprofctl report on dumps of real targets, against jeprof on the same files.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -233,6 +234,31 @@ TEST_F(ReportTest, GzippedDumpsAreReadAsTheyAre) {
   EXPECT_EQ(diff.exit_code, 0) << diff;
   CommandResult both = Cli({"report", dump + ".gz", dump, "--format", "json"});
   EXPECT_EQ(both.exit_code, 0) << both;
+}
+
+// --pid reads the dump's binaries through /proc/<pid>: a pid that has exited
+// (3) or that is another process (2) would give wrong names, and is refused;
+// --alloc-space on a dump without allocation counts says how to get them.
+TEST_F(ReportTest, PidMustBeTheDumpsProcessAndAllocSpaceNeedsAccumulatedCounts) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string dump = Dump(*t, "d.heap");
+  const std::string out = dir().File("r.txt");
+  // A pid that certainly has no process: a shell we started and reaped.
+  const std::string dead = std::to_string(std::stoi(RunCommand({"/bin/sh", "-c", "echo $$"}, {}).out));
+  ExpectCliError(Cli({"report", dump, "--pid", dead, "-o", out}), 3,
+                 "--pid " + dead + ": no process with pid " + dead + " (it has exited?)");
+  const std::string self = std::to_string(getpid());
+  ExpectCliError(Cli({"report", dump, "--pid", self, "-o", out}), 2,
+                 "--pid " + self + ": process " + self + " is not the one the dump came from");
+  ExpectCliError(Cli({"report", dump, "--alloc-space", "-o", out}), 5,
+                 "--alloc-space: " + dump + " has no allocation counts (they are all zero): "
+                 "jemalloc keeps them only when started with prof_accum:true");
+  EXPECT_FALSE(FileExists(out));
+  CommandResult own = Cli({"report", dump, "--pid", std::to_string(t->pid()), "-o", out});
+  EXPECT_EQ(own.exit_code, 0) << own;
+  EXPECT_NE(ReadFile(out).find("PlainTarget"), std::string::npos);
 }
 
 }  // namespace
