@@ -49,7 +49,7 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
   cmd.add_option("--top", options.top, "Show at most N functions (text, json; 1 to 1000000)")
       ->type_name("N")
       ->check(CountValidator(1, kMaxTop, "number"));
-  cmd.add_flag("--show-bytes", options.show_bytes, "Bytes instead of MB in the text table");
+  cmd.add_flag("--show-bytes", options.show_bytes, "Bytes instead of MiB in the text table");
   cmd.add_flag("--cum", options.cum, "Sort the text table by cumulative value");
   cmd.add_flag("--lines", options.lines, "Name frames with file:line and inlined functions");
   cmd.add_flag("--nearest-symbol", options.nearest_symbol,

@@ -8,6 +8,7 @@
 
 #include "cli/report/aggregate/aggregate.h"
 #include "cli/report/aggregate/base_profile.h"
+#include "cli/report/dump_process_check.h"
 #include "cli/report/render/collapsed_report.h"
 #include "cli/report/render/json_report.h"
 #include "cli/report/render/report_renderer.h"
@@ -112,7 +113,8 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
                               pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
                               analysis::SymbolizationSummary* symbolization) {
   const SummaryContext context = SummaryContextFor(request, symbolizer.Modules());
-  analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned};
+  analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
+                                     request.lines};
   auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
   analysis::SymbolizationSummary summary =
@@ -206,6 +208,16 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
   EarlySymbolizer early = StartEarly(request);
   auto profile = LoadRequestedProfile(request);
   if (!profile) return Fail(profile.error());
+  if (auto ok = CheckMetricHasData(*profile, request.metric, request.dump_path); !ok) {
+    return Fail(ok.error());
+  }
+  if (request.pid) {
+    // The first dump's own maps: merged dumps' are moved into one space.
+    const bool alone = request.more_dump_paths.empty() && BasePaths(request).empty();
+    auto ok = CheckDumpProcess(*request.pid, alone ? profile->mapped_libraries
+                                                   : PeekMappedLibraries(request.dump_path));
+    if (!ok) return Fail(ok.error());
+  }
   auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
   std::unique_ptr<pprof::ParallelSymbolizer> symbolizer = std::move(early.symbolizer);
   if (symbolizer == nullptr || early.maps_lines != profile->mapped_libraries) {

@@ -216,8 +216,9 @@ TEST_F(GperftoolsReportTest, AnUnknownFormatNamesBothFormatsWeRead) {
   const std::string cut = dir().File("cut.prof");
   const std::string text = ReadFile(exact_);
   ASSERT_TRUE(WriteFile(cut, text.substr(0, text.find("MAPPED_LIBRARIES:"))));
-  ExpectCliError(Cli({"report", cut}), 1,
-                 "input ends without the MAPPED_LIBRARIES section (truncated profile)");
+  ExpectCliError(Cli({"report", cut}), 2,
+                 "input ends without the MAPPED_LIBRARIES section: truncated at byte " +
+                     std::to_string(text.find("MAPPED_LIBRARIES:")));
 }
 
 }  // namespace

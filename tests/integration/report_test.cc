@@ -1,5 +1,6 @@
 // memprofctl report on dumps of real targets, against jeprof on the same files.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -32,13 +33,14 @@ TextSummary Summarize(const std::string& text) {
   std::string line;
   while (std::getline(lines, line)) {
     if (line.starts_with("Total:")) {
-      summary.total = line;
+      // jeprof's "MB" is 2^20 bytes: our MiB.
+      summary.total = line.ends_with(" MB") ? line.substr(0, line.size() - 3) + " MiB" : line;
       continue;
     }
     if (summary.total.empty() || !summary.top_function.empty()) continue;
     std::istringstream fields(line);
     std::string flat, flat_pct, sum_pct, cum, cum_pct, name;
-    if (fields >> flat >> flat_pct >> sum_pct >> cum >> cum_pct >> name) {
+    if (fields >> flat >> flat_pct >> sum_pct >> cum >> cum_pct >> name && flat != "flat") {
       summary.top_flat = flat;
       // jeprof names dynamic symbols as nm -D spells them, with the symbol
       // version ("OPENSSL_LH_insert@@OPENSSL_3.0.0"); the function is the same.
@@ -184,6 +186,79 @@ TEST_F(ReportTest, MalformedDumpIsRejectedWithTheLineAndNothingIsWritten) {
   EXPECT_FALSE(FileExists(out));
   ExpectCliError(Cli({"report", dir().File("missing.heap")}), 2, "missing.heap");
   ExpectCliError(Cli({"report", bad, "--format", "png"}), 2, "png");
+}
+
+// A dump cut anywhere, most likely in its maps section (most of the file),
+// is refused with exit 2 and where it ends; no report is written.
+TEST_F(ReportTest, TruncatedDumpIsAUsageErrorThatSaysWhereItEnds) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string text = ReadFile(Dump(*t, "whole.heap"));
+  const size_t maps = text.find("MAPPED_LIBRARIES:\n") + std::string("MAPPED_LIBRARIES:\n").size();
+  const size_t first_map_end = text.find('\n', maps) + 1;  // the executable's first mapping
+  const size_t in_a_stack = text.find("\n@ ") + 5;  // in the first stack's addresses
+  const std::string out = dir().File("report.txt");
+  struct Cut {
+    size_t at;
+    std::string what;
+  };
+  for (const Cut& cut : {Cut{first_map_end + 10, "input ends in the middle of this line"},
+                         Cut{first_map_end, "lies above the last mapping of the MAPPED_LIBRARIES"},
+                         Cut{in_a_stack, "input ends in the middle of this line"}}) {
+    const std::string path = dir().File("cut.heap");
+    ASSERT_TRUE(WriteFile(path, text.substr(0, cut.at)));
+    CommandResult r = Cli({"report", path, "-o", out});
+    ExpectCliError(r, 2, cut.what);
+    EXPECT_NE(r.err.find("truncated at byte " + std::to_string(cut.at) + " (line "),
+              std::string::npos)
+        << r;
+    EXPECT_FALSE(FileExists(out));
+  }
+}
+
+// The user guide pipes dumps through gzip: report, --base and several
+// dumps read them as they are.
+TEST_F(ReportTest, GzippedDumpsAreReadAsTheyAre) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string dump = Dump(*t, "d.heap");
+  CommandResult gzip = RunCommand({"/bin/gzip", "-k", dump}, {});
+  ASSERT_EQ(gzip.exit_code, 0) << gzip;
+  CommandResult plain = Cli({"report", dump, "--format", "collapsed"});
+  CommandResult gzipped = Cli({"report", dump + ".gz", "--format", "collapsed"});
+  ASSERT_EQ(gzipped.exit_code, 0) << gzipped;
+  EXPECT_EQ(gzipped.out, plain.out);
+  CommandResult diff = Cli({"report", dump + ".gz", "--base", dump + ".gz", "--format", "json"});
+  EXPECT_EQ(diff.exit_code, 0) << diff;
+  CommandResult both = Cli({"report", dump + ".gz", dump, "--format", "json"});
+  EXPECT_EQ(both.exit_code, 0) << both;
+}
+
+// --pid reads the dump's binaries through /proc/<pid>: a pid that has exited
+// (3) or that is another process (2) would give wrong names, and is refused;
+// --alloc-space on a dump without allocation counts says how to get them.
+TEST_F(ReportTest, PidMustBeTheDumpsProcessAndAllocSpaceNeedsAccumulatedCounts) {
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string dump = Dump(*t, "d.heap");
+  const std::string out = dir().File("r.txt");
+  // A pid that certainly has no process: a shell we started and reaped.
+  const std::string dead = std::to_string(std::stoi(RunCommand({"/bin/sh", "-c", "echo $$"}, {}).out));
+  ExpectCliError(Cli({"report", dump, "--pid", dead, "-o", out}), 3,
+                 "--pid " + dead + ": no process with pid " + dead + " (it has exited?)");
+  const std::string self = std::to_string(getpid());
+  ExpectCliError(Cli({"report", dump, "--pid", self, "-o", out}), 2,
+                 "--pid " + self + ": process " + self + " is not the one the dump came from");
+  ExpectCliError(Cli({"report", dump, "--alloc-space", "-o", out}), 5,
+                 "--alloc-space: " + dump + " has no allocation counts (they are all zero): "
+                 "jemalloc keeps them only when started with prof_accum:true");
+  EXPECT_FALSE(FileExists(out));
+  CommandResult own = Cli({"report", dump, "--pid", std::to_string(t->pid()), "-o", out});
+  EXPECT_EQ(own.exit_code, 0) << own;
+  EXPECT_NE(ReadFile(out).find("PlainTarget"), std::string::npos);
 }
 
 }  // namespace

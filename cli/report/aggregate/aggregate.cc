@@ -1,6 +1,7 @@
 #include "cli/report/aggregate/aggregate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <regex>
 #include <span>
@@ -8,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "cli/report/aggregate/frame_names.h"
 #include "cli/report/aggregate/jeprof_names.h"
 
 namespace memprof::analysis {
@@ -19,9 +21,10 @@ constexpr size_t kNotSeen = static_cast<size_t>(-1);
 // per location: whether jeprof cuts the stack there, and its function-name ids.
 class LocationTable {
  public:
-  LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses& interned)
+  LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses& interned, bool lines)
       : symbolizer_(symbolizer),
         interned_(interned),
+        lines_(lines),
         by_id_(interned.addresses.size(), kNoLocation) {}
 
   // The location of interned_.addresses[id], symbolized when first met.
@@ -42,6 +45,7 @@ class LocationTable {
 
   AddressSymbolizer& symbolizer_;
   const InternedAddresses& interned_;
+  bool lines_;
   std::vector<uint32_t> by_id_;  // per interned address: its location, or kNoLocation
   std::vector<Location> locations_;
   std::vector<bool> cut_;
@@ -71,6 +75,7 @@ std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
     } else {
       names.push_back(ShortName(function) + (i + 1 < frames.size() ? " (inline)" : ""));
     }
+    if (lines_) names.back() += FrameLineSuffix(frames[i]);
   }
   return names;
 }
@@ -293,10 +298,11 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const Lo
 
 }  // namespace
 
-void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum) {
-  std::sort(rows.begin(), rows.end(), [by_cum](const FunctionRow& a, const FunctionRow& b) {
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_change) {
+  std::sort(rows.begin(), rows.end(), [=](const FunctionRow& a, const FunctionRow& b) {
     double key_a = by_cum ? a.cum : a.flat;
     double key_b = by_cum ? b.cum : b.flat;
+    if (by_change && std::abs(key_a) != std::abs(key_b)) return std::abs(key_a) > std::abs(key_b);
     if (key_a != key_b) return key_a > key_b;
     return a.name < b.name;
   });
@@ -327,16 +333,17 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   if (!ignore) return Fail(ignore.error());
   Aggregation aggregation;
   aggregation.metric = options.metric;
+  aggregation.lines = options.lines;
   InternedAddresses own;  // when the caller has none
   const InternedAddresses& interned =
       options.interned != nullptr ? *options.interned : (own = InternLookupAddresses(profile));
-  LocationTable table(symbolizer, interned);
+  LocationTable table(symbolizer, interned, options.lines);
   aggregation.stacks = CutAndMerge(profile, options.metric, interned, table, aggregation);
   ApplyFilters(aggregation.stacks, *focus, *ignore, table);
   aggregation.functions = aggregation.is_diff
                               ? Reduce<true>(aggregation.stacks, table, aggregation.shown_total)
                               : Reduce<false>(aggregation.stacks, table, aggregation.shown_total);
-  SortFunctionRows(aggregation.functions, false);
+  SortFunctionRows(aggregation.functions, false, aggregation.is_diff);
   aggregation.locations = table.ReleaseLocations();
   return aggregation;
 }

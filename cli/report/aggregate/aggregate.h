@@ -32,6 +32,9 @@ struct AggregateOptions {
   // InternLookupAddresses of the profile being aggregated, if the caller
   // made it already (for the symbolizer); otherwise it is made here.
   const InternedAddresses* interned = nullptr;
+  // --lines: every name carries its frame's " file:line" (FrameLineSuffix),
+  // so rows are per line of code, as in jeprof --lines.
+  bool lines = false;
 };
 
 // One distinct code address of the profile, symbolized once.
@@ -73,10 +76,11 @@ struct Aggregation {
   // also carries the base's value. Stacks that did not change are kept
   // then (value 0), for the "now" and "base" sums of their callers.
   bool is_diff = false;
+  bool lines = false;     // AggregateOptions::lines: names carry file:line
   double total_base = 0;  // the base's header total
   std::vector<Location> locations;
   std::vector<StackSample> stacks;     // identical stacks merged, first-seen order
-  std::vector<FunctionRow> functions;  // sorted by flat (desc), then name
+  std::vector<FunctionRow> functions;  // SortFunctionRows(by flat, by_change: is_diff)
 };
 
 // Symbolizes `profile` (each distinct address once) and aggregates it per
@@ -88,8 +92,11 @@ struct Aggregation {
                                                    const AggregateOptions& options);
 
 // Sorts rows like jeprof's PrintText: by flat (or cum) descending, ties by
-// name in byte order.
-void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum);
+// name in byte order. `by_change` (a --base diff) ranks by the size of the
+// change first: what shrank most ranks as high as what grew most, where
+// jeprof's signed order puts it last, below thousands of unchanged rows
+// (growth first between equal sizes).
+void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_change = false);
 
 }  // namespace memprof::analysis
 

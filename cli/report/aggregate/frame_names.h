@@ -14,7 +14,12 @@ namespace memprof::analysis {
 // suffix. Full (demangled) function names; module+0xOFFSET when unknown.
 // Shared so that a flame graph and the folded stacks it could be drawn
 // from always agree frame for frame.
-std::vector<std::string> RootFirstFrameNames(const Location& location);
+// With `lines` (--lines), each name ends with FrameLineSuffix.
+std::vector<std::string> RootFirstFrameNames(const Location& location, bool lines = false);
+
+// " file:line" of a frame for --lines (jeprof's "function file:line"), or ""
+// when its debug info has no line.
+std::string FrameLineSuffix(const Frame& frame);
 
 }  // namespace memprof::analysis
 

@@ -6,9 +6,14 @@
 // LineReader (a stream) or a BufferLineReader (a mapped file), errors
 // "<source>:<line>: <what>", and the bounded MAPPED_LIBRARIES section.
 // Internal to the parsers. `Derived` provides
-//   Result<void> ReadLine(std::string_view line, bool had_newline);
+//   Result<void> ReadLine(std::string_view line);
 //   Result<void> Finish() const;   // at end of input
 // and calls CleanLine and MapsLine from ReadLine.
+//
+// A dump cut short is malformed input (kInvalidArgument, exit 2), and its
+// error says where it ends: "...: truncated at byte N (line L)". Both tools
+// end every line with '\n' (the maps section is the kernel's text), so a
+// last line without one is always a cut.
 
 #include <cstddef>
 #include <istream>
@@ -37,9 +42,12 @@ class DumpLineParser {
       line_number_ = reader.line_number();
       switch (status) {
         case LineReader::Status::kLine:
-          if (auto ok = self().ReadLine(reader.line(), reader.had_newline()); !ok) {
-            return Fail(ok.error());
+          bytes_read_ = reader.bytes_read();
+          last_line_ = line_number_;
+          if (!reader.had_newline()) {
+            return Truncated(line_number_, "input ends in the middle of this line");
           }
+          if (auto ok = self().ReadLine(reader.line()); !ok) return Fail(ok.error());
           continue;
         case LineReader::Status::kEnd:
           if (auto ok = self().Finish(); !ok) return Fail(ok.error());
@@ -56,6 +64,13 @@ class DumpLineParser {
  protected:
   std::unexpected<Error> At(size_t line, ErrorCode code, const std::string& what) const {
     return Fail(code, source_ + ":" + std::to_string(line) + ": " + what);
+  }
+  // A dump that ends early; `line` is where the error points, the message
+  // names where the input ends.
+  std::unexpected<Error> Truncated(size_t line, const std::string& what) const {
+    return At(line, ErrorCode::kInvalidArgument,
+              what + ": truncated at byte " + std::to_string(bytes_read_) + " (line " +
+                  std::to_string(last_line_) + ")");
   }
   std::unexpected<Error> Here(const Error& error) const {
     return At(line_number_, error.code, error.message);
@@ -88,6 +103,8 @@ class DumpLineParser {
   std::string source_;
   ParseLimits limits_;
   size_t line_number_ = 0;  // of the line being parsed
+  size_t last_line_ = 0;    // the last line read: where the input ends
+  size_t bytes_read_ = 0;   // up to the end of that line
   HeapDump dump_;
 
  private:

@@ -68,7 +68,7 @@ class GperftoolsParser : public DumpLineParser<GperftoolsParser> {
  public:
   using DumpLineParser::DumpLineParser;
 
-  Result<void> ReadLine(std::string_view line, bool had_newline);
+  Result<void> ReadLine(std::string_view line);
   Result<void> Finish() const;
 
  private:
@@ -81,15 +81,12 @@ class GperftoolsParser : public DumpLineParser<GperftoolsParser> {
   std::vector<uint64_t> stack_;  // the stack being parsed; reused
 };
 
-Result<void> GperftoolsParser::ReadLine(std::string_view raw, bool had_newline) {
+Result<void> GperftoolsParser::ReadLine(std::string_view raw) {
   auto cleaned = CleanLine(raw);
   if (!cleaned) return Fail(cleaned.error());
   std::string_view line = *cleaned;
   if (state_ == State::kMaps) return MapsLine(line);
   line = Trim(line);
-  if (!had_newline && line != kMapsMarker) {
-    return Here(ErrorCode::kDataLoss, "input ends in the middle of this line (truncated profile)");
-  }
   if (state_ == State::kHeader) return HeaderLine(line);
   if (line.empty()) return {};
   if (line == kMapsMarker) {
@@ -134,8 +131,7 @@ Result<void> GperftoolsParser::Finish() const {
   if (state_ == State::kHeader) {
     return At(1, ErrorCode::kInvalidArgument, "empty input: expected a 'heap profile: ...' header");
   }
-  return At(line_number_ - 1, ErrorCode::kDataLoss,
-            "input ends without the MAPPED_LIBRARIES section (truncated profile)");
+  return Truncated(line_number_ - 1, "input ends without the MAPPED_LIBRARIES section");
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ namespace memprof::analysis {
 // then one "<objs>: <bytes> [<objs>: <bytes>] @ 0x<addr> ..." line per stack
 // and the MAPPED_LIBRARIES section. Same limits, errors and guarantees as
 // ParseHeapV2: "<source_name>:<line>: <what>", kInvalidArgument for malformed
-// content, kDataLoss for a profile that ends early; never throws.
+// content and for a profile that ends early ("...: truncated at byte N
+// (line L)"); never throws.
 [[nodiscard]] Result<HeapDump> ParseGperftools(std::istream& in, std::string_view source_name,
                                                const ParseLimits& limits = {});
 

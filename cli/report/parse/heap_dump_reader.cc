@@ -2,6 +2,7 @@
 
 #include "cli/report/parse/dump_scanner.h"
 #include "cli/report/parse/gperftools_parser.h"
+#include "cli/report/parse/gzip_input.h"
 #include "cli/report/parse/mapped_file.h"
 
 namespace memprof::analysis {
@@ -37,7 +38,10 @@ Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view sourc
 Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& limits) {
   Result<MappedFile> file = MappedFile::Open(path);
   if (!file) return Fail(file.error());
-  return ParseHeapDumpText(file->text(), path, limits);
+  if (!IsGzip(file->text())) return ParseHeapDumpText(file->text(), path, limits);
+  Result<std::string> text = Gunzip(file->text(), path, limits.max_gunzipped_bytes);
+  if (!text) return Fail(text.error());
+  return ParseHeapDumpText(*text, path, limits);
 }
 
 }  // namespace memprof::analysis

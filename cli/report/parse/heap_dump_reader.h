@@ -19,7 +19,9 @@ namespace memprof::analysis {
                                                  const ParseLimits& limits = {});
 
 // Maps `path` into memory and parses it with ParseHeapDumpText; the path
-// names the errors.
+// names the errors. A gzip'd file (magic 1f 8b) is inflated first, up to
+// limits.max_gunzipped_bytes (gzip_input.h); the line numbers and byte
+// offsets of errors are then those of the inflated text.
 [[nodiscard]] Result<HeapDump> ParseHeapDumpFile(const std::string& path,
                                                  const ParseLimits& limits = {});
 

@@ -14,6 +14,8 @@
 // dropped (jeprof does too), and empty lines before the maps are ignored.
 #include "cli/report/parse/heap_v2_parser.h"
 
+#include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "cli/report/parse/dump_line_parser.h"
@@ -78,16 +80,33 @@ Result<uint64_t> ParseHeader(std::string_view line) {
   return *period;
 }
 
+// The end address of a /proc/<pid>/maps line ("start-end perms ..."), or
+// nullopt when the line does not start like one.
+std::optional<uint64_t> MappingEnd(std::string_view line) {
+  const size_t dash = line.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(dash + 1);
+  return ParseHexAddress(rest.substr(0, rest.find(' ')));
+}
+
+std::string Hex(uint64_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+  return text;
+}
+
 // The state machine over the lines of one input.
 class HeapV2Parser : public DumpLineParser<HeapV2Parser> {
  public:
   using DumpLineParser::DumpLineParser;
 
-  Result<void> ReadLine(std::string_view line, bool had_newline);
+  Result<void> ReadLine(std::string_view line);
   Result<void> Finish() const;
 
  private:
   enum class State { kHeader, kTotals, kThreads, kStackCounts, kStackThreads, kMaps };
+
+  Result<void> CheckMapsCoverStacks() const;
 
   Result<void> BodyLine(std::string_view line);
   Result<void> CountsLine(std::string_view line);
@@ -98,15 +117,12 @@ class HeapV2Parser : public DumpLineParser<HeapV2Parser> {
   std::vector<uint64_t> stack_;  // the '@' line being parsed; reused
 };
 
-Result<void> HeapV2Parser::ReadLine(std::string_view raw, bool had_newline) {
+Result<void> HeapV2Parser::ReadLine(std::string_view raw) {
   auto cleaned = CleanLine(raw);
   if (!cleaned) return Fail(cleaned.error());
   std::string_view line = *cleaned;
   if (state_ == State::kMaps) return MapsLine(line);
   line = Trim(line);
-  if (!had_newline && line != kMapsMarker) {
-    return Here(ErrorCode::kDataLoss, "input ends in the middle of this line (truncated dump)");
-  }
   if (state_ == State::kHeader) {
     auto period = ParseHeader(line);
     if (!period) return Here(period.error());
@@ -194,16 +210,37 @@ Result<void> HeapV2Parser::Finish() const {
       return At(1, ErrorCode::kInvalidArgument,
                 "empty input: expected a 'heap_v2/<sample period>' header");
     case State::kTotals:
-      return At(last, ErrorCode::kDataLoss, "input ends after the header, before the 't*:' totals");
+      return Truncated(last, "input ends after the header, before the 't*:' totals");
     case State::kStackCounts:
-      return At(stack_line_, ErrorCode::kDataLoss,
-                "stack has no 't*:' counts line: input ends (truncated dump)");
+      return Truncated(stack_line_, "stack has no 't*:' counts line");
     case State::kThreads:
     case State::kStackThreads:
-      return At(last, ErrorCode::kDataLoss,
-                "input ends without the MAPPED_LIBRARIES section (truncated dump)");
+      return Truncated(last, "input ends without the MAPPED_LIBRARIES section");
     case State::kMaps:
-      return {};
+      return CheckMapsCoverStacks();
+  }
+  return {};
+}
+
+// jemalloc copies /proc/<pid>/maps verbatim, and the kernel lists mappings
+// by ascending address, so a maps section cut on a line boundary lacks the
+// highest mappings: the shared libraries, whose return addresses every
+// stack holds. A stack address above the end of the last mapping listed is
+// that cut (the kernel's own list ends with [vsyscall], [vdso] or [stack],
+// above all code). Addresses in gaps between mappings (code unmapped since)
+// stay legal. An empty section, or a last line that is not "start-end ...",
+// cannot be judged and is accepted.
+Result<void> HeapV2Parser::CheckMapsCoverStacks() const {
+  if (dump_.mapped_libraries.empty()) return {};
+  const std::optional<uint64_t> end = MappingEnd(dump_.mapped_libraries.back());
+  if (!end) return {};
+  for (const StackRecord& record : dump_.records) {
+    for (uint64_t address : record.stack) {
+      if (address < *end) continue;
+      return Truncated(line_number_ - 1, "stack address " + Hex(address) +
+                                             " lies above the last mapping of the "
+                                             "MAPPED_LIBRARIES section (the section is cut short)");
+    }
   }
   return {};
 }

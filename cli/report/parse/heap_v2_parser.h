@@ -63,13 +63,18 @@ struct ParseLimits {
   size_t max_records = size_t{1} << 26;
   size_t max_threads = size_t{1} << 20;
   size_t max_mapped_lines = size_t{1} << 20;
+  // A gzip'd dump is inflated into memory before it is parsed (a plain one
+  // is mapped); 4 GiB holds ten million stacks, and stops a gzip bomb.
+  size_t max_gunzipped_bytes = size_t{4} << 30;
 };
 
 // Parses a heap_v2 dump from `in`, streaming: memory beyond the result is
 // one line. Every problem is an Error "<source_name>:<line>: <what>", with
-// kInvalidArgument for malformed content and kDataLoss for a dump that ends
-// early (no MAPPED_LIBRARIES section, a stack without counts, a last line
-// without '\n' before the maps). Never throws on bad input.
+// kInvalidArgument for malformed content and for a dump that ends early
+// (no MAPPED_LIBRARIES section, a stack without counts, a last line without
+// '\n', a stack address above the last mapping listed): "<what>: truncated
+// at byte N (line L)", N being where the input ends. kDataLoss only for a
+// stream that fails. Never throws on bad input.
 [[nodiscard]] Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
                                            const ParseLimits& limits = {});
 

@@ -41,8 +41,10 @@ LineReader::Status LineReader::Next() {
     if (line_.size() + take > max_line_bytes_) return Status::kTooLong;
     line_.append(start, take);
     begin_ += take;
+    bytes_read_ += take;
     if (found != nullptr) {
       ++begin_;  // the '\n'
+      ++bytes_read_;
       had_newline_ = true;
       return Status::kLine;
     }

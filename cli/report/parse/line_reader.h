@@ -28,6 +28,9 @@ class LineReader {
   size_t line_number() const { return line_number_; }
   // False when the last line returned ended at end of input without '\n'.
   bool had_newline() const { return had_newline_; }
+  // Bytes of input consumed so far: the offset just past the last line
+  // returned (and its '\n'); at the end, the size of the input.
+  size_t bytes_read() const { return bytes_read_; }
 
  private:
   bool Refill();
@@ -42,6 +45,7 @@ class LineReader {
   std::string line_;
   size_t line_number_ = 0;
   bool had_newline_ = true;
+  size_t bytes_read_ = 0;
 };
 
 // The same line splitting over text already in memory (a mapped dump):
@@ -52,15 +56,17 @@ class BufferLineReader {
   using Status = LineReader::Status;
 
   BufferLineReader(std::string_view text, size_t max_line_bytes)
-      : rest_(text), max_line_bytes_(max_line_bytes) {}
+      : rest_(text), size_(text.size()), max_line_bytes_(max_line_bytes) {}
 
   Status Next();
   std::string_view line() const { return line_; }
   size_t line_number() const { return line_number_; }
   bool had_newline() const { return had_newline_; }
+  size_t bytes_read() const { return size_ - rest_.size(); }
 
  private:
   std::string_view rest_;
+  size_t size_;
   size_t max_line_bytes_;
   std::string_view line_;
   size_t line_number_ = 0;

@@ -22,9 +22,9 @@ std::string FoldedName(const std::string& name) {
 
 // Root first: the location's outermost frame first, inlined callees after,
 // joined by ';'. A location recurs in thousands of stacks: built once.
-std::string LocationText(const Location& location) {
+std::string LocationText(const Location& location, bool lines) {
   std::string text;
-  for (const std::string& name : RootFirstFrameNames(location)) {
+  for (const std::string& name : RootFirstFrameNames(location, lines)) {
     if (!text.empty()) text += ';';
     text += FoldedName(name);
   }
@@ -41,7 +41,7 @@ Result<void> CollapsedReportRenderer::Render(const Aggregation& aggregation,
                                              std::ostream& out) const {
   std::vector<std::string> locations;
   locations.reserve(aggregation.locations.size());
-  for (const Location& location : aggregation.locations) locations.push_back(LocationText(location));
+  for (const Location& location : aggregation.locations) locations.push_back(LocationText(location, aggregation.lines));
   std::string text;
   ChunkWriter writer(out);
   for (const StackSample& stack : aggregation.stacks) {

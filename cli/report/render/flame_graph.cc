@@ -115,7 +115,7 @@ const std::vector<LocationFrame>& TreeBuilder::FramesOf(uint32_t location) {
   std::vector<LocationFrame>& frames = location_frames_[location];
   if (!frames.empty()) return frames;
   const Location& source = aggregation_.locations[location];
-  std::vector<std::string> names = RootFirstFrameNames(source);
+  std::vector<std::string> names = RootFirstFrameNames(source, aggregation_.lines);
   for (size_t i = 0; i < names.size(); ++i) {
     const Frame& frame = source.frames[source.frames.size() - 1 - i];
     frames.push_back({NameId(std::move(names[i])), ClassifyFrame(frame)});

@@ -154,7 +154,7 @@ std::string FunctionsText(const Aggregation& aggregation, const ReportOptions& o
   std::vector<FunctionRow> sorted;
   if (options.sort_by_cum) {
     sorted = aggregation.functions;
-    SortFunctionRows(sorted, true);
+    SortFunctionRows(sorted, true, aggregation.is_diff);
   }
   const std::vector<FunctionRow>& rows = options.sort_by_cum ? sorted : aggregation.functions;
   const size_t count = options.top ? std::min<size_t>(*options.top, rows.size()) : rows.size();

@@ -47,7 +47,7 @@ std::string FormatValue(double value, Metric metric, bool show_bytes) {
 
 std::string UnitName(Metric metric, bool show_bytes) {
   if (IsObjectMetric(metric)) return "objects";
-  return show_bytes ? "B" : "MB";
+  return show_bytes ? "B" : "MiB";  // 2^20 bytes, as jeprof's "MB" is
 }
 
 std::string FormatPercent(double value, double total) {

@@ -15,11 +15,11 @@ namespace memprof::analysis {
 // wrap-around above 2^63.
 int64_t PerlInteger(double value);
 
-// Unparse: objects as integers; bytes as MB with one decimal ("%.1f" of
+// Unparse: objects as integers; bytes as MiB with one decimal ("%.1f" of
 // value / 1048576), or as integer bytes with `show_bytes` (--show_bytes).
 std::string FormatValue(double value, Metric metric, bool show_bytes);
 
-// Units: "objects", "MB" or "B".
+// Units: "objects", "MiB" or "B".
 std::string UnitName(Metric metric, bool show_bytes);
 
 // Percent: "%.1f%%" of value/total, or "nan" / "+inf" / "-inf" when total is 0.

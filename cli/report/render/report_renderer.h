@@ -13,7 +13,7 @@ namespace memprof::analysis {
 
 // Presentation options shared by the renderers.
 struct ReportOptions {
-  bool show_bytes = false;    // jeprof --show_bytes: bytes instead of MB
+  bool show_bytes = false;    // jeprof --show_bytes: bytes instead of MiB
   bool sort_by_cum = false;   // jeprof --cum
   std::optional<size_t> top;  // at most this many function rows
   // What symbolization found, for the renderers that carry it (json).

@@ -22,6 +22,9 @@ constexpr double kHeaderHeight = 62;
 constexpr double kFooterHeight = 30;
 // The stylesheet's 12px monospace font: 0.6 em per character.
 constexpr double kCharWidth = 7.2;
+// The title's font (#title in the stylesheet), and the smallest it shrinks to.
+constexpr double kTitleFontPx = 17;
+constexpr double kMinTitleFontPx = 11;
 
 // Where things go, in pixels. Row 0 (the root) is the bottom row.
 struct Geometry {
@@ -153,15 +156,40 @@ std::string Subtitle(const FlameGraph& graph, const FlameLayout& layout,
   return text;
 }
 
+// The title line, fitted to the width as laid out: centred text wider than
+// the image is clipped at both ends, and a diff's ends hold the dump's name
+// and the net change. A long title shrinks from 17px down to 11px, then
+// loses the end of the name (marked "..."), never the figures after it.
+struct FittedTitle {
+  std::string text;
+  double font_px = kTitleFontPx;
+};
+
+FittedTitle FitTitle(std::string_view name, const std::string& figures, double width) {
+  const double room = width - 2 * kPadX;
+  const double per_px = kCharWidth / 12;  // a glyph's width per pixel of font size
+  const auto chars = static_cast<double>(Utf8Length(name) + Utf8Length(figures));
+  const double px = std::min(kTitleFontPx, std::floor(room / (chars * per_px)));
+  if (px >= kMinTitleFontPx) return {std::string(name) + figures, px};
+  const double fit = std::floor(room / (kMinTitleFontPx * per_px));
+  const double keep = fit - static_cast<double>(Utf8Length(figures)) - 3;
+  std::string head(Utf8Prefix(name, keep > 0 ? static_cast<size_t>(keep) : 0));
+  return {head + "..." + figures, kMinTitleFontPx};
+}
+
 void WriteHeader(const FlameGraph& graph, const FlameLayout& layout, const SvgOptions& options,
                  const Geometry& geometry, std::ostream& out) {
   std::string center = Fixed(geometry.width / 2, 1);
   std::string right = Fixed(geometry.width - kPadX, 1);
-  out << "<text id=\"title\" x=\"" << center << "\" y=\"24\">" << XmlEscape(options.title)
-      << " \xE2\x80\x94 " << MetricDescription(graph.metric)
-      << (graph.is_diff ? " change " + DiffTitleSuffix(graph)
-                        : ", total " + HumanValue(graph.root().value, graph.metric))
-      << "</text>\n"
+  const FittedTitle title =
+      FitTitle(options.title,
+               " \xE2\x80\x94 " + MetricDescription(graph.metric) +
+                   (graph.is_diff ? " change " + DiffTitleSuffix(graph)
+                                  : ", total " + HumanValue(graph.root().value, graph.metric)),
+               geometry.width);
+  out << "<text id=\"title\" x=\"" << center << "\" y=\"24\"";
+  if (title.font_px != kTitleFontPx) out << " style=\"font-size:" << General(title.font_px) << "px\"";
+  out << ">" << XmlEscape(title.text) << "</text>\n"
       << "<text id=\"subtitle\" x=\"" << center << "\" y=\"42\">"
       << XmlEscape(Subtitle(graph, layout, options)) << "</text>\n"
       << "<text id=\"reset\" class=\"btn\" x=\"" << kPadX << "\" y=\"42\">Reset zoom</text>\n"

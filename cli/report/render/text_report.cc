@@ -14,6 +14,13 @@ std::string PadLeft(const std::string& text, size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
+// jeprof's columns, named: its own text has no header, which leaves a new
+// reader guessing what the two percentages after the first value are.
+void WriteHeader(std::ostream& out) {
+  out << PadLeft("flat", 8) << ' ' << PadLeft("flat%", 6) << ' ' << PadLeft("sum%", 6) << ' '
+      << PadLeft("cum", 8) << ' ' << PadLeft("cum%", 6) << " function\n";
+}
+
 }  // namespace
 
 Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
@@ -24,7 +31,7 @@ Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ost
         << UnitName(metric, bytes) << '\n';
   }
   std::vector<FunctionRow> rows = aggregation.functions;
-  if (options_.sort_by_cum) SortFunctionRows(rows, true);
+  if (options_.sort_by_cum) SortFunctionRows(rows, true, aggregation.is_diff);
   double total = aggregation.shown_total;
   double running = 0;
   size_t printed = 0;
@@ -32,6 +39,7 @@ Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ost
     if (options_.top && printed >= *options_.top) break;
     running += row.flat;
     if (!row.shown()) continue;
+    if (printed == 0) WriteHeader(out);
     out << PadLeft(FormatValue(row.flat, metric, bytes), 8) << ' '
         << PadLeft(FormatPercent(row.flat, total), 6) << ' '
         << PadLeft(FormatPercent(running, total), 6) << ' '

@@ -5,10 +5,12 @@
 
 namespace memprof::analysis {
 
-// jeprof --text, line for line:
-//   Total: 12.3 MB
-//        flat  flat%   sum%      cum   cum% name
-// ("%8s %6s %6s %8s %6s %s"), sorted by flat (or cum), rows that are zero
+// jeprof --text, with its columns named and its "MB" spelled MiB (it
+// divides by 2^20, and every other command says MiB):
+//   Total: 12.3 MiB
+//       flat  flat%   sum%      cum   cum% function
+//        1.2  10.0%  10.0%      3.4  27.6% Leaf
+// (rows "%8s %6s %6s %8s %6s %s"; the header only above rows), sorted by flat (or cum), rows that are zero
 // in both columns left out. The Total line is the whole profile; the
 // percentages are of what the filters kept, as in jeprof.
 class TextReportRenderer final : public ReportRenderer {

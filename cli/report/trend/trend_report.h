@@ -28,7 +28,7 @@ struct TrendResult {
 };
 
 struct TrendReportOptions {
-  bool show_bytes = false;    // bytes instead of MB
+  bool show_bytes = false;    // bytes instead of MiB
   std::optional<size_t> top;  // at most this many rows
 };
 

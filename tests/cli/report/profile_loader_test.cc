@@ -21,7 +21,7 @@ constexpr const char* kDump =
     "55d0a0000000-55d0a0001000 r-xp 00000000 08:01 42 /usr/bin/demo\r\n"
     "\n"
     "7f0000000000-7f0000001000 rw-p 00000000 00:00 0 \n"
-    "7fff00000000-7fff00001000 r-xp 00000000 00:00 0 [vdso]";
+    "7fff00000000-7fff00001000 r-xp 00000000 00:00 0 [vdso]\n";
 
 std::string Write(const test_support::TempDir& dir, const std::string& text) {
   const std::string path = dir.File("dump.heap");
@@ -30,7 +30,7 @@ std::string Write(const test_support::TempDir& dir, const std::string& text) {
 }
 
 // What the parser keeps of the maps section, line for line: '\r' dropped,
-// empty lines and a last line without '\n' kept.
+// empty lines kept. (A last line without '\n' is a cut dump, refused.)
 TEST(PeekMappedLibrariesTest, SameLinesAsTheParser) {
   test_support::TempDir dir;
   const std::string path = Write(dir, kDump);

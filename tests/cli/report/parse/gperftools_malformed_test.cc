@@ -14,7 +14,6 @@ namespace memprof::analysis {
 namespace {
 
 using testing::kBad;
-using testing::kLost;
 using testing::Limits;
 using testing::MalformedCase;
 
@@ -38,10 +37,10 @@ const MalformedCase kGperfCases[] = {
      "t.prof:1: the sample period after 'heap_v2/' does not fit in 64 bits"},
     {"HeaderCountsJunk", "heap profile: x: 64 [1: 64] @ heapprofile\n", kBad,
      "t.prof:1: expected in-use object count, got 'x: 64 [1: 64] @ heapprofile'"},
-    {"HeaderWithoutNewline", "heap profile: 1: 64 [1: 64] @ heapprofile", kLost,
-     "t.prof:1: input ends in the middle of this line (truncated profile)"},
-    {"HeaderOnly", kGperfHead, kLost,
-     "t.prof:1: input ends without the MAPPED_LIBRARIES section (truncated profile)"},
+    {"HeaderWithoutNewline", "heap profile: 1: 64 [1: 64] @ heapprofile", kBad,
+     "t.prof:1: input ends in the middle of this line: truncated at byte 41 (line 1)"},
+    {"HeaderOnly", kGperfHead, kBad,
+     "t.prof:1: input ends without the MAPPED_LIBRARIES section: truncated at byte 52 (line 1)"},
     {"NegativeCount", kGperfHead + "  -1: -64 [1: 64] @ 0x1\n", kBad,
      "t.prof:2: expected in-use object count, got '-1: -64 [1: 64] @ 0x1'"},
     {"BytesInZeroObjects", kGperfHead + "  0: 64 [1: 64] @ 0x1\n", kBad,
@@ -70,10 +69,10 @@ const MalformedCase kGperfCases[] = {
      "t.prof:2: line is longer than 80 bytes", Limits(80, 4, 10, 10)},
     {"NulByte", kGperfHead + std::string("  1: 64 [1: 64] @ 0x1\0\n", 23), kBad,
      "t.prof:2: NUL byte in line (binary data?)"},
-    {"TruncatedInStack", kGperfHead + "  1: 64 [1: 64] @ 0x1 0x7f", kLost,
-     "t.prof:2: input ends in the middle of this line (truncated profile)"},
-    {"NoMapsSection", kGperfHead + "  1: 64 [1: 64] @ 0x1\n\n", kLost,
-     "t.prof:3: input ends without the MAPPED_LIBRARIES section (truncated profile)"},
+    {"TruncatedInStack", kGperfHead + "  1: 64 [1: 64] @ 0x1 0x7f", kBad,
+     "t.prof:2: input ends in the middle of this line: truncated at byte 78 (line 2)"},
+    {"NoMapsSection", kGperfHead + "  1: 64 [1: 64] @ 0x1\n\n", kBad,
+     "t.prof:3: input ends without the MAPPED_LIBRARIES section: truncated at byte 75 (line 3)"},
 };
 
 void ExpectError(const Result<HeapDump>& dump, const MalformedCase& c) {

@@ -11,7 +11,6 @@ namespace memprof::analysis {
 namespace {
 
 using testing::kBad;
-using testing::kLost;
 using testing::Limits;
 using testing::MalformedCase;
 using testing::ParseText;
@@ -19,6 +18,9 @@ using testing::ParseText;
 // Lines 1-2 of a valid dump, and its valid end.
 const std::string kHead = "heap_v2/524288\n  t*: 1: 64 [0: 0]\n";
 const std::string kTail = "\nMAPPED_LIBRARIES:\n";
+// A stack into a library, and the maps line of the executable, below it.
+const std::string kStack = "@ 0x55d000000100 0x7f0000001234\n  t*: 1: 64 [0: 0]\n";
+const std::string kAppMap = "55d000000000-55d000001000 r-xp 00000000 08:02 1 /usr/bin/app\n";
 
 const MalformedCase kCases[] = {
     {"Empty", "", kBad, "t.heap:1: empty input: expected a 'heap_v2/<sample period>' header"},
@@ -43,10 +45,11 @@ const MalformedCase kCases[] = {
      "t.heap:1: the sample period after 'heap_v2/' does not fit in 64 bits"},
     {"PeriodJunk", "heap_v2/512k\n", kBad,
      "t.heap:1: unexpected text after the sample period: 'k'"},
-    {"HeaderOnly", "heap_v2/512\n", kLost,
-     "t.heap:1: input ends after the header, before the 't*:' totals"},
-    {"HeaderWithoutNewline", "heap_v2/512", kLost,
-     "t.heap:1: input ends in the middle of this line (truncated dump)"},
+    {"HeaderOnly", "heap_v2/512\n", kBad,
+     "t.heap:1: input ends after the header, before the 't*:' totals: truncated at byte 12 "
+     "(line 1)"},
+    {"HeaderWithoutNewline", "heap_v2/512", kBad,
+     "t.heap:1: input ends in the middle of this line: truncated at byte 11 (line 1)"},
     {"NoTotals", "heap_v2/512\n@ 0x1\n", kBad,
      "t.heap:2: expected the 't*:' totals line after the header, got '@ 0x1'"},
     {"TotalsOfAThread", "heap_v2/512\n  t0: 1: 64 [0: 0]\n", kBad,
@@ -85,8 +88,8 @@ const MalformedCase kCases[] = {
      "t.heap:4: expected the 't*:' counts of the stack at line 3, got 't0: 1: 64 [0: 0]'"},
     {"StackWithoutCountsBeforeMaps", kHead + "@ 0x1\n" + kTail, kBad,
      "t.heap:4: expected the 't*:' counts of the stack at line 3, got ''"},
-    {"StackWithoutCountsAtEnd", kHead + "@ 0x1\n", kLost,
-     "t.heap:3: stack has no 't*:' counts line: input ends (truncated dump)"},
+    {"StackWithoutCountsAtEnd", kHead + "@ 0x1\n", kBad,
+     "t.heap:3: stack has no 't*:' counts line: truncated at byte 40 (line 3)"},
     {"StackWithoutAddresses", kHead + "@\n", kBad, "t.heap:3: stack line '@' has no addresses"},
     {"BadAddress", kHead + "@ 0x1 0xzz\n", kBad, "t.heap:3: bad stack address '0xzz'"},
     {"BareHexPrefix", kHead + "@ 0x\n", kBad, "t.heap:3: bad stack address '0x'"},
@@ -108,14 +111,23 @@ const MalformedCase kCases[] = {
     {"NulByteInMaps", kHead + kTail + std::string("a\0b\n", 4), kBad,
      "t.heap:5: NUL byte in line (binary data?)"},
     {"JunkLine", kHead + "hello\n", kBad, "t.heap:3: unexpected line 'hello'"},
-    {"TruncatedInCounts", kHead + "@ 0x1\n  t*: 1: 6", kLost,
-     "t.heap:4: input ends in the middle of this line (truncated dump)"},
-    {"TruncatedInStack", kHead + "@ 0x1 0x7f", kLost,
-     "t.heap:3: input ends in the middle of this line (truncated dump)"},
-    {"NoMapsSection", kHead + "@ 0x1\n  t*: 1: 64 [0: 0]\n", kLost,
-     "t.heap:4: input ends without the MAPPED_LIBRARIES section (truncated dump)"},
-    {"NoMapsSectionAfterHeader", kHead, kLost,
-     "t.heap:2: input ends without the MAPPED_LIBRARIES section (truncated dump)"},
+    {"TruncatedInCounts", kHead + "@ 0x1\n  t*: 1: 6", kBad,
+     "t.heap:4: input ends in the middle of this line: truncated at byte 50 (line 4)"},
+    {"TruncatedInStack", kHead + "@ 0x1 0x7f", kBad,
+     "t.heap:3: input ends in the middle of this line: truncated at byte 44 (line 3)"},
+    {"NoMapsSection", kHead + "@ 0x1\n  t*: 1: 64 [0: 0]\n", kBad,
+     "t.heap:4: input ends without the MAPPED_LIBRARIES section: truncated at byte 59 (line 4)"},
+    {"NoMapsSectionAfterHeader", kHead, kBad,
+     "t.heap:2: input ends without the MAPPED_LIBRARIES section: truncated at byte 34 (line 2)"},
+    // Cut inside the maps section: 95% of a real dump, so where a cut most
+    // likely falls.
+    {"MapsMarkerWithoutNewline", kHead + "\nMAPPED_LIBRARIES:", kBad,
+     "t.heap:4: input ends in the middle of this line: truncated at byte 52 (line 4)"},
+    {"TruncatedInMaps", kHead + kStack + kTail + kAppMap + "7f0000000000-7f00", kBad,
+     "t.heap:8: input ends in the middle of this line: truncated at byte 182 (line 8)"},
+    {"MapsCutAtALine", kHead + kStack + kTail + kAppMap, kBad,
+     "t.heap:7: stack address 0x7f0000001234 lies above the last mapping of the "
+     "MAPPED_LIBRARIES section (the section is cut short): truncated at byte 165 (line 7)"},
 };
 
 class MalformedDumpTest : public ::testing::TestWithParam<MalformedCase> {};

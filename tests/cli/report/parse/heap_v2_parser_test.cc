@@ -52,16 +52,28 @@ TEST(HeapV2ParserTest, ParsesARealJemallocDump) {
 
 TEST(HeapV2ParserTest, AcceptsWhatJeprofAccepts) {
   // CRLF line ends, tabs and extra blanks, "0" for a null frame (jemalloc's
-  // %#x), upper-case hex, empty lines, and maps without a final newline.
+  // %#x), upper-case hex and empty lines. (Not maps without a final
+  // newline: the kernel ends every maps line with one, so that is a cut.)
   auto dump = ParseText(
       "heap_v2/0\r\n\t t*:  2:\t128 [ 0: 0 ]  \r\n\n@  0x7F 0\t0xffffffffffffffff \r\n"
-      "  t*: 2: 128 [0: 0]\r\n\r\nMAPPED_LIBRARIES:\r\nlast line");
+      "  t*: 2: 128 [0: 0]\r\n\r\nMAPPED_LIBRARIES:\r\nlast line\r\n");
   ASSERT_TRUE(dump.has_value()) << dump.error().message;
   EXPECT_EQ(dump->sample_period, 0u);
   ASSERT_EQ(dump->records.size(), 1u);
   EXPECT_EQ(dump->records[0].stack, (std::vector<uint64_t>{0x7f, 0, UINT64_MAX}));
   EXPECT_EQ(dump->records[0].counts.inuse.bytes, 128u);
   EXPECT_EQ(dump->mapped_libraries, (std::vector<std::string>{"last line"}));
+}
+
+// Only an address above the last mapping shows a cut maps section: one in a
+// gap between mappings (code unmapped since) or below the first is legal.
+TEST(HeapV2ParserTest, AcceptsStackAddressesOutsideMappingsBelowTheLast) {
+  auto dump = ParseText(
+      "heap_v2/1\n  t*: 1: 64 [0: 0]\n@ 0x10 0x3000 0x7f0000000fff\n  t*: 1: 64 [0: 0]\n"
+      "\nMAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 08:02 1 /a\n"
+      "7f0000000000-7f0000001000 r-xp 00000000 08:02 2 /lib/b.so\n");
+  ASSERT_TRUE(dump.has_value()) << dump.error().message;
+  EXPECT_EQ(dump->mapped_libraries.size(), 2u);
 }
 
 TEST(HeapV2ParserTest, AnEmptyProfileIsValid) {

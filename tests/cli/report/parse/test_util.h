@@ -39,7 +39,6 @@ inline ParseLimits Limits(size_t line_bytes, size_t frames, size_t records, size
 }
 
 inline constexpr ErrorCode kBad = ErrorCode::kInvalidArgument;
-inline constexpr ErrorCode kLost = ErrorCode::kDataLoss;
 
 inline Result<HeapDump> ParseText(const std::string& text, const ParseLimits& limits = {}) {
   std::istringstream in(text);

@@ -14,6 +14,7 @@
 #include "cli/report/render/flame_graph.h"
 #include "cli/report/render/flame_layout.h"
 #include "cli/report/render/svg_report.h"
+#include "cli/report/render/xml_text.h"
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
 #include "tests/cli/report/render/xml_check.h"
 
@@ -70,6 +71,31 @@ int Lightness(const std::string& fill) {
   std::smatch match;
   std::regex_match(fill, match, std::regex("hsl\\(\\d+,\\d+%,(\\d+)%\\)"));
   return match.empty() ? -1 : std::stoi(match[1]);
+}
+
+// The title (centred: too wide, it is clipped at both ends, where the
+// dump's name and the net change are) fits the image as laid out: 0.6 em
+// per monospace character, at 17px or the size its style says.
+TEST(DiffFlameGraphTest, TitleFitsTheWidthAndKeepsTheNetChange) {
+  static const std::regex kTitle(
+      "<text id=\"title\" x=\"[0-9.]+\" y=\"24\"(?: style=\"font-size:([0-9.]+)px\")?>([^<]*)</text>");
+  const Aggregation diff = AggregateDiff();
+  for (double width : {1200.0, 600.0}) {
+    for (const std::string& name : {std::string("memprof: web1-1234.heap"),
+                                    "memprof: " + std::string(150, 'x') + ".heap"}) {
+      std::ostringstream out;
+      ASSERT_TRUE(SvgReportRenderer(SvgOptions{name, width, 0.001}).Render(diff, out).has_value());
+      const std::string svg = out.str();
+      std::smatch match;
+      ASSERT_TRUE(std::regex_search(svg, match, kTitle)) << svg.substr(0, 2000);
+      const double px = match[1].matched ? std::stod(match[1]) : 17;
+      const std::string text = match[2];
+      EXPECT_LE(static_cast<double>(Utf8Length(text)) * px * 0.6, width - 20)
+          << width << ": " << text << " at " << px << "px";
+      EXPECT_TRUE(text.ends_with("net +200 B")) << text;
+      EXPECT_TRUE(text.starts_with("memprof: ")) << text;
+    }
+  }
 }
 
 TEST(DiffFlameGraphTest, WidthIsGrowthPlusShrinkage) {

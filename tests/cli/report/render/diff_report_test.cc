@@ -81,16 +81,22 @@ TEST(DiffJsonTest, AnOrdinaryReportHasNoDiffKeys) {
 }
 
 // Unchanged functions (Caller nets 0, the recursion did not move) are not
-// rows, as in jeprof --base; negative rows sort last.
-TEST(DiffTextTest, SignedRowsWithoutUnchangedFunctions) {
+// rows, as in jeprof --base; rows rank by the size of their change, so
+// what shrank most (Helper) ranks above what changed less in either way.
+TEST(DiffTextTest, SignedRowsRankedByTheSizeOfTheirChange) {
   ReportOptions options;
   options.show_bytes = true;
   EXPECT_EQ(Render(TextReportRenderer(options), AggregateDiff()),
             "Total: 200 B\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "     800 400.0% 400.0%      800 400.0% Leaf\n"
-            "       0   0.0% 400.0%      300 150.0% main\n"
-            "    -100 -50.0% 350.0%     -100 -50.0% 0x8ff\n"
-            "    -500 -250.0% 100.0%        0   0.0% Helper (inline)\n");
+            "    -500 -250.0% 150.0%        0   0.0% Helper (inline)\n"
+            "    -100 -50.0% 100.0%     -100 -50.0% 0x8ff\n"
+            "       0   0.0% 100.0%      300 150.0% main\n");
+  options.sort_by_cum = true;
+  const std::string by_cum = Render(TextReportRenderer(options), AggregateDiff());
+  EXPECT_LT(by_cum.find("main"), by_cum.find("0x8ff")) << by_cum;  // |300| > |-100|
+  EXPECT_LT(by_cum.find("0x8ff"), by_cum.find("Helper")) << by_cum;
 }
 
 }  // namespace

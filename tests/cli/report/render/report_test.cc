@@ -10,6 +10,7 @@
 #include "cli/report/render/collapsed_report.h"
 #include "cli/report/render/json_report.h"
 #include "cli/report/render/report_format.h"
+#include "cli/report/render/svg_report.h"
 #include "cli/report/render/text_report.h"
 #include "cli/report/symbolize/demangle.h"
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
@@ -31,6 +32,34 @@ Aggregation Aggregate(Metric metric = Metric::kInuseSpace) {
   return aggregation.value_or(Aggregation{});
 }
 
+// --lines names every frame "function file:line" in every format, not only
+// in json's frames: text rows are then per line of code, as in jeprof.
+TEST(LinesTest, EveryFormatNamesFramesWithFileAndLine) {
+  FakeSymbolizer symbolizer;
+  AggregateOptions options;
+  options.lines = true;
+  auto lines = AggregateProfile(SharedProfile(), symbolizer, options);
+  ASSERT_TRUE(lines.has_value());
+  ReportOptions report;
+  report.show_bytes = true;
+  const std::string text = Render(TextReportRenderer(report), *lines);
+  EXPECT_NE(text.find("    1250  67.6%  67.6%     1250  67.6% Leaf leaf.cc:12\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Helper (inline) helper.h:5\n"), std::string::npos) << text;
+  const std::string collapsed = Render(CollapsedReportRenderer(), *lines);
+  EXPECT_NE(collapsed.find("main main.cc:3;Caller(int) caller.cc:40;Helper<int>(int)[inline] "
+                           "helper.h:5"),
+            std::string::npos)
+      << collapsed;
+  const std::string svg = Render(SvgReportRenderer(), *lines);
+  EXPECT_NE(svg.find("<title>Leaf(int) leaf.cc:12&#10;"), std::string::npos);
+  const Aggregation plain = Aggregate();
+  EXPECT_EQ(Render(TextReportRenderer(report), plain).find("leaf.cc"), std::string::npos);
+  EXPECT_EQ(Render(CollapsedReportRenderer(), plain).find("leaf.cc"), std::string::npos);
+  EXPECT_EQ(Render(SvgReportRenderer(), plain).find("leaf.cc:12"), std::string::npos);
+}
+
 TEST(ReportFormatTest, JeprofUnparseAndPercent) {
   EXPECT_EQ(FormatValue(1048576 * 12.25, Metric::kInuseSpace, false), "12.2");  // half-even
   EXPECT_EQ(FormatValue(1048576 * 12.35, Metric::kInuseSpace, false), "12.3");  // binary value
@@ -39,7 +68,7 @@ TEST(ReportFormatTest, JeprofUnparseAndPercent) {
   EXPECT_EQ(FormatValue(1234.99, Metric::kInuseSpace, true), "1234");  // %d truncates
   EXPECT_EQ(FormatValue(-7.9, Metric::kInuseObjects, false), "-7");
   EXPECT_EQ(FormatValue(1e20, Metric::kInuseObjects, false), "-1");  // Perl's UV wrap
-  EXPECT_EQ(UnitName(Metric::kInuseSpace, false), "MB");
+  EXPECT_EQ(UnitName(Metric::kInuseSpace, false), "MiB");
   EXPECT_EQ(UnitName(Metric::kAllocSpace, true), "B");
   EXPECT_EQ(UnitName(Metric::kAllocObjects, false), "objects");
   EXPECT_EQ(FormatPercent(1, 3), "33.3%");
@@ -53,6 +82,7 @@ TEST(TextReportTest, LikeJeprofText) {
   options.show_bytes = true;
   EXPECT_EQ(Render(TextReportRenderer(options), Aggregate()),
             "Total: 1900 B\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "    1250  67.6%  67.6%     1250  67.6% Leaf\n"
             "     500  27.0%  94.6%     1500  81.1% Helper (inline)\n"
             "     100   5.4% 100.0%      100   5.4% 0x8ff\n"
@@ -66,14 +96,16 @@ TEST(TextReportTest, MegabytesTopAndCum) {
   options.top = 2;
   options.sort_by_cum = true;
   EXPECT_EQ(Render(TextReportRenderer(options), Aggregate()),
-            "Total: 0.0 MB\n"
+            "Total: 0.0 MiB\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "     0.0   0.0%   0.0%      0.0  94.6% main\n"
             "     0.0   0.0%   0.0%      0.0  81.1% Caller\n");
 }
 
 TEST(TextReportTest, Objects) {
-  EXPECT_EQ(Render(TextReportRenderer({}), Aggregate(Metric::kInuseObjects)).substr(0, 62),
+  EXPECT_EQ(Render(TextReportRenderer({}), Aggregate(Metric::kInuseObjects)).substr(0, 110),
             "Total: 19 objects\n"
+            "    flat  flat%   sum%      cum   cum% function\n"
             "      12  66.7%  66.7%       12  66.7% Leaf\n");
 }
 
