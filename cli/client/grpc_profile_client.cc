@@ -4,17 +4,12 @@
 #include <grpc/support/log.h>
 #include <grpcpp/create_channel_posix.h>
 #include <grpcpp/grpcpp.h>
-#include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <string>
-#include <string_view>
 #include <utility>
 
 #include "cli/client/grpc_status_mapping.h"
@@ -23,7 +18,6 @@
 #include "cli/io/logging.h"
 #include "common/duration.h"
 #include "common/unix_socket.h"
-#include "common/unserved.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
 
 namespace memprof::cli {
@@ -119,35 +113,12 @@ Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeo
 }
 
 // Whether the other end has closed the connection: end of file or a reset
-// is pending, or the line an agent that cannot serve writes before it closes
-// (common/unserved.h), where an agent that answered would have kept it open.
+// is pending, where an agent that answered would have kept it open.
 bool PeerClosed(const Fd& watch) {
   if (!watch) return false;
-  char head[kUnservedPrefix.size()] = {};
-  const ssize_t n = ::recv(watch.get(), head, sizeof(head), MSG_PEEK | MSG_DONTWAIT);
-  if (n > 0) return std::string_view(head, static_cast<size_t>(n)) == kUnservedPrefix;
+  char byte = 0;
+  const ssize_t n = ::recv(watch.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   return n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE));
-}
-
-// The agent's own reason for closing every connection, if it gives one: a
-// fresh connection's first line (common/unserved.h), without the prefix.
-std::optional<std::string> UnservedReason(const std::string& socket_path) {
-  constexpr auto kWait = std::chrono::milliseconds(500);
-  auto fd = ConnectUnixSocket(socket_path, kWait);
-  if (!fd) return std::nullopt;
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + kWait;
-  char buf[1100];
-  while (text.find('\n') == std::string::npos && text.size() < sizeof(buf) &&
-         std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd->get(), POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    const ssize_t n = ::read(fd->get(), buf, sizeof(buf));
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  if (!text.starts_with(kUnservedPrefix)) return std::nullopt;
-  return text.substr(kUnservedPrefix.size(), text.find('\n') - kUnservedPrefix.size());
 }
 
 std::unexpected<Error> Interrupted() { return Fail(ErrorCode::kCancelled, "interrupted"); }
@@ -210,15 +181,6 @@ Result<T> WithRetries(const Target& target, std::chrono::milliseconds window,
       // Every connection closed unanswered: the agent may lack its module.
       if (outcome.failure == AttemptFailure::kDropped && !target.remote()) {
         error = DiagnoseDroppedConnections(kProcRoot, target.pid, error);
-        if (auto reason = UnservedReason(target.socket_path)) {
-          if (error.code == ErrorCode::kFailedPrecondition) {
-            error.message += "; the agent says: " + *reason;
-          } else {
-            error = Error(ErrorCode::kFailedPrecondition,
-                          "the memprof agent of " + DescribeTarget(target) +
-                              " is loaded but cannot serve: " + *reason);
-          }
-        }
       }
       return std::move(outcome.result);
     }
