@@ -21,8 +21,11 @@ find_package(PkgConfig REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 pkg_check_modules(MEMPROF_RPC_PC REQUIRED IMPORTED_TARGET grpc++ protobuf)
 
-# Libraries that stay shared in every case: the C library's parts.
-set(_memprof_system_libs dl pthread m rt atomic c)
+# Libraries that stay shared in every case: the C library's parts, and zlib,
+# which Debian wants in one copy, its libz.so.1 (lintian: embedded-library),
+# and which libdw loads anyway.
+set(_memprof_system_libs dl pthread m rt atomic c z)
+find_package(ZLIB REQUIRED)
 
 function(_memprof_static_archives out)
   set(archives)
@@ -64,6 +67,9 @@ function(memprof_deps name)
   endif()
   set(links "$<${_static}:${archives}>" "$<${_static}:${CMAKE_DL_LIBS}>"
             "$<${_static}:Threads::Threads>")
+  if("z" IN_LIST ARG_ARCHIVES)
+    list(APPEND links "$<${_static}:ZLIB::ZLIB>")
+  endif()
   foreach(target IN LISTS ARG_SHARED)
     list(APPEND links "$<${_shared}:${target}>")
   endforeach()

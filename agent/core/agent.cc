@@ -13,7 +13,6 @@
 #include "agent/core/connection_acceptor.h"
 #include "agent/core/core_log.h"
 #include "agent/core/module_loader.h"
-#include "agent/core/unserved_reason.h"
 #include "agent/shared/agent_thread.h"
 #include "agent/shared/tcp_port_sockets.h"
 #include "common/duration.h"
@@ -125,12 +124,8 @@ Result<void> Agent::EnsureServerLocked() {
 void Agent::OnConnection(Fd connection, const PeerCredentials& peer) {
   std::lock_guard lock(server_mu_);
   if (auto r = EnsureServerLocked(); !r) {
-    // Nothing can answer in gRPC: the peer gets one line that says why
-    // (memprofctl reads it when its call fails), then the connection closes.
+    // The client sees the connection closed; the log (if enabled) says why.
     CoreLog(LogLevel::kError, r.error().message);
-    if (peer.uid == 0 || peer.uid == ::geteuid()) {
-      SendUnservedReason(connection.get(), r.error().message);
-    }
     return;
   }
   ops_->adopt(server_, connection.Release(), peer.pid, peer.uid);

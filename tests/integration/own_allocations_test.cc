@@ -44,7 +44,7 @@ TEST_F(OwnAllocationsTest, TheAgentsWorkIsNotSampledIntoTheHostsProfile) {
   for (int round = 0; round < 3; ++round) {
     for (std::vector<std::string> call :
          {std::vector<std::string>{"status"}, {"stats"}, {"stats", "--json"}, {"activate"},
-          {"dump", "--out", dir().File("busy.heap")}}) {
+          {"dump", "--force", "--out", dir().File("busy.heap")}}) {
       CommandResult r = CliFor(*target, call[0], {call.begin() + 1, call.end()});
       ASSERT_EQ(r.exit_code, 0) << r;
     }
