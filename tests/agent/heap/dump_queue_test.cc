@@ -140,6 +140,10 @@ TEST(DumpQueueTest, RefusesBeyondTheQueueBoundAndQueuesNothing) {
   slot.Release();
   EXPECT_EQ(served.order, std::vector<int>({1}));
   EXPECT_EQ(extra.calls(), 0);
+  // Waiters 2 and 3 still wait: out of the queue before they are destroyed
+  // (served's slot, given back last, would otherwise call a freed waiter).
+  EXPECT_TRUE(queue->Withdraw(*waiters[1]));
+  EXPECT_TRUE(queue->Withdraw(*waiters[2]));
 }
 
 TEST(DumpQueueTest, AWithdrawnWaiterFreesNothingAndIsNeverCalled) {
