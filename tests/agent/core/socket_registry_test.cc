@@ -52,7 +52,12 @@ TEST_F(SocketRegistryTest, RemovesItsSocketWhenDestroyed) {
 }
 
 TEST_F(SocketRegistryTest, ReplacesAStaleSocketOfTheSamePid) {
-  { auto first = SocketRegistry::Listen(dir_, 4244); ASSERT_TRUE(first); (void)first->release(); }
+  {
+    // Forgets its socket without removing it (and without leaking itself).
+    auto first = SocketRegistry::Listen(dir_, 4244);
+    ASSERT_TRUE(first);
+    (*first)->AbandonAfterFork();
+  }
   ASSERT_TRUE(fs::exists(SocketPath(4244)));  // left behind, as after SIGKILL
   auto second = SocketRegistry::Listen(dir_, 4244);
   ASSERT_TRUE(second) << second.error().message;
