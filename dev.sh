@@ -4,6 +4,9 @@
 #   bash dev.sh deps    install the Debian 12 packages memprof needs (as root)
 #   bash dev.sh build   configure and build everything in ./build (warnings are errors)
 #   bash dev.sh test    deps + build + every test under CTest + a short fuzz run
+#                       + the agent's tests under ASan+UBSan and under TSan
+#   bash dev.sh sanitize [asan|tsan]
+#                       build and run only the sanitizer stages (both by default)
 #   bash dev.sh fuzz [SECONDS]
 #                       build the libFuzzer targets with clang-14 in ./build-fuzz
 #                       and fuzz the heap_v2 parser, then merging and --trend,
@@ -14,13 +17,16 @@
 #                       debootstrap (as root; slow: see tests/fresh_check.sh)
 #
 # MEMPROF_BUILD_DIR overrides the build directory (default: ./build),
-# MEMPROF_FUZZ_BUILD_DIR the fuzzer's (default: ./build-fuzz).
+# MEMPROF_FUZZ_BUILD_DIR the fuzzer's (default: ./build-fuzz),
+# MEMPROF_SANITIZER_BUILD_DIR the prefix of the sanitizer stages' (default:
+# ./build-asan and ./build-tsan).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly ROOT
 readonly BUILD_DIR="${MEMPROF_BUILD_DIR:-${ROOT}/build}"
 readonly FUZZ_BUILD_DIR="${MEMPROF_FUZZ_BUILD_DIR:-${ROOT}/build-fuzz}"
+readonly SANITIZER_BUILD_PREFIX="${MEMPROF_SANITIZER_BUILD_DIR:-${ROOT}/build}"
 readonly CI_FUZZ_SECONDS=30
 readonly TEST_TIMEOUT_SECONDS=600
 readonly AGENT_WAIT_SECONDS=30
@@ -216,6 +222,114 @@ cmd_fuzz() {
   fuzz_run "${1:-${CI_FUZZ_SECONDS}}"
 }
 
+# --- sanitizer stages -----------------------------------------------------------
+#
+# The agent lives in other people's processes, so its tests run again under
+# AddressSanitizer with UndefinedBehaviorSanitizer, and under ThreadSanitizer.
+# Each stage has a build tree of its own with only what its tests need (the
+# agent, its unit tests, the integration executables and the programs they
+# start) and drives the plain build's memprofctl: the sanitizers are there for
+# the code that runs inside the target. docs/reliability.md says what each
+# stage covers, which tests it leaves out and why.
+
+# What a sanitizer tree builds (the integration executables bring the
+# tests/testprogs programs they start).
+readonly SANITIZER_TARGETS=(memprof_agent memprof_agent_server
+  agent_jemalloc_tests agent_prof_off_tests agent_glibc_tests
+  memprof_integration_test memprof_load_fault_test memprof_guest_test)
+
+# sanitizer_spec STAGE: the stage's MEMPROF_SANITIZE.
+sanitizer_spec() {
+  case "$1" in
+    asan) echo "address,undefined" ;;
+    tsan) echo "thread" ;;
+    *) die "unknown sanitizer stage '$1' (asan or tsan)" ;;
+  esac
+}
+
+# sanitizer_build STAGE: configures and builds ${SANITIZER_BUILD_PREFIX}-STAGE.
+sanitizer_build() {
+  local stage="$1" dir="${SANITIZER_BUILD_PREFIX}-$1"
+  section "Sanitizer build: ${stage} (${dir})"
+  local settings
+  mapfile -t settings < <(new_build_dir_settings "${dir}")
+  cmake -S "${ROOT}" -B "${dir}" -DMEMPROF_WERROR=ON -DMEMPROF_SANITIZE="$(sanitizer_spec "${stage}")" \
+    -DMEMPROF_IT_MEMPROFCTL="${BUILD_DIR}/cli/memprofctl" "${settings[@]}" >/dev/null
+  # gtest_discover_tests runs each test executable at build time: with
+  # the stage's options, a report there fails the build.
+  sanitizer_env "${stage}" "$(mktemp -d -t memprof-sanitizer-discovery.XXXXXX)" \
+    cmake --build "${dir}" --target "${SANITIZER_TARGETS[@]}" -j"$(nproc)"
+}
+
+# sanitizer_env STAGE LOG_DIR CMD...: runs CMD with the stage's runtime
+# options. Every report goes to a file in LOG_DIR (the target processes'
+# stderr is often a pipe nobody reads to the end), and the first stops its
+# process.
+sanitizer_env() {
+  local stage="$1" logs="$2"
+  shift 2
+  local common="log_path=${logs}/report:halt_on_error=1:print_stacktrace=1"
+  local supp="${ROOT}/tests/sanitizers"
+  case "${stage}" in
+    asan)
+      ASAN_OPTIONS="${common}:detect_leaks=1:abort_on_error=0" \
+        UBSAN_OPTIONS="${common}" \
+        LSAN_OPTIONS="suppressions=${supp}/lsan.supp:print_suppressions=0" \
+        "$@"
+      ;;
+    tsan)
+      # die_after_fork=0: a multithreaded process that forks (the fork
+      # tests' targets) is what TSan calls partially supported; the child
+      # then runs with TSan's state of the forking thread.
+      TSAN_OPTIONS="${common}:die_after_fork=0:second_deadlock_stack=1:suppressions=${supp}/tsan.supp:print_suppressions=0" \
+        "$@"
+      ;;
+  esac
+}
+
+# sanitizer_tests STAGE: the ctest arguments that select the stage's tests.
+sanitizer_tests() {
+  case "$1" in
+    asan) printf '%s\n' -R "${ASAN_TESTS}" -E "${ASAN_EXCLUDED}" ;;
+    tsan) printf '%s\n' -R "${TSAN_TESTS}" -E "${TSAN_EXCLUDED}" ;;
+  esac
+}
+
+# sanitizer_run STAGE: runs the stage's tests; a failed test or any report
+# fails it.
+sanitizer_run() {
+  local stage="$1" dir="${SANITIZER_BUILD_PREFIX}-$1"
+  section "Sanitizer tests: ${stage}"
+  local logs selection status=0
+  logs="$(mktemp -d -t "memprof-${stage}.XXXXXX")"
+  # Targets that change their user write reports here too.
+  chmod 1777 "${logs}"
+  mapfile -t selection < <(sanitizer_tests "${stage}")
+  sanitizer_env "${stage}" "${logs}" \
+    ctest --test-dir "${dir}" --output-on-failure --no-tests=error \
+    --timeout "${TEST_TIMEOUT_SECONDS}" --parallel "$(nproc)" "${selection[@]}" || status=$?
+  local report reports=0
+  for report in "${logs}"/*; do
+    [[ -e "${report}" ]] || continue
+    echo "--- ${report}"
+    cat "${report}"
+    reports=$((reports + 1))
+  done
+  rm -rf "${logs}"
+  ((reports == 0)) || die "${stage}: ${reports} sanitizer report(s) (above)"
+  ((status == 0)) || die "${stage}: tests failed (status ${status})"
+}
+
+cmd_sanitize() {
+  local stages=("$@")
+  ((${#stages[@]} > 0)) || stages=(asan tsan)
+  cmd_deps
+  cmd_build memprofctl
+  local stage
+  for stage in "${stages[@]}"; do sanitizer_build "${stage}"; done
+  for stage in "${stages[@]}"; do sanitizer_run "${stage}"; done
+}
+
 # --- demo ----------------------------------------------------------------------
 
 DEMO_PID=""
@@ -305,9 +419,10 @@ main() {
     test) cmd_test ;;
     demo) cmd_demo ;;
     fuzz) cmd_fuzz "${2:-${CI_FUZZ_SECONDS}}" ;;
+    sanitize) cmd_sanitize "${@:2}" ;;
     fresh-check) bash "${ROOT}/tests/fresh_check.sh" ;;
     *)
-      echo "usage: bash dev.sh {deps|build|test|demo|fuzz [SECONDS]|fresh-check}" >&2
+      echo "usage: bash dev.sh {deps|build|test|demo|fuzz [SECONDS]|sanitize [asan|tsan]|fresh-check}" >&2
       exit 2
       ;;
   esac

@@ -48,6 +48,19 @@ std::string ObjectOf(void* addr) {
   return info.dli_fname;
 }
 
+// An agent built with AddressSanitizer or ThreadSanitizer (the sanitizer
+// stages of `bash dev.sh test`, never a shipped build) lives in a process whose
+// malloc is the sanitizer's, whatever the host links: jemalloc there serves
+// mallctl and nothing else. Such an agent controls the loaded jemalloc as if it
+// were the allocator, so that its control and dump paths run under the
+// sanitizer; its profiles hold none of the host's allocations
+// (docs/reliability.md).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizerServesMalloc = true;
+#else
+constexpr bool kSanitizerServesMalloc = false;
+#endif
+
 }  // namespace
 
 std::optional<JemallocControl> JemallocControl::Detect() {
@@ -57,7 +70,9 @@ std::optional<JemallocControl> JemallocControl::Detect() {
   // jemalloc can be loaded without being the allocator (e.g. linked by a
   // library that lost the symbol race to libc): then its numbers are not the
   // process heap, and profiling it would be misleading.
-  if (ObjectOf(HostSymbol("malloc")) != ObjectOf(mallctl)) return std::nullopt;
+  if (!kSanitizerServesMalloc && ObjectOf(HostSymbol("malloc")) != ObjectOf(mallctl)) {
+    return std::nullopt;
+  }
   return JemallocControl(reinterpret_cast<MallctlFn>(mallctl),
                          reinterpret_cast<StatsPrintFn>(stats_print));
 }

@@ -34,7 +34,7 @@ class BadInputTest : public IntegrationTest {
   TargetProcess* StartReady() {
     TargetOptions options;
     options.argv = {kPlainTarget};
-    options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+    options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
     return Start(options);
   }
   // A preloaded target whose agent is expected not to start (bad socket
@@ -43,7 +43,7 @@ class BadInputTest : public IntegrationTest {
     TargetOptions options;
     options.argv = {kPlainTarget};
     // The agent is silent unless asked: ask, to read why it refused.
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", kProfilingReadyConf},
                    {"MEMPROF_SOCKET_DIR", socket_dir},
                    {"MEMPROF_LOG_LEVEL", "warn"}};
@@ -476,7 +476,7 @@ TEST_F(BadInputTest, AgentRefusesAnUnsafeSocketDirectory) {
 TEST_F(BadInputTest, AgentSwitchedOff) {
   TargetOptions options;
   options.argv = {kPlainTarget};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
+  options.env = {{"LD_PRELOAD", kAgentPreload},
                  {"MALLOC_CONF", kProfilingReadyConf},
                  {"MEMPROF_AGENT", "off"}};
   options.expect_agent = false;

@@ -37,7 +37,7 @@ class CaptureTest : public IntegrationTest {
   TargetProcess* StartSpikeTarget() {
     TargetOptions options;
     options.argv = {kSpikeTarget};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", "prof:true,prof_active:false,lg_prof_sample:19"}};
     options.stdin_pipe = true;
     return Start(options);

@@ -50,7 +50,7 @@ class GuestCloseRangeTest : public GuestTest {
     ASSERT_FALSE(HasFatalFailure());
     TargetOptions options;
     options.argv = {kCloseRangeHost};
-    options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+    options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
     // A daemon purges its descriptors at start-up, before anyone talks to
     // the agent: wait for the socket file without connecting to it.
     options.connect_to_agent = false;

@@ -25,7 +25,7 @@ class DoctorTest : public GuestTest {
   TargetProcess* StartPurgeTarget(bool jemalloc, const std::string& conf = kNoDecayConf) {
     TargetOptions options;
     options.argv = {jemalloc ? MEMPROF_IT_PURGE_TARGET : MEMPROF_IT_PURGE_TARGET_GLIBC};
-    options.env = {{"LD_PRELOAD", kAgentLibrary}};
+    options.env = {{"LD_PRELOAD", kAgentPreload}};
     if (jemalloc) options.env["MALLOC_CONF"] = conf;
     options.stdin_pipe = true;
     return Start(options);
@@ -128,7 +128,7 @@ TEST_F(DoctorTest, ASingleArenaJemallocIsDiagnosed) {
 TEST_F(DoctorTest, AGrowingHeapIsAFinding) {
   TargetOptions options;
   options.argv = {MEMPROF_IT_TREND_TARGET};
-  options.env = {{"LD_PRELOAD", kAgentLibrary}};
+  options.env = {{"LD_PRELOAD", kAgentPreload}};
   TargetProcess* t = Start(options);
   ASSERT_NE(t, nullptr);
   json j = Doctor(*t);

@@ -24,12 +24,12 @@ class ErrorTest : public IntegrationTest {
     return Start(options);
   }
   TargetProcess* StartProfilingReady() {
-    return StartPlain({{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}});
+    return StartPlain({{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}});
   }
   TargetProcess* StartGlibc(bool with_agent) {
     TargetOptions options;
     options.argv = {kGlibcTarget};
-    if (with_agent) options.env["LD_PRELOAD"] = kAgentLibrary;
+    if (with_agent) options.env["LD_PRELOAD"] = kAgentPreload;
     options.expect_agent = with_agent;
     return Start(options);
   }
@@ -162,7 +162,7 @@ TEST_F(ErrorTest, GlibcTargetActivateAndDumpExplainMemprofctlRun) {
 }
 
 TEST_F(ErrorTest, JemallocWithoutProfilingNamesMallocConf) {
-  TargetProcess* t = StartPlain({{"LD_PRELOAD", kAgentLibrary}});
+  TargetProcess* t = StartPlain({{"LD_PRELOAD", kAgentPreload}});
   ASSERT_NE(t, nullptr);
   json status = StatusJson(*t);
   EXPECT_EQ(status["allocator"], "jemalloc");
@@ -181,7 +181,7 @@ TEST_F(ErrorTest, JemallocWithoutProfilingNamesMallocConf) {
 }
 
 TEST_F(ErrorTest, FailedDumpLeavesAnExistingFileUntouched) {
-  TargetProcess* t = StartPlain({{"LD_PRELOAD", kAgentLibrary}});  // profiling off
+  TargetProcess* t = StartPlain({{"LD_PRELOAD", kAgentPreload}});  // profiling off
   ASSERT_NE(t, nullptr);
   std::string path = dir().File("keep.heap");
   ASSERT_TRUE(WriteFile(path, "precious\n"));

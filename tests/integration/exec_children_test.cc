@@ -39,7 +39,7 @@ class ExecChildrenTest : public GuestTest {
     TargetOptions options;
     options.argv = std::move(argv);
     options.env = std::move(env);
-    options.env["LD_PRELOAD"] = kAgentLibrary;
+    options.env["LD_PRELOAD"] = kAgentPreload;
     options.env["MALLOC_CONF"] = kProfilingReadyConf;
     options.stdin_pipe = true;
     host_ = Start(options);

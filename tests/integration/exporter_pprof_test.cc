@@ -48,7 +48,7 @@ class ExporterPprofTest : public ExporterTest {
   TargetProcess* StartSteadyTarget() {
     TargetOptions options;
     options.argv = {kManyStacksTarget, "--stacks", "64", "--bytes", "262144"};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
     options.ready_timeout = seconds(60);
     return Start(options);
@@ -151,7 +151,7 @@ TEST_F(ExporterPprofTest, RealPprofReadsAStrippedProcessThroughTheSymbolEndpoint
   }
   TargetOptions options;  // its library from beside it: $ORIGIN
   options.argv = {program};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
+  options.env = {{"LD_PRELOAD", kAgentPreload},
                  {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
   TargetProcess* t = Start(options);
   ASSERT_NE(t, nullptr);
@@ -222,7 +222,7 @@ TEST_F(ExporterPprofTest, EachFailureHasItsStatusAndSaysWhatToDo) {
   TargetProcess* ready = StartShape(Shape::kPreloaded);
   TargetOptions off_options;  // jemalloc and an agent, but no prof:true
   off_options.argv = {kPlainTarget};
-  off_options.env = {{"LD_PRELOAD", kAgentLibrary}};
+  off_options.env = {{"LD_PRELOAD", kAgentPreload}};
   TargetProcess* off = Start(off_options);
   TargetProcess* no_agent = StartWithoutAgent();
   ASSERT_NE(ready, nullptr);
@@ -282,7 +282,7 @@ TEST_F(ExporterPprofTest, ASecondRequestForOnePidIsTurnedAwayWithRetryAfter) {
 TEST_F(ExporterPprofTest, TheIndexAndLandingPageLinkTheTargetsAndEscapeTheirCommandLines) {
   TargetOptions hostile = {};
   hostile.argv = {kPlainTarget, "<script>alert('x')</script>&\"quoted\""};
-  hostile.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+  hostile.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
   TargetProcess* t = Start(hostile);
   ASSERT_NE(t, nullptr);
   HttpReply index = HttpGet(address_, "/debug/pprof/");

@@ -41,7 +41,7 @@ TEST_F(ExporterTest, StatsFormatPrometheusOfJemallocAndGlibcTargetsPassesPromtoo
   TargetProcess* je = StartShape(Shape::kPreloaded);
   TargetOptions glibc_options;
   glibc_options.argv = {kGlibcTarget};
-  glibc_options.env = {{"LD_PRELOAD", kAgentLibrary}};
+  glibc_options.env = {{"LD_PRELOAD", kAgentPreload}};
   TargetProcess* glibc = Start(glibc_options);
   ASSERT_NE(je, nullptr);
   ASSERT_NE(glibc, nullptr);

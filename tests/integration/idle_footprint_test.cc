@@ -59,7 +59,7 @@ class IdleFootprintTest : public GuestTest {
   TargetProcess* StartPlain(bool agent) {
     TargetOptions options;
     options.argv = {kPlainTarget};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", kProfilingReadyConf},
                    {"MEMPROF_IDLE_TIMEOUT", "1s"}};
     options.await_handshake_closed = true;

@@ -64,7 +64,7 @@ class LargeDumpTest : public IntegrationTest {
     TargetOptions options;
     options.argv = {kManyStacksTarget, "--stacks", std::to_string(stacks), "--pad-frames",
                     std::to_string(kPadFrames)};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
     options.ready_timeout = seconds(180);
     return Start(options);

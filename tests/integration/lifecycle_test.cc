@@ -114,7 +114,7 @@ TEST_F(AgentLifecycleTest, StartStopAndStartAgain) {
 TEST_F(AgentLifecycleTest, ExecIntoAProgramWithTheAgentHandsTheSocketOver) {
   // The exec'd program inherits LD_PRELOAD, so its own agent starts for the
   // same pid and replaces the socket.
-  TargetProcess* t = StartLifecycle({kPlainTarget}, {{"LD_PRELOAD", kAgentLibrary}});
+  TargetProcess* t = StartLifecycle({kPlainTarget}, {{"LD_PRELOAD", kAgentPreload}});
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(::kill(t->pid(), SIGUSR2), 0);
   ASSERT_TRUE(WaitUntil(

@@ -36,7 +36,7 @@ std::string OurFrame(const std::string& line) {
 TEST_F(OwnAllocationsTest, TheAgentsWorkIsNotSampledIntoTheHostsProfile) {
   TargetOptions options;
   options.argv = {kPlainTarget};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
+  options.env = {{"LD_PRELOAD", kAgentPreload},
                  {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
   TargetProcess* target = Start(options);
   ASSERT_NE(target, nullptr);

@@ -92,7 +92,7 @@ class PreforkTest : public GuestTest {
     TargetOptions options;
     options.argv = {kPreforkServer, "--workers", std::to_string(workers)};
     options.env = std::move(env);
-    options.env["LD_PRELOAD"] = kAgentLibrary;
+    options.env["LD_PRELOAD"] = kAgentPreload;
     options.env["MALLOC_CONF"] = kProfilingReadyConf;
     options.stdin_pipe = true;
     master_ = Start(options);

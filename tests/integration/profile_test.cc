@@ -450,12 +450,12 @@ TEST_F(ProfileTest, BadInputIsRefusedBeforeAnythingChanges) {
 TEST_F(ProfileTest, ProcessesThatCannotBeProfiledSayWhy) {
   TargetOptions off;
   off.argv = {kPlainTarget};
-  off.env = {{"LD_PRELOAD", kAgentLibrary}};  // jemalloc, but started without prof:true
+  off.env = {{"LD_PRELOAD", kAgentPreload}};  // jemalloc, but started without prof:true
   TargetProcess* no_prof = Start(off);
   ASSERT_NE(no_prof, nullptr);
   TargetOptions glibc;
   glibc.argv = {kGlibcTarget};
-  glibc.env = {{"LD_PRELOAD", kAgentLibrary}};
+  glibc.env = {{"LD_PRELOAD", kAgentPreload}};
   TargetProcess* no_jemalloc = Start(glibc);
   ASSERT_NE(no_jemalloc, nullptr);
   const std::string out = dir().File("p.heap");

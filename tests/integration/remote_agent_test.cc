@@ -65,7 +65,7 @@ class RemoteAgentTest : public ::testing::Test {
   // `expect_tcp`, also waits until it listens on kPort.
   TargetProcess* StartInA(std::map<std::string, std::string> env, bool expect_tcp,
                           const std::vector<std::string>& program = {kPlainTarget}) {
-    if (program.front() == kPlainTarget) env["LD_PRELOAD"] = kAgentLibrary;
+    if (program.front() == kPlainTarget) env["LD_PRELOAD"] = kAgentPreload;
     env["MALLOC_CONF"] = kProfilingReadyConf;
     env["MEMPROF_LOG_LEVEL"] = "info";
     TargetOptions options;

@@ -57,7 +57,7 @@ class ReportTest : public IntegrationTest {
   TargetProcess* StartSampled() {
     TargetOptions options;
     options.argv = {kPlainTarget};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
     return Start(options);
   }

@@ -20,7 +20,7 @@ class SampleIntervalTest : public IntegrationTest {
   TargetProcess* StartTarget() {
     TargetOptions options;
     options.argv = {kPlainTarget};
-    options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+    options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
     return Start(options);
   }
 
@@ -30,7 +30,7 @@ class SampleIntervalTest : public IntegrationTest {
   TargetProcess* StartManyStacks() {
     TargetOptions options;
     options.argv = {kManyStacksTarget, "--stacks", "64"};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
     options.ready_timeout = seconds(60);
     return Start(options);

@@ -56,7 +56,7 @@ class StrippedBinaryTest : public IntegrationTest {
   TargetProcess* StartStripped(const std::string& binary) {
     TargetOptions options;
     options.argv = {binary};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
     return Start(options);
   }

@@ -25,7 +25,7 @@ class SymbolClashTest : public GuestTest {
     ASSERT_FALSE(HasFatalFailure());
     TargetOptions options;
     options.argv = {kSymbolClashHost};
-    options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+    options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
     host_ = Start(options);
     ASSERT_NE(host_, nullptr);
     // The host checked that the global scope resolves each name to its own

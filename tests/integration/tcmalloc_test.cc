@@ -28,7 +28,7 @@ class TcmallocTest : public ExporterTest {
   TargetProcess* StartTcmalloc(bool sampling = true) {
     TargetOptions options;
     options.argv = {kTcmallocTarget};
-    options.env["LD_PRELOAD"] = kAgentLibrary;
+    options.env["LD_PRELOAD"] = kAgentPreload;
     if (sampling) options.env["TCMALLOC_SAMPLE_PARAMETER"] = kSamplePeriod;
     return Start(options);
   }

@@ -30,7 +30,7 @@ class TrendTest : public IntegrationTest {
   TargetProcess* StartTrendTarget() {
     TargetOptions options;
     options.argv = {kTrendTarget};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:12"}};
     return Start(options);
   }

@@ -45,7 +45,7 @@ class UserSwitchTest : public GuestTest {
   void StartHost() {
     TargetOptions options;
     options.argv = {kUserSwitchingHost, std::to_string(user_.uid), std::to_string(user_.gid)};
-    options.env = {{"LD_PRELOAD", kAgentLibrary},
+    options.env = {{"LD_PRELOAD", kAgentPreload},
                    {"MALLOC_CONF", kProfilingReadyConf},
                    {"MEMPROF_LOG_LEVEL", "warning"}};
     options.stdin_pipe = true;
@@ -171,7 +171,7 @@ TEST_F(UserSwitchTest, AServiceThatDroppedRootIsExplainedToItsUser) {
   ASSERT_EQ(::chmod(SocketDir().c_str(), 01777), 0);
   TargetOptions options;
   options.argv = {kUserSwitchingHost, std::to_string(user_.uid), std::to_string(user_.gid)};
-  options.env = {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}};
+  options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
   options.stdin_pipe = true;
   host_ = Start(options);
   ASSERT_NE(host_, nullptr);

@@ -14,7 +14,7 @@ ShapeInfo DescribeShape(Shape shape) {
               "LinkedTargetLeak", "LinkedTargetAllocate"};
     case Shape::kPreloaded:
       return {{kPlainTarget},
-              {{"LD_PRELOAD", kAgentLibrary}, {"MALLOC_CONF", kProfilingReadyConf}},
+              {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}},
               kPlainTarget, "PlainTargetLeak", "PlainTargetAllocate"};
     case Shape::kRunPlain:
       // The user's own MALLOC_CONF is merged by `run` (a smaller sample
@@ -91,7 +91,7 @@ std::unique_ptr<Subprocess> IntegrationTest::SpawnCli(std::vector<std::string> a
 TargetProcess* IntegrationTest::StartBigDumpTarget() {
   TargetOptions options;
   options.argv = {kManyStacksTarget, "--stacks", "3000", "--pad-frames", "96"};
-  options.env = {{"LD_PRELOAD", kAgentLibrary},
+  options.env = {{"LD_PRELOAD", kAgentPreload},
                  {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
   options.ready_timeout = std::chrono::seconds(120);
   return Start(options);

@@ -22,7 +22,7 @@ constexpr auto kThreadSettlePeriod = milliseconds(500);
 constexpr auto kBackToRestTimeout = seconds(45);
 
 std::map<std::string, std::string> AgentEnv(const std::string& malloc_conf) {
-  return {{"LD_PRELOAD", kAgentLibrary},
+  return {{"LD_PRELOAD", kAgentPreload},
           {"MALLOC_CONF", malloc_conf},
           {"MEMPROF_IDLE_TIMEOUT", kShortIdleTimeout},
           {"MEMPROF_LOG_LEVEL", "debug"}};

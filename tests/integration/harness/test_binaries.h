@@ -9,6 +9,10 @@ namespace memprof::integration {
 
 inline constexpr const char* kMemprofctl = MEMPROF_IT_MEMPROFCTL;
 inline constexpr const char* kAgentLibrary = MEMPROF_IT_AGENT_LIBRARY;
+// What LD_PRELOAD names to load the agent into a target: kAgentLibrary, after
+// the sanitizer runtime in a MEMPROF_SANITIZE build (an instrumented agent
+// needs it first in an uninstrumented host).
+inline constexpr const char* kAgentPreload = MEMPROF_IT_AGENT_PRELOAD;
 inline constexpr const char* kLinkedTarget = MEMPROF_IT_LINKED_TARGET;
 inline constexpr const char* kPlainTarget = MEMPROF_IT_PLAIN_TARGET;
 inline constexpr const char* kGlibcTarget = MEMPROF_IT_GLIBC_TARGET;
