@@ -30,9 +30,12 @@ std::vector<std::string> Candidates(const std::string& override_path) {
 }
 
 int OpenFlags() {
-  // AddressSanitizer aborts the process on RTLD_DEEPBIND.
-  const bool asan = dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
-  return RTLD_NOW | RTLD_LOCAL | (asan ? 0 : RTLD_DEEPBIND);
+  // The sanitizers' dlopen (AddressSanitizer's and ThreadSanitizer's alike:
+  // sanitizer_common's CheckNoDeepBind) abort the process on RTLD_DEEPBIND,
+  // google/sanitizers#611.
+  const bool sanitized = dlsym(RTLD_DEFAULT, "__asan_init") != nullptr ||
+                         dlsym(RTLD_DEFAULT, "__tsan_init") != nullptr;
+  return RTLD_NOW | RTLD_LOCAL | (sanitized ? 0 : RTLD_DEEPBIND);
 }
 
 Result<const memprof_server_ops*> Open(const std::string& path) {

@@ -18,7 +18,8 @@ namespace memprof::agent {
 // symbols can neither capture our calls nor be captured by them. The server
 // forwards every allocation function to the host's allocator (see
 // host_allocation.cc), which deep binding would otherwise bypass. Under
-// AddressSanitizer, which refuses deep binding, it is loaded without it.
+// AddressSanitizer or ThreadSanitizer, which refuse deep binding, it is
+// loaded without it (docs/reliability.md).
 //
 // Where it looks: $MEMPROF_SERVER_LIBRARY if set, else next to the object
 // that holds the core (libmemprof_agent.so, or the program that links the

@@ -101,7 +101,7 @@ TEST_F(ErrorTest, AnAgentWithoutItsServerModuleNamesIt) {
   ASSERT_EQ(::chmod(core.c_str(), 0755), 0);
   TargetOptions options;
   options.argv = {kPlainTarget};
-  options.env = {{"LD_PRELOAD", core}, {"MALLOC_CONF", kProfilingReadyConf}};
+  options.env = {{"LD_PRELOAD", AgentPreloadOf(core)}, {"MALLOC_CONF", kProfilingReadyConf}};
   options.connect_to_agent = false;  // a connection is all it drops
   TargetProcess* t = Start(options);
   ASSERT_NE(t, nullptr);

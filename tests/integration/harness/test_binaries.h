@@ -5,6 +5,8 @@
 // tests/integration/CMakeLists.txt ($<TARGET_FILE:...>, find_library).
 // Outside programs such as jeprof come from the shared tool check
 // (tests/support/debian_tools.h), which fails a test that cannot run them.
+#include <string>
+
 namespace memprof::integration {
 
 inline constexpr const char* kMemprofctl = MEMPROF_IT_MEMPROFCTL;
@@ -13,6 +15,14 @@ inline constexpr const char* kAgentLibrary = MEMPROF_IT_AGENT_LIBRARY;
 // the sanitizer runtime in a MEMPROF_SANITIZE build (an instrumented agent
 // needs it first in an uninstrumented host).
 inline constexpr const char* kAgentPreload = MEMPROF_IT_AGENT_PRELOAD;
+// The sanitizer runtime of a MEMPROF_SANITIZE build, or "".
+inline constexpr const char* kSanitizerRuntime = MEMPROF_IT_SANITIZER_RUNTIME;
+
+// What LD_PRELOAD names to load the agent at `agent` (a copy of
+// kAgentLibrary) into a target, as kAgentPreload does kAgentLibrary.
+inline std::string AgentPreloadOf(const std::string& agent) {
+  return *kSanitizerRuntime != '\0' ? std::string(kSanitizerRuntime) + ":" + agent : agent;
+}
 inline constexpr const char* kLinkedTarget = MEMPROF_IT_LINKED_TARGET;
 inline constexpr const char* kPlainTarget = MEMPROF_IT_PLAIN_TARGET;
 inline constexpr const char* kGlibcTarget = MEMPROF_IT_GLIBC_TARGET;
