@@ -94,6 +94,17 @@ std::string ConnectionAcceptor::socket_path() const {
   return socket_ ? socket_->path() : std::string();
 }
 
+std::optional<FsIdentity> ConnectionAcceptor::socket_identity() const {
+  std::lock_guard lock(mu_);
+  if (!socket_) return std::nullopt;
+  return socket_->identity();
+}
+
+Result<void> ConnectionAcceptor::HandOverSocket(const FsIdentity& heir) {
+  std::lock_guard lock(mu_);
+  return socket_ ? socket_->HandOver(heir) : Result<void>{};
+}
+
 void ConnectionAcceptor::Wake() {
   if (!wake_write_.Intact()) return;
   const char one = 1;

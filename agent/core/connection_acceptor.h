@@ -106,6 +106,10 @@ class ConnectionAcceptor {
 
   // The published socket's path; empty until it is published.
   std::string socket_path() const;
+  // The identity the socket file belongs to; nullopt until it is published.
+  std::optional<FsIdentity> socket_identity() const;
+  // SocketRegistry::HandOver on the published socket (nothing before).
+  [[nodiscard]] Result<void> HandOverSocket(const FsIdentity& heir);
 
  private:
   Result<void> Publish();

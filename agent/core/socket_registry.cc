@@ -167,9 +167,29 @@ Result<std::unique_ptr<SocketRegistry>> SocketRegistry::Listen(const std::string
       identity));
 }
 
+FsIdentity SocketRegistry::identity() const {
+  std::lock_guard lock(identity_mu_);
+  return identity_;
+}
+
+Result<void> SocketRegistry::HandOver(const FsIdentity& heir) {
+  if (::getpid() != owner_) return {};
+  std::lock_guard lock(identity_mu_);
+  if (heir == identity_) return {};
+  struct stat st{};
+  // As the process is now (root): the old identity may be the one leaving.
+  if (::lstat(path_.c_str(), &st) == 0 && st.st_ino == inode_ &&
+      ::lchown(path_.c_str(), heir.uid, heir.gid) != 0) {
+    return Fail(SysError(CodeForErrno(errno), "cannot hand " + path_ + " over to uid " +
+                                                  std::to_string(heir.uid)));
+  }
+  identity_ = heir;
+  return {};
+}
+
 Result<void> SocketRegistry::Renew() {
   fd_.Reset();  // forgets the number: it is the host's now
-  const ScopedFsIdentity as(identity_);
+  const ScopedFsIdentity as(identity());
   if (!UnlinkIfSame(path_, inode_, as)) {
     return Fail(SysError(CodeForErrno(errno), "cannot remove the old socket " + path_));
   }
@@ -181,7 +201,7 @@ Result<void> SocketRegistry::Renew() {
 }
 
 SocketRegistry::~SocketRegistry() {
-  if (::getpid() == owner_) UnlinkIfSame(path_, inode_, ScopedFsIdentity(identity_));
+  if (::getpid() == owner_) UnlinkIfSame(path_, inode_, ScopedFsIdentity(identity()));
 }
 
 void SocketRegistry::AbandonAfterFork() {
