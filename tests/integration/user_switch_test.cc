@@ -191,6 +191,11 @@ TEST_F(UserSwitchTest, AServiceThatDropsRootHandsItsSocketToItsUser) {
   CommandResult served = RunCommand(as_user, {{"MEMPROF_SOCKET_DIR", SocketDir()}});
   ASSERT_EQ(served.exit_code, 0) << served << HostOutput();
   EXPECT_EQ(ParseJsonOutput(served)["uid"], user_.uid);
+  // Served, but the kernel keeps /proc/N/smaps root's (not dumpable).
+  const std::vector<std::string> doctor = user_.Wrap({kMemprofctl, "doctor", "--pid", p});
+  ExpectCliError(RunCommand(doctor, {{"MEMPROF_SOCKET_DIR", SocketDir()}}), 4,
+                 "cannot read /proc/" + p + "/smaps: the kernel keeps it for root, as for every "
+                 "process that changed its user after it started");
   CommandResult root = Cli({"status", "--pid", p, "--json"});
   ASSERT_EQ(root.exit_code, 0) << root;
   CommandResult list = Cli({"list", "--json"});
