@@ -125,8 +125,8 @@ TEST_F(DoctorTest, ASingleArenaJemallocIsDiagnosed) {
 
 // growth_target leaks 16 MiB before each reading of jemalloc's statistics
 // reaches jemalloc (tests/testprogs/growth_target.c), so between doctor's
-// first and last reading the heap grows by exactly 32 MiB, plus the little
-// the agent allocates while it serves, however long the readings take on a
+// first and last reading the heap grows by exactly 32 MiB, give or take the
+// few KiB the agent allocates and frees while it serves, however long the readings take on a
 // loaded machine: no clock decides whether the growth is seen. Doctor's watch
 // would have to last over 60 s for 32 MiB to fall under its 512 KiB/s.
 TEST_F(DoctorTest, AGrowingHeapIsAFinding) {
@@ -143,8 +143,9 @@ TEST_F(DoctorTest, AGrowingHeapIsAFinding) {
   for (size_t i = 1; i < 3; ++i) {
     const int64_t step = Int(growth["readings"][i], "allocated") -
                          Int(growth["readings"][i - 1], "allocated");
-    EXPECT_GE(step, kGrowthPerReading) << i << "\n" << j.dump(2);
-    EXPECT_LT(step, kGrowthPerReading + 2 * kMiB) << i << "\n" << j.dump(2);
+    // The agent's own serving (gRPC's buffers) allocates and frees a few KiB.
+    EXPECT_GT(step, kGrowthPerReading - kMiB) << i << "\n" << j.dump(2);
+    EXPECT_LT(step, kGrowthPerReading + kMiB) << i << "\n" << j.dump(2);
   }
   const int64_t change = Int(growth, "allocated_change_bytes");
   EXPECT_EQ(change, Int(growth["readings"][2], "allocated") -
