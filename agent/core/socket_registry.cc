@@ -180,6 +180,22 @@ Result<void> SocketRegistry::Renew() {
   return {};
 }
 
+bool SocketRegistry::FileMissing() const {
+  struct stat st{};
+  const ScopedFsIdentity as(identity_);
+  return as.Call([&] { return ::lstat(path_.c_str(), &st); }) != 0 && errno == ENOENT;
+}
+
+Result<void> SocketRegistry::Republish() {
+  const ScopedFsIdentity as(identity_);
+  auto published = Publish(dir_, path_, as);
+  if (!published) return Fail(published.error());
+  fd_.Reset();
+  fd_ = OwnedFd(std::move(published->fd));
+  inode_ = published->inode;
+  return {};
+}
+
 SocketRegistry::~SocketRegistry() {
   if (::getpid() == owner_) UnlinkIfSame(path_, inode_, ScopedFsIdentity(identity_));
 }

@@ -46,6 +46,15 @@ class SocketRegistry {
   // After the host closed the listening descriptor: removes the old socket
   // file (if it is still ours) and publishes a new socket at the same path.
   [[nodiscard]] Result<void> Renew();
+  // Whether the socket file is missing from its path (someone removed it,
+  // or the whole directory): then nothing can connect, though the listening
+  // descriptor is fine. A path that now names another file, or that this
+  // process may no longer inspect, is not "missing": it is left alone.
+  bool FileMissing() const;
+  // After FileMissing(): publishes a new socket at the path (re-creating the
+  // directory's last component if needed) and only then closes the old,
+  // unreachable one; on failure the old one is kept.
+  [[nodiscard]] Result<void> Republish();
 
   // In a forked child: close the inherited descriptor (if it is still the
   // parent's socket and not a host descriptor that took its number), keep

@@ -252,13 +252,58 @@ Error ModuleNotLoaded(const DroppedConnections& d) {
                    "` shows which), or it is from another memprof version); " + LogHint());
 }
 
+// The agent runs and listens, but its socket file was removed (with its
+// directory, or alone): it publishes it again when it next wakes up
+// (agent/core/connection_acceptor.cc), which a client cannot cause.
+Error RemovedSocketFile(const MissingSocket& m) {
+  const std::string path = m.agent_dir + "/" + FileOf(m.socket_path);
+  const std::string what = m.agent_dir_facts.error == ENOENT
+                               ? "with its directory " + m.agent_dir
+                               : "from " + m.agent_dir;
+  return Error(ErrorCode::kUnavailable,
+               Who(m.facts) + ": memprof agent running but unreachable: its socket " + path +
+                   " was removed (" + what +
+                   ") while the agent listened on it, and nothing can connect through a removed "
+                   "socket file; the agent publishes it again the next time it wakes up (when the "
+                   "process forks, or a client session ends), else restart the process");
+}
+
 }  // namespace
+
+bool ListensOn(std::string_view net_unix, std::string_view path) {
+  // "Num: RefCount Protocol Flags Type St Inode Path"; Flags 00010000 is a
+  // listening socket. The path is the rest of the line (it may hold spaces).
+  constexpr std::string_view kListening = "00010000";
+  size_t start = 0;
+  while (start < net_unix.size()) {
+    size_t end = net_unix.find('\n', start);
+    if (end == std::string_view::npos) end = net_unix.size();
+    std::string_view line = net_unix.substr(start, end - start);
+    start = end + 1;
+    size_t pos = 0;
+    std::string_view fields[7];
+    bool complete = true;
+    for (std::string_view& field : fields) {
+      while (pos < line.size() && line[pos] == ' ') ++pos;
+      const size_t next = line.find(' ', pos);
+      if (next == std::string_view::npos) {
+        complete = false;
+        break;
+      }
+      field = line.substr(pos, next - pos);
+      pos = next + 1;
+    }
+    if (complete && fields[3] == kListening && line.substr(pos) == path) return true;
+  }
+  return false;
+}
 
 Error ExplainMissingSocket(const MissingSocket& m) {
   if (m.socket.error == EACCES) return ShutOut(m.socket_path, m.looked_in, m.caller);
   if (!m.facts.mapping) return Unknowable(m);
   if (m.facts.mapping->core_path.empty()) return NotLoaded(m);
   if (auto reason = EnvironmentReason(m)) return *reason;
+  if (m.listening_on_removed_file) return RemovedSocketFile(m);
   if (auto problem = DirectoryProblem(m)) return *problem;
   return Unexplained(m);
 }
@@ -278,6 +323,11 @@ Error DiagnoseMissingSocket(const std::string& proc_root, pid_t pid, const std::
     m.agent_dir_facts = StatPath(root + m.agent_dir);
     const PathFacts other = StatPath(root + m.agent_dir + "/" + FileOf(socket_path));
     m.socket_in_agent_dir = other.error == 0 && S_ISSOCK(other.st.st_mode);
+    if (!m.socket_in_agent_dir) {
+      auto net_unix = ReadTextFile(proc_root + "/" + std::to_string(pid) + "/net/unix");
+      m.listening_on_removed_file =
+          net_unix && ListensOn(*net_unix, m.agent_dir + "/" + FileOf(socket_path));
+    }
   }
   m.caller = ::geteuid();
   return ExplainMissingSocket(m);

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 
 #include "cli/client/agent_facts.h"
 #include "common/error.h"
@@ -32,8 +33,15 @@ struct MissingSocket {
   std::string agent_dir;
   PathFacts agent_dir_facts;         // lstat of agent_dir
   bool socket_in_agent_dir = false;  // a socket is at <agent_dir>/<pid>.sock
-  uid_t caller = 0;                  // memprofctl's effective uid
+  // The process listens on a Unix socket bound to <agent_dir>/<pid>.sock
+  // (/proc/<pid>/net/unix) although no file is there: it was removed.
+  bool listening_on_removed_file = false;
+  uid_t caller = 0;  // memprofctl's effective uid
 };
+
+// Whether the text of /proc/<pid>/net/unix has a listening socket bound to
+// `path` (the path as it was bound; the file itself may be gone).
+bool ListensOn(std::string_view net_unix, std::string_view path);
 
 // Not loaded, switched off, exec'd by a profiled process, serving in another
 // directory, unable to publish in its directory, not started, or (when

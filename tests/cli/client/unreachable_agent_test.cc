@@ -262,6 +262,36 @@ TEST(UnreachableAgentTest, NothingFoundSaysHowToFindOut) {
              "environment the agent logs why on its stderr");
 }
 
+// The socket file (or its whole directory) removed while the agent sleeps:
+// the process still listens on the path, which /proc/<pid>/net/unix shows.
+TEST(UnreachableAgentTest, ARemovedSocketFileIsSaidWithWhatBringsItBack) {
+  MissingSocket m = PreloadedWithoutSocket();
+  m.listening_on_removed_file = true;
+  const Error e = ExplainMissingSocket(m);
+  ExpectSays(e, ErrorCode::kUnavailable,
+             "process 3101 (plain_target): memprof agent running but unreachable: its socket "
+             "/tmp/memprof/3101.sock was removed (from /tmp/memprof) while the agent listened on "
+             "it");
+  ExpectSays(e, ErrorCode::kUnavailable, "restart the process");
+  m.agent_dir_facts = MissingPath(m.agent_dir);
+  ExpectSays(ExplainMissingSocket(m), ErrorCode::kUnavailable,
+             "was removed (with its directory /tmp/memprof)");
+}
+
+TEST(UnreachableAgentTest, ListensOnReadsListeningSocketsOfNetUnix) {
+  const std::string net_unix =
+      "Num       RefCount Protocol Flags    Type St Inode Path\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41321 /tmp/memprof/3101.sock\n"
+      "0000000000000000: 00000003 00000000 00000000 0001 03 41322 /tmp/memprof/3102.sock\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41323 /tmp/my dir/7.sock\n"
+      "0000000000000000: 00000002 00000000 00000000 0002 01 41324\n";
+  EXPECT_TRUE(ListensOn(net_unix, "/tmp/memprof/3101.sock"));
+  EXPECT_FALSE(ListensOn(net_unix, "/tmp/memprof/3102.sock")) << "connected, not listening";
+  EXPECT_TRUE(ListensOn(net_unix, "/tmp/my dir/7.sock"));
+  EXPECT_FALSE(ListensOn(net_unix, "/tmp/memprof/310"));
+  EXPECT_FALSE(ListensOn("", "/tmp/memprof/3101.sock"));
+}
+
 TEST(UnreachableAgentTest, ADirectoryMemprofctlMayNotEnterIsPermissionDenied) {
   MissingSocket m = PreloadedWithoutSocket();
   m.socket = MissingPath(m.socket_path, EACCES);
