@@ -3,8 +3,10 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/client/agent_facts.h"
 #include "common/error.h"
@@ -33,15 +35,17 @@ struct MissingSocket {
   std::string agent_dir;
   PathFacts agent_dir_facts;         // lstat of agent_dir
   bool socket_in_agent_dir = false;  // a socket is at <agent_dir>/<pid>.sock
-  // The process listens on a Unix socket bound to <agent_dir>/<pid>.sock
-  // (/proc/<pid>/net/unix) although no file is there: it was removed.
+  // The process holds a listening Unix socket bound in agent_dir (the agent
+  // binds in a private directory there, then renames the socket into place)
+  // although no socket file is there: it was removed.
   bool listening_on_removed_file = false;
   uid_t caller = 0;  // memprofctl's effective uid
 };
 
-// Whether the text of /proc/<pid>/net/unix has a listening socket bound to
-// `path` (the path as it was bound; the file itself may be gone).
-bool ListensOn(std::string_view net_unix, std::string_view path);
+// The inodes of the listening sockets in the text of /proc/<pid>/net/unix
+// (every process of that network namespace) that were bound to a path under
+// `dir` + "/" (as bound: the file itself may have moved or gone).
+std::vector<uint64_t> ListeningSocketsUnder(std::string_view net_unix, std::string_view dir);
 
 // Not loaded, switched off, exec'd by a profiled process, serving in another
 // directory, unable to publish in its directory, not started, or (when

@@ -287,6 +287,21 @@ class Soak:
     def allocated(self):
         return int(self.redis_info("memory").get("allocator_allocated", "-1"))
 
+    def settled_gauges(self):
+        """The gauges once redis has closed the connections of the soak's own
+        redis-cli calls (it does so when it reads their end, a moment after
+        redis-cli exits): the same descriptor count twice, 0.5 s apart."""
+        allocated = self.allocated()
+        last = Gauges(self.pid, allocated)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = Gauges(self.pid, allocated)
+            if (now.fds, now.agent_fds, now.threads) == (last.fds, last.agent_fds, last.threads):
+                return now
+            last = now
+        return last
+
     def start_redis(self):
         argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", self.redis_dir,
@@ -495,7 +510,7 @@ class Soak:
         self.start_redis()
         log(f"redis-server pid {self.pid} on port {self.port}, sockets in {self.sock_dir}")
         self.quiesce()
-        never = Gauges(self.pid, self.allocated())
+        never = self.settled_gauges()
         log(f"never connected: {never.brief()}")
         # The first call loads the agent's module; idle again after it is the
         # state the soak must come back to.
@@ -503,7 +518,7 @@ class Soak:
         if not self.wait_idle(never.agent_threads):
             raise RuntimeError("the agent did not go idle after its first call")
         self.quiesce()
-        before = Gauges(self.pid, self.allocated())
+        before = self.settled_gauges()
         log(f"idle before the load: {before.brief()}")
 
         self.ctl("activate", "activate", "--pid", str(self.pid), "--capture-growth",
@@ -556,7 +571,7 @@ class Soak:
         idle = self.wait_idle(before.agent_threads)
         self.tally.record("agent-idle", idle, f"agent threads not back to {before.agent_threads} "
                           f"within {IDLE_WAIT_S}s")
-        after = Gauges(self.pid, self.allocated())
+        after = self.settled_gauges()
         log(f"idle after the load:  {after.brief()}")
         for child in sorted(self.bgsave_children):
             if os.path.exists(f"{self.sock_dir}/{child}.sock"):

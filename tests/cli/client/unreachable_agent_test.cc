@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/proc_status.h"
 #include "tests/cli/testing/cli_test_util.h"
@@ -278,18 +279,21 @@ TEST(UnreachableAgentTest, ARemovedSocketFileIsSaidWithWhatBringsItBack) {
              "was removed (with its directory /tmp/memprof)");
 }
 
-TEST(UnreachableAgentTest, ListensOnReadsListeningSocketsOfNetUnix) {
+// The agent binds in a private directory beside its socket and renames the
+// socket into place, so net/unix shows the path as bound, not the final one.
+TEST(UnreachableAgentTest, ListeningSocketsUnderReadsNetUnix) {
   const std::string net_unix =
       "Num       RefCount Protocol Flags    Type St Inode Path\n"
-      "0000000000000000: 00000002 00000000 00010000 0001 01 41321 /tmp/memprof/3101.sock\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41321 /tmp/memprof/.mAb12Cd/s\n"
       "0000000000000000: 00000003 00000000 00000000 0001 03 41322 /tmp/memprof/3102.sock\n"
-      "0000000000000000: 00000002 00000000 00010000 0001 01 41323 /tmp/my dir/7.sock\n"
-      "0000000000000000: 00000002 00000000 00000000 0002 01 41324\n";
-  EXPECT_TRUE(ListensOn(net_unix, "/tmp/memprof/3101.sock"));
-  EXPECT_FALSE(ListensOn(net_unix, "/tmp/memprof/3102.sock")) << "connected, not listening";
-  EXPECT_TRUE(ListensOn(net_unix, "/tmp/my dir/7.sock"));
-  EXPECT_FALSE(ListensOn(net_unix, "/tmp/memprof/310"));
-  EXPECT_FALSE(ListensOn("", "/tmp/memprof/3101.sock"));
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41323 /tmp/my dir/.mXyZ987/s\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41325 /tmp/memprof-other/1.sock\n"
+      "0000000000000000: 00000002 00000000 00000000 0002 01  4132\n";
+  EXPECT_EQ(ListeningSocketsUnder(net_unix, "/tmp/memprof"), std::vector<uint64_t>{41321})
+      << "connected sockets and other directories are not the agent's";
+  EXPECT_EQ(ListeningSocketsUnder(net_unix, "/tmp/my dir"), std::vector<uint64_t>{41323});
+  EXPECT_EQ(ListeningSocketsUnder(net_unix, "/run"), std::vector<uint64_t>{});
+  EXPECT_EQ(ListeningSocketsUnder("", "/tmp/memprof"), std::vector<uint64_t>{});
 }
 
 TEST(UnreachableAgentTest, ADirectoryMemprofctlMayNotEnterIsPermissionDenied) {
