@@ -1,6 +1,7 @@
 #include "cli/client/grpc_profile_client.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <grpc/support/log.h>
 #include <grpcpp/create_channel_posix.h>
 #include <grpcpp/grpcpp.h>
@@ -113,13 +114,21 @@ Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeo
   return Connection{memprof::v1::MemoryProfile::NewStub(channel), std::move(watch)};
 }
 
-// Whether the other end has closed the connection: end of file or a reset
-// is pending, where an agent that answered would have kept it open.
-bool PeerClosed(const Fd& watch) {
+// How long a call that failed UNAVAILABLE waits to see whether the agent
+// closes the connection. An agent whose gRPC stops (around a fork(), or at
+// exit) fails the calls in flight ("Cancelling all calls") a moment before it
+// closes their connections; an agent that answers UNAVAILABLE itself keeps
+// the connection open, and costs this wait once.
+constexpr std::chrono::milliseconds kPeerCloseWait(200);
+
+// Whether the other end closes the connection within `wait`, where an agent
+// that answered would have kept it open. POLLRDHUP sees the peer's shutdown
+// even behind unread bytes (a GOAWAY gRPC no longer reads).
+bool PeerClosed(const Fd& watch, std::chrono::milliseconds wait) {
   if (!watch) return false;
-  char byte = 0;
-  const ssize_t n = ::recv(watch.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE));
+  pollfd p{watch.get(), POLLRDHUP, 0};
+  const int n = ::poll(&p, 1, static_cast<int>(wait.count()));
+  return n > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 std::unexpected<Error> Interrupted() { return Fail(ErrorCode::kCancelled, "interrupted"); }
@@ -154,7 +163,8 @@ AttemptFailure ConnectFailure(const Error& error) {
 // (docs/user-guide.md, "Worker processes"). Dropped too, so retried.
 AttemptFailure CallFailure(const grpc::Status& status, const Connection& connection) {
   if (status.error_code() == grpc::StatusCode::CANCELLED) return AttemptFailure::kDropped;
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE && PeerClosed(connection.watch)
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+                 PeerClosed(connection.watch, kPeerCloseWait)
              ? AttemptFailure::kDropped
              : AttemptFailure::kOther;
 }

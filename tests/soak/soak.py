@@ -257,6 +257,9 @@ class Soak:
         return p
 
     def cleanup(self):
+        # A second Ctrl-C must not cut the cleanup short.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         self.stop.set()
         for p in reversed(self.procs):
             if p.poll() is None:
@@ -663,7 +666,10 @@ def main():
 
     def on_signal(signum, _frame):
         raise KeyboardInterrupt(signal.Signals(signum).name)
+    # SIGINT too: a shell that starts the soak in the background ignores it
+    # for the job, and Python then installs no handler of its own.
     signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     status = 1
     try:
         status = soak.run()
