@@ -1,5 +1,6 @@
 #include "agent/core/socket_registry.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -183,7 +184,25 @@ Result<void> SocketRegistry::Renew() {
 bool SocketRegistry::FileMissing() const {
   struct stat st{};
   const ScopedFsIdentity as(identity_);
-  return as.Call([&] { return ::lstat(path_.c_str(), &st); }) != 0 && errno == ENOENT;
+  if (as.Call([&] { return ::lstat(path_.c_str(), &st); }) == 0 || errno != ENOENT) return false;
+  // Gone from its path; but renamed within the directory it is still
+  // reachable (and whoever renamed it may be using it): only a socket the
+  // directory no longer holds at all is unreachable.
+  DIR* dir = nullptr;
+  as.Call([&] {
+    dir = ::opendir(dir_.c_str());
+    return dir == nullptr ? -1 : 0;
+  });
+  if (dir == nullptr) return errno == ENOENT;
+  bool held = false;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (entry->d_ino == inode_) {
+      held = true;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return !held;
 }
 
 Result<void> SocketRegistry::Republish() {

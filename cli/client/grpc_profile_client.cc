@@ -1,10 +1,10 @@
 #include "cli/client/grpc_profile_client.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <grpc/support/log.h>
 #include <grpcpp/create_channel_posix.h>
 #include <grpcpp/grpcpp.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>

@@ -48,9 +48,10 @@ struct MissingSocket {
 std::vector<uint64_t> ListeningSocketsUnder(std::string_view net_unix, std::string_view dir);
 
 // Not loaded, switched off, exec'd by a profiled process, serving in another
-// directory, unable to publish in its directory, not started, or (when
-// nothing explains it) what to do to find out. kNotFound (exit 3) when there
-// is no agent to talk to here; kFailedPrecondition (5) when the agent is
+// directory, unable to publish in its directory, not started, its socket
+// file removed under it, or (when nothing explains it) what to do to find
+// out. kNotFound (exit 3) when there is no agent to talk to here;
+// kUnavailable (3) when it runs but its socket file is gone; kFailedPrecondition (5) when the agent is
 // loaded but its directory keeps it from serving; kPermissionDenied (4) when
 // memprofctl may not look.
 Error ExplainMissingSocket(const MissingSocket& missing);
