@@ -510,6 +510,11 @@ class Soak:
 
     def run(self):
         started = time.time()
+        # The commit the binaries were built from, as the run starts (the
+        # tree may move on during an hour's run).
+        self.commit = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)),
+                                      "describe", "--always", "--dirty"], capture_output=True,
+                                     text=True).stdout.strip()
         self.start_redis()
         log(f"redis-server pid {self.pid} on port {self.port}, sockets in {self.sock_dir}")
         self.quiesce()
@@ -610,9 +615,7 @@ class Soak:
         return rows
 
     def summary(self, started, never, before, after, held, checks):
-        commit = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)),
-                                 "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True).stdout.strip()
+        commit = self.commit
         print()
         print(f"soak summary: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}, "
               f"commit {commit}, {self.args.seconds}s of load, "
