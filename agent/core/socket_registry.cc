@@ -1,5 +1,6 @@
 #include "agent/core/socket_registry.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -195,6 +196,40 @@ Result<void> SocketRegistry::Renew() {
   }
   auto published = Publish(dir_, path_, as);
   if (!published) return Fail(published.error());
+  fd_ = OwnedFd(std::move(published->fd));
+  inode_ = published->inode;
+  return {};
+}
+
+bool SocketRegistry::FileMissing() const {
+  struct stat st{};
+  const ScopedFsIdentity as(identity_);
+  if (as.Call([&] { return ::lstat(path_.c_str(), &st); }) == 0 || errno != ENOENT) return false;
+  // Gone from its path; but renamed within the directory it is still
+  // reachable (and whoever renamed it may be using it): only a socket the
+  // directory no longer holds at all is unreachable.
+  DIR* dir = nullptr;
+  as.Call([&] {
+    dir = ::opendir(dir_.c_str());
+    return dir == nullptr ? -1 : 0;
+  });
+  if (dir == nullptr) return errno == ENOENT;
+  bool held = false;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (entry->d_ino == inode_) {
+      held = true;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return !held;
+}
+
+Result<void> SocketRegistry::Republish() {
+  const ScopedFsIdentity as(identity_);
+  auto published = Publish(dir_, path_, as);
+  if (!published) return Fail(published.error());
+  fd_.Reset();
   fd_ = OwnedFd(std::move(published->fd));
   inode_ = published->inode;
   return {};

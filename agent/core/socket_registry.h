@@ -48,6 +48,16 @@ class SocketRegistry {
   // After the host closed the listening descriptor: removes the old socket
   // file (if it is still ours) and publishes a new socket at the same path.
   [[nodiscard]] Result<void> Renew();
+  // Whether the socket file is gone (someone removed it, or the whole
+  // directory): then nothing can connect, though the listening descriptor
+  // is fine. A path that now names another file, a socket renamed within the
+  // directory, or a path this process may no longer inspect is not "gone":
+  // it is left alone.
+  bool FileMissing() const;
+  // After FileMissing(): publishes a new socket at the path (re-creating the
+  // directory's last component if needed) and only then closes the old,
+  // unreachable one; on failure the old one is kept.
+  [[nodiscard]] Result<void> Republish();
 
   // Called on the host thread that is about to give up, for good, the user
   // that owns the socket (user_change.h), while it may still chown: makes
