@@ -203,7 +203,7 @@ Result<void> SocketRegistry::Renew() {
 
 bool SocketRegistry::FileMissing() const {
   struct stat st{};
-  const ScopedFsIdentity as(identity_);
+  const ScopedFsIdentity as(identity());
   if (as.Call([&] { return ::lstat(path_.c_str(), &st); }) == 0 || errno != ENOENT) return false;
   // Gone from its path; but renamed within the directory it is still
   // reachable (and whoever renamed it may be using it): only a socket the
@@ -226,7 +226,7 @@ bool SocketRegistry::FileMissing() const {
 }
 
 Result<void> SocketRegistry::Republish() {
-  const ScopedFsIdentity as(identity_);
+  const ScopedFsIdentity as(identity());
   auto published = Publish(dir_, path_, as);
   if (!published) return Fail(published.error());
   fd_.Reset();
