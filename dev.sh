@@ -15,6 +15,12 @@
 #   bash dev.sh fresh-check
 #                       demo and test on a bare Debian 12 root made with
 #                       debootstrap (as root; slow: see tests/fresh_check.sh)
+#   bash dev.sh soak [SECONDS]
+#                       a real redis-server with the agent under load for
+#                       SECONDS (default 3600) while memprofctl dumps,
+#                       profiles, scrapes and BGSAVE forks; then its threads,
+#                       descriptors and memory are compared with before
+#                       (tests/soak/soak.py; not part of `test`)
 #
 # MEMPROF_BUILD_DIR overrides the build directory (default: ./build),
 # MEMPROF_FUZZ_BUILD_DIR the fuzzer's (default: ./build-fuzz),
@@ -31,6 +37,7 @@ readonly CI_FUZZ_SECONDS=30
 readonly TEST_TIMEOUT_SECONDS=600
 readonly AGENT_WAIT_SECONDS=30
 readonly DEMO_PROFILE_SECONDS=5
+readonly SOAK_DEFAULT_SECONDS=3600
 
 # Everything a fresh Debian 12 needs to build, test and demo memprof.
 # jeprof ships in libjemalloc-dev and needs perl, binutils (addr2line, nm)
@@ -85,20 +92,30 @@ die() {
   exit 1
 }
 
+# What only `bash dev.sh soak` needs, installed only by it: the real Redis it
+# soaks (redis-server links Debian's jemalloc) and its load generator and
+# client (redis-benchmark, redis-cli).
+readonly SOAK_PACKAGES=(redis-server redis-tools)
+
+# missing_packages PKG...: those of PKG (default: PACKAGES) not installed.
 missing_packages() {
-  local pkg
-  for pkg in "${PACKAGES[@]}"; do
+  local pkg packages=("$@")
+  (($# > 0)) || packages=("${PACKAGES[@]}")
+  for pkg in "${packages[@]}"; do
     dpkg-query -W -f='${Status}\n' "${pkg}" 2>/dev/null | grep -q '^install ok installed$' ||
       echo "${pkg}"
   done
 }
 
+# cmd_deps [PKG...]: installs PKG (default: PACKAGES) where missing.
 cmd_deps() {
-  section "Debian packages"
+  section "Debian packages${*:+: $*}"
+  local packages=("$@")
+  (($# > 0)) || packages=("${PACKAGES[@]}")
   local missing
-  missing="$(missing_packages)"
+  missing="$(missing_packages "${packages[@]}")"
   if [[ -z "${missing}" ]]; then
-    echo "all ${#PACKAGES[@]} packages are installed"
+    echo "all ${#packages[@]} packages are installed"
     return
   fi
   local sudo=()
@@ -108,7 +125,7 @@ cmd_deps() {
   fi
   echo "missing: ${missing//$'\n'/ }"
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PACKAGES[@]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${packages[@]}"
 }
 
 # A new build directory gets Ninja when it is installed: it schedules the
@@ -479,6 +496,23 @@ cmd_demo() {
   echo "done: SessionRegistry::LeakSession is the leak (retained and growing)"
 }
 
+# --- soak ----------------------------------------------------------------------
+
+# What the soak runs: the CLI and both halves of the agent.
+readonly SOAK_TARGETS=(memprofctl memprof_agent memprof_agent_server)
+
+# The soak script owns its processes and temp files and cleans them up on
+# its own exit, Ctrl-C and SIGTERM; its exit status is the soak's verdict.
+cmd_soak() {
+  local seconds="${1:-${SOAK_DEFAULT_SECONDS}}"
+  [[ "${seconds}" =~ ^[1-9][0-9]*$ ]] || die "soak: SECONDS must be a positive whole number, got '${seconds}'"
+  cmd_deps
+  cmd_deps "${SOAK_PACKAGES[@]}"
+  cmd_build "${SOAK_TARGETS[@]}"
+  section "Soak for ${seconds}s (tests/soak/soak.py)"
+  exec python3 "${ROOT}/tests/soak/soak.py" --build-dir "${BUILD_DIR}" --seconds "${seconds}"
+}
+
 main() {
   cd "${ROOT}"
   case "${1:-}" in
@@ -489,8 +523,9 @@ main() {
     fuzz) cmd_fuzz "${2:-${CI_FUZZ_SECONDS}}" ;;
     sanitize) cmd_sanitize "${@:2}" ;;
     fresh-check) bash "${ROOT}/tests/fresh_check.sh" ;;
+    soak) cmd_soak "${2:-${SOAK_DEFAULT_SECONDS}}" ;;
     *)
-      echo "usage: bash dev.sh {deps|build|test|demo|fuzz [SECONDS]|sanitize [asan|tsan]|fresh-check}" >&2
+      echo "usage: bash dev.sh {deps|build|test|demo|fuzz [SECONDS]|sanitize [asan|tsan]|fresh-check|soak [SECONDS]}" >&2
       exit 2
       ;;
   esac

@@ -134,7 +134,10 @@ void Agent::OnConnection(Fd connection, const PeerCredentials& peer) {
     CoreLog(LogLevel::kError, r.error().message);
     return;
   }
-  ops_->adopt(server_, connection.Release(), peer.pid, peer.uid);
+  // Whose socket it is now: the publisher's, or the user it was handed to.
+  const std::optional<FsIdentity> owner = acceptor_->socket_identity();
+  ops_->adopt(server_, connection.Release(), peer.pid, peer.uid,
+              owner ? owner->uid : ::geteuid());
 }
 
 std::optional<std::chrono::milliseconds> Agent::OnTick() {
@@ -181,6 +184,29 @@ bool Agent::running() const {
 std::string Agent::socket_path() const {
   std::lock_guard lock(mu_);
   return acceptor_ ? acceptor_->socket_path() : std::string();
+}
+
+std::optional<FsIdentity> Agent::PrepareUserChange(const UserIds& now, const UserIds& after) {
+  std::lock_guard lock(mu_);
+  if (owner_pid_ != ::getpid() || !acceptor_) return std::nullopt;
+  const std::optional<FsIdentity> owner = acceptor_->socket_identity();
+  if (!owner) return std::nullopt;
+  const std::optional<uid_t> heir = SocketHeirOf(now, after, owner->uid);
+  if (!heir) return std::nullopt;
+  if (auto r = acceptor_->HandOverSocket(FsIdentity{*heir, ::getegid()}); !r) {
+    CoreLog(LogLevel::kWarn, r.error().message + "; the socket will outlive the process");
+    return std::nullopt;
+  }
+  CoreLog(LogLevel::kInfo, "the process gives up uid " + std::to_string(owner->uid) +
+                               " for good: its socket now belongs to uid " +
+                               std::to_string(*heir));
+  return owner;
+}
+
+void Agent::UndoUserChange(const FsIdentity& previous) {
+  std::lock_guard lock(mu_);
+  if (owner_pid_ != ::getpid() || !acceptor_) return;
+  if (auto r = acceptor_->HandOverSocket(previous); !r) CoreLog(LogLevel::kWarn, r.error().message);
 }
 
 // fork() must not happen while Start/Stop rearrange the state or while the

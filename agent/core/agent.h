@@ -10,6 +10,8 @@
 #include <string>
 
 #include "agent/core/env_snapshot.h"
+#include "agent/core/fs_identity.h"
+#include "agent/core/user_change.h"
 #include "agent/shared/agent_config.h"
 #include "agent/shared/module_abi.h"
 #include "common/fd.h"
@@ -54,6 +56,14 @@ class Agent {
   void StopAtExit();
   bool running() const;
   std::string socket_path() const;
+
+  // On the host thread about to change the process's user ids from `now`
+  // to `after` (user_change_hooks.cc): when the change takes the socket's
+  // owner away for good, hands the socket over to the user the process
+  // becomes (SocketRegistry::HandOver) and returns the identity it had, for
+  // UndoUserChange() if the change fails.
+  std::optional<FsIdentity> PrepareUserChange(const UserIds& now, const UserIds& after);
+  void UndoUserChange(const FsIdentity& previous);
 
  private:
   Agent() = default;

@@ -94,6 +94,17 @@ std::string ConnectionAcceptor::socket_path() const {
   return socket_ ? socket_->path() : std::string();
 }
 
+std::optional<FsIdentity> ConnectionAcceptor::socket_identity() const {
+  std::lock_guard lock(mu_);
+  if (!socket_) return std::nullopt;
+  return socket_->identity();
+}
+
+Result<void> ConnectionAcceptor::HandOverSocket(const FsIdentity& heir) {
+  std::lock_guard lock(mu_);
+  return socket_ ? socket_->HandOver(heir) : Result<void>{};
+}
+
 void ConnectionAcceptor::Wake() {
   if (!wake_write_.Intact()) return;
   const char one = 1;
@@ -287,7 +298,7 @@ ConnectionAcceptor::Repair ConnectionAcceptor::RepairDescriptors() {
     if (auto r = MakeWakePipe(); !r) CoreLog(LogLevel::kWarn, r.error().message);
     repair = Repair::kRepaired;
   }
-  if (socket_->Intact()) return repair;
+  if (socket_->Intact()) return RepublishIfRemoved(repair);
   std::lock_guard lock(mu_);
   if (auto r = socket_->Renew(); !r) {
     CoreLog(LogLevel::kWarn, "the host closed the agent's socket and it could not be re-created: " +
@@ -295,6 +306,33 @@ ConnectionAcceptor::Repair ConnectionAcceptor::RepairDescriptors() {
     return Repair::kFailed;
   }
   CoreLog(LogLevel::kInfo, "the host closed the agent's socket; listening again on " +
+                               socket_->path());
+  return Repair::kRepaired;
+}
+
+// A socket file removed under the agent (its directory cleaned up, by hand
+// or by a tmp cleaner) makes it unreachable although it listens on: checked
+// at each wake-up (a connection, a fork, a tick while a client session is
+// open, the session's end), it is published again at the same path. While
+// the agent sleeps it cannot notice; memprofctl then says what happened.
+ConnectionAcceptor::Repair ConnectionAcceptor::RepublishIfRemoved(Repair repair) {
+  if (!socket_->FileMissing()) {
+    republish_failed_ = false;
+    return repair;
+  }
+  std::lock_guard lock(mu_);
+  if (auto r = socket_->Republish(); !r) {
+    // Tried again at the next wake-up; said once.
+    if (!republish_failed_) {
+      CoreLog(LogLevel::kWarn, "the agent's socket " + socket_->path() +
+                                   " was removed and could not be published again: " +
+                                   r.error().message);
+    }
+    republish_failed_ = true;
+    return repair;
+  }
+  republish_failed_ = false;
+  CoreLog(LogLevel::kInfo, "the agent's socket file was removed; published it again at " +
                                socket_->path());
   return Repair::kRepaired;
 }

@@ -106,6 +106,10 @@ class ConnectionAcceptor {
 
   // The published socket's path; empty until it is published.
   std::string socket_path() const;
+  // The identity the socket file belongs to; nullopt until it is published.
+  std::optional<FsIdentity> socket_identity() const;
+  // SocketRegistry::HandOver on the published socket (nothing before).
+  [[nodiscard]] Result<void> HandOverSocket(const FsIdentity& heir);
 
  private:
   Result<void> Publish();
@@ -121,6 +125,9 @@ class ConnectionAcceptor {
   enum class Repair { kNone, kRepaired, kFailed };
   // Re-creates what the host closed; kFailed when the socket cannot be renewed.
   Repair RepairDescriptors();
+  // Publishes the socket again if its file was removed; kRepaired if it did,
+  // else `repair` unchanged (a failure keeps the old socket and is retried).
+  Repair RepublishIfRemoved(Repair repair);
   // Accepts one pending connection. False when out of descriptors or memory,
   // so the caller should back off before trying again.
   bool AcceptOne();
@@ -146,6 +153,9 @@ class ConnectionAcceptor {
   // Only the accept thread uses it; a forked child leaks it (the parent's
   // thread may have been changing it at fork() time).
   std::unique_ptr<ChildWatch> children_;
+  // Only the accept thread uses it: the last try to publish a removed
+  // socket file again failed (so its warning is not repeated).
+  bool republish_failed_ = false;
   std::mutex fork_mu_;            // guards forked_by_
   std::vector<pid_t> forked_by_;  // threads that forked since the thread last looked
 

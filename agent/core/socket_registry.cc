@@ -1,5 +1,6 @@
 #include "agent/core/socket_registry.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -167,9 +168,29 @@ Result<std::unique_ptr<SocketRegistry>> SocketRegistry::Listen(const std::string
       identity));
 }
 
+FsIdentity SocketRegistry::identity() const {
+  std::lock_guard lock(identity_mu_);
+  return identity_;
+}
+
+Result<void> SocketRegistry::HandOver(const FsIdentity& heir) {
+  if (::getpid() != owner_) return {};
+  std::lock_guard lock(identity_mu_);
+  if (heir == identity_) return {};
+  struct stat st{};
+  // As the process is now (root): the old identity may be the one leaving.
+  if (::lstat(path_.c_str(), &st) == 0 && st.st_ino == inode_ &&
+      ::lchown(path_.c_str(), heir.uid, heir.gid) != 0) {
+    return Fail(SysError(CodeForErrno(errno), "cannot hand " + path_ + " over to uid " +
+                                                  std::to_string(heir.uid)));
+  }
+  identity_ = heir;
+  return {};
+}
+
 Result<void> SocketRegistry::Renew() {
   fd_.Reset();  // forgets the number: it is the host's now
-  const ScopedFsIdentity as(identity_);
+  const ScopedFsIdentity as(identity());
   if (!UnlinkIfSame(path_, inode_, as)) {
     return Fail(SysError(CodeForErrno(errno), "cannot remove the old socket " + path_));
   }
@@ -180,8 +201,42 @@ Result<void> SocketRegistry::Renew() {
   return {};
 }
 
+bool SocketRegistry::FileMissing() const {
+  struct stat st{};
+  const ScopedFsIdentity as(identity());
+  if (as.Call([&] { return ::lstat(path_.c_str(), &st); }) == 0 || errno != ENOENT) return false;
+  // Gone from its path; but renamed within the directory it is still
+  // reachable (and whoever renamed it may be using it): only a socket the
+  // directory no longer holds at all is unreachable.
+  DIR* dir = nullptr;
+  as.Call([&] {
+    dir = ::opendir(dir_.c_str());
+    return dir == nullptr ? -1 : 0;
+  });
+  if (dir == nullptr) return errno == ENOENT;
+  bool held = false;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (entry->d_ino == inode_) {
+      held = true;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return !held;
+}
+
+Result<void> SocketRegistry::Republish() {
+  const ScopedFsIdentity as(identity());
+  auto published = Publish(dir_, path_, as);
+  if (!published) return Fail(published.error());
+  fd_.Reset();
+  fd_ = OwnedFd(std::move(published->fd));
+  inode_ = published->inode;
+  return {};
+}
+
 SocketRegistry::~SocketRegistry() {
-  if (::getpid() == owner_) UnlinkIfSame(path_, inode_, ScopedFsIdentity(identity_));
+  if (::getpid() == owner_) UnlinkIfSame(path_, inode_, ScopedFsIdentity(identity()));
 }
 
 void SocketRegistry::AbandonAfterFork() {

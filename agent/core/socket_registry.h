@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "agent/core/fs_identity.h"
@@ -39,13 +40,33 @@ class SocketRegistry {
 
   int listen_fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
-  // The user and group that published the socket.
-  const FsIdentity& identity() const { return identity_; }
+  // The user and group the socket file belongs to: those that published it,
+  // or those it was handed over to.
+  FsIdentity identity() const;
   // Whether the listening descriptor is still the socket this registry bound.
   bool Intact() const { return fd_.Intact(); }
   // After the host closed the listening descriptor: removes the old socket
   // file (if it is still ours) and publishes a new socket at the same path.
   [[nodiscard]] Result<void> Renew();
+  // Whether the socket file is gone (someone removed it, or the whole
+  // directory): then nothing can connect, though the listening descriptor
+  // is fine. A path that now names another file, a socket renamed within the
+  // directory, or a path this process may no longer inspect is not "gone":
+  // it is left alone.
+  bool FileMissing() const;
+  // After FileMissing(): publishes a new socket at the path (re-creating the
+  // directory's last component if needed) and only then closes the old,
+  // unreachable one; on failure the old one is kept.
+  [[nodiscard]] Result<void> Republish();
+
+  // Called on the host thread that is about to give up, for good, the user
+  // that owns the socket (user_change.h), while it may still chown: makes
+  // `heir` the socket file's owner and the identity of every later file
+  // operation, so that the process can still remove its socket at exit (in
+  // a sticky directory, only the file's owner or root may). Also used to
+  // give the socket back when the host's call failed. Only in the process
+  // that published it.
+  [[nodiscard]] Result<void> HandOver(const FsIdentity& heir);
 
   // In a forked child: close the inherited descriptor (if it is still the
   // parent's socket and not a host descriptor that took its number), keep
@@ -67,7 +88,8 @@ class SocketRegistry {
   std::string path_;
   pid_t owner_;  // the process that created the socket (not the pid in its name)
   ino_t inode_;
-  FsIdentity identity_;  // the user and group that published it
+  mutable std::mutex identity_mu_;  // host threads hand over, the accept thread reads
+  FsIdentity identity_;             // the user and group the file belongs to
 };
 
 }  // namespace memprof::agent

@@ -33,6 +33,14 @@ Result<Fd> CreateDumpFile() {
 
 namespace {
 
+// What a dump says when its descriptor no longer refers to its file.
+Error DescriptorTaken(int fd) {
+  return Error(ErrorCode::kInternal,
+               "the dump's in-memory file lost its descriptor (" + std::to_string(fd) +
+                   " now refers to another file: something else in the process closed it and "
+                   "reused the number); ask for the dump again");
+}
+
 void LogProfile(uint64_t sequence, uint64_t size, std::chrono::steady_clock::time_point start,
                 const char* how) {
   Logger().info("heap profile #{}: {} bytes in {} ms{}", sequence, size,
@@ -44,17 +52,22 @@ void LogProfile(uint64_t sequence, uint64_t size, std::chrono::steady_clock::tim
 
 // Has jemalloc write the dump into `fd` (the writer's own descriptor of the
 // streamed file) and tells `progress` how it ended.
-void WriteDump(HeapProfiler* profiler, Fd fd, uint64_t sequence,
+void WriteDump(HeapProfiler* profiler, OwnedFd fd, uint64_t sequence,
                const std::shared_ptr<DumpProgress>& progress) {
   const auto start = std::chrono::steady_clock::now();
   Result<uint64_t> outcome = 0;
   try {  // the streamer waits for Finish: it must come, whatever happens
-    outcome = profiler->WriteInto(fd.get());
+    // Never into a number someone else has taken: the profile would go there.
+    if (fd.Intact()) {
+      outcome = profiler->WriteInto(fd.get());
+    } else {
+      outcome = Fail(DescriptorTaken(fd.get()));
+    }
     if (outcome) LogProfile(sequence, *outcome, start, " (streamed while written)");
   } catch (const std::exception& e) {
     outcome = Fail(ErrorCode::kInternal, std::string("writing the heap profile: ") + e.what());
   }
-  fd = Fd();  // this descriptor before the slot, as in ~HeapDump
+  fd.Reset();  // this descriptor before the slot, as in ~HeapDump
   progress->Finish(std::move(outcome));
 }
 
@@ -63,14 +76,14 @@ void WriteDump(HeapProfiler* profiler, Fd fd, uint64_t sequence,
 // streamer waiting for bytes that will never come.
 class DumpWriter {
  public:
-  DumpWriter(HeapProfiler* profiler, Fd fd, uint64_t sequence,
+  DumpWriter(HeapProfiler* profiler, OwnedFd fd, uint64_t sequence,
              std::shared_ptr<DumpProgress> progress)
       : profiler_(profiler), fd_(std::move(fd)), sequence_(sequence), progress_(std::move(progress)) {}
   DumpWriter(const DumpWriter&) = delete;
   DumpWriter& operator=(const DumpWriter&) = delete;
   ~DumpWriter() {
     if (progress_) {
-      fd_ = Fd();
+      fd_.Reset();
       progress_->Finish(Fail(ErrorCode::kInternal, "the agent stopped before the dump was written"));
     }
   }
@@ -83,7 +96,7 @@ class DumpWriter {
 
  private:
   HeapProfiler* profiler_;
-  Fd fd_;
+  OwnedFd fd_;
   uint64_t sequence_;
   std::shared_ptr<DumpProgress> progress_;
 };
@@ -133,13 +146,14 @@ HeapDump::HeapDump(Fd fd, uint64_t size, uint64_t sequence, int64_t created_unix
 
 HeapDump::~HeapDump() {
   // The file first: the next waiter's dump must not coexist with this one.
-  fd_ = Fd();
+  fd_.Reset();
   progress_.reset();  // frees the slot if jemalloc is done writing
   slot_.Release();
 }
 
 Result<uint64_t> HeapDump::Readable() {
   if (complete_) return size_;
+  if (!fd_.Intact()) return Fail(DescriptorTaken(fd_.get()));
   auto extent = progress_->WaitBeyond(offset_, fd_.get());
   if (!extent) return Fail(extent.error());
   if (extent->final) {
@@ -160,10 +174,15 @@ Result<bool> HeapDump::ReadNext(size_t max_bytes, std::string& out) {
   do {
     n = ::pread(fd_.get(), out.data(), want, static_cast<off_t>(offset_));
   } while (n < 0 && errno == EINTR);
+  const int err = errno;
+  // Checked after the read: a file that is still ours now was ours during
+  // it (nothing else holds this memfd to put it back), so the bytes are the
+  // dump's. Otherwise (ESPIPE from a pipe, or someone's bytes) they are not.
+  if (!fd_.Intact()) return Fail(DescriptorTaken(fd_.get()));
   if (n <= 0) {
     return Fail(ErrorCode::kInternal,
                 std::string("reading the dump back failed: ") +
-                    (n == 0 ? "unexpected end of file" : std::strerror(errno)));
+                    (n == 0 ? "unexpected end of file" : std::strerror(err)));
   }
   out.resize(static_cast<size_t>(n));
   offset_ += static_cast<uint64_t>(n);
@@ -217,11 +236,12 @@ Result<StreamedDump> DumpStreamer::Begin(DumpSlot slot) {
   if (!profiler) return Fail(profiler.error());
   auto fd = CreateDumpFile();
   if (!fd) return Fail(fd.error());
-  Fd writer(::fcntl(fd->get(), F_DUPFD_CLOEXEC, HighFdFloor()));
-  if (!writer) {
+  Fd duplicate(::fcntl(fd->get(), F_DUPFD_CLOEXEC, HighFdFloor()));
+  if (!duplicate) {
     return Fail(ErrorCode::kInternal,
                 std::string("cannot duplicate the dump's descriptor: ") + std::strerror(errno));
   }
+  OwnedFd writer(std::move(duplicate));
   const uint64_t sequence = served_.fetch_add(1) + 1;
   auto progress = std::make_shared<DumpProgress>(std::move(slot));
   StreamedDump started;

@@ -14,6 +14,7 @@
 
 #include "agent/allocators/allocator.h"
 #include "agent/heap/dump_queue.h"
+#include "agent/shared/owned_fd.h"
 #include "common/fd.h"
 #include "common/result.h"
 #include "common/sha256.h"
@@ -52,6 +53,11 @@ class DumpProgress {
 // path anyone could predict, race or read, and nothing left on disk), read
 // back in chunks while a SHA-256 of the bytes is computed. Destroying it
 // frees the file and then its slot (which may go to the next waiter).
+// The file's descriptor is an OwnedFd at a high number: a host that closes
+// descriptors it did not open, or a library that re-opens its own at numbers
+// it remembers (libunwind's validation pipe, which tcmalloc's sampler uses),
+// may take the number meanwhile; the dump then fails saying so, and never
+// reads or closes what now sits there.
 class HeapDump {
  public:
   HeapDump(Fd fd, uint64_t size, uint64_t sequence, DumpSlot slot);
@@ -80,7 +86,7 @@ class HeapDump {
  private:
   [[nodiscard]] Result<uint64_t> Readable();
 
-  Fd fd_;
+  OwnedFd fd_;
   uint64_t size_;
   bool complete_ = true;
   uint64_t offset_ = 0;

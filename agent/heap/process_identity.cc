@@ -12,7 +12,6 @@ namespace memprof::agent {
 ProcessIdentity CurrentProcessIdentity(std::string malloc_conf) {
   ProcessIdentity id;
   id.pid = ::getpid();
-  id.uid = ::geteuid();
   char exe[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) id.executable.assign(exe, static_cast<size_t>(n));

@@ -12,7 +12,6 @@ namespace memprof::agent {
 // Who the agent's process is, captured when the agent starts.
 struct ProcessIdentity {
   pid_t pid = 0;
-  uid_t uid = 0;
   std::string executable;
   std::vector<std::string> command_line;
   std::string malloc_conf;

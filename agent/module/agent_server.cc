@@ -1,6 +1,7 @@
 #include "agent/module/agent_server.h"
 
 #include <grpc/grpc.h>
+#include <unistd.h>
 
 #include <string>
 #include <utility>
@@ -41,7 +42,7 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(const AgentConfig& conf
                         .dump_limits = DumpLimits{.max_active = kMaxConcurrentDumps,
                                                   .max_waiting = kMaxWaitingDumps,
                                                   .stall_timeout = config.dump_stall_timeout}});
-  s->peers_ = std::make_unique<PeerRegistry>(s->engine_->identity().uid);
+  s->peers_ = std::make_unique<PeerRegistry>(::geteuid());
   PeerRegistry* peers = s->peers_.get();
   s->service_ = std::make_unique<MemoryProfileService>(
       *s->engine_, [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
@@ -77,7 +78,9 @@ void AgentServer::StartRemote() {
                 remote_->address().ToString());
 }
 
-Result<void> AgentServer::Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid) {
+Result<void> AgentServer::Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid,
+                                uid_t owner_uid) {
+  peers_->SetOwner(owner_uid);
   peers_->Record(connection.get(), PeerCredentials{.pid = peer_pid, .uid = peer_uid, .gid = 0});
   return server_->Adopt(std::move(connection));
 }

@@ -37,7 +37,7 @@ class AgentServer {
   AgentServer& operator=(const AgentServer&) = delete;
 
   // Serves an accepted Unix connection (starting gRPC if it is not running).
-  [[nodiscard]] Result<void> Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid);
+  [[nodiscard]] Result<void> Adopt(Fd connection, pid_t peer_pid, uid_t peer_uid, uid_t owner_uid);
   // Shuts gRPC down after the idle timeout. How long until it wants to be
   // called again.
   std::optional<std::chrono::milliseconds> Tick();

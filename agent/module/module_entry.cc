@@ -37,10 +37,10 @@ void* Create(memprof_getenv_fn getenv, pid_t pid, int64_t started_unix_ms, char*
 
 AgentServer& Of(void* server) { return *static_cast<AgentServer*>(server); }
 
-int Adopt(void* server, int fd, pid_t peer_pid, uid_t peer_uid) noexcept {
+int Adopt(void* server, int fd, pid_t peer_pid, uid_t peer_uid, uid_t owner_uid) noexcept {
   Fd connection(fd);
   try {
-    auto r = Of(server).Adopt(std::move(connection), peer_pid, peer_uid);
+    auto r = Of(server).Adopt(std::move(connection), peer_pid, peer_uid, owner_uid);
     if (r) return 0;
     Logger().error("{}", r.error().message);
   } catch (const std::exception& e) {

@@ -1,5 +1,7 @@
 #include "agent/service/memory_profile_service.h"
 
+#include <unistd.h>
+
 #include <grpc/grpc_security_constants.h>
 #include <grpcpp/security/auth_context.h>
 
@@ -205,7 +207,8 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_pid(identity_.pid);
   r.set_executable(identity_.executable);
   for (const auto& arg : identity_.command_line) r.add_command_line(arg);
-  r.set_uid(identity_.uid);
+  // Now, not at start: a service may have given up root for good since.
+  r.set_uid(::geteuid());
   r.set_agent_version(kVersion);
   const AllocatorInfo info = allocator_.Info();
   r.set_allocator(ToProto(info.kind));

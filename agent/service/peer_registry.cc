@@ -18,11 +18,16 @@ std::optional<int> FdFromPeer(std::string_view peer) {
 
 }  // namespace
 
-bool PeerAllowed(uid_t peer_uid, uid_t self) { return peer_uid == self || peer_uid == 0; }
+bool PeerAllowed(uid_t peer_uid, uid_t owner) { return peer_uid == owner || peer_uid == 0; }
+
+void PeerRegistry::SetOwner(uid_t owner) {
+  std::lock_guard lock(mu_);
+  owner_ = owner;
+}
 
 PeerRegistry::Entry PeerRegistry::Record(int fd, const PeerCredentials& peer) {
-  Entry entry{peer.pid, peer.uid, PeerAllowed(peer.uid, self_)};
   std::lock_guard lock(mu_);
+  Entry entry{peer.pid, peer.uid, PeerAllowed(peer.uid, owner_), owner_};
   by_fd_[fd] = entry;
   return entry;
 }
@@ -40,7 +45,8 @@ std::optional<std::string> PeerRegistry::Refusal(std::string_view grpc_peer) con
   auto entry = Find(grpc_peer);
   if (!entry) return "unknown connection " + std::string(grpc_peer) + "; refused";
   if (entry->allowed) return std::nullopt;
-  const std::string who = self_ == 0 ? "root" : "uid " + std::to_string(self_) + " and root";
+  const uid_t owner = entry->owner;
+  const std::string who = owner == 0 ? "root" : "uid " + std::to_string(owner) + " and root";
   return "uid " + std::to_string(entry->uid) + " (pid " + std::to_string(entry->pid) +
          ") may not use this memprof agent: only " + who +
          " may; run memprofctl as the target's user or as root";

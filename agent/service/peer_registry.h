@@ -27,10 +27,17 @@ class PeerRegistry {
     pid_t pid = 0;
     uid_t uid = 0;
     bool allowed = false;
+    uid_t owner = 0;  // the uid served besides root when it connected
   };
 
-  // `self` is the agent's effective uid: that uid and root may connect.
-  explicit PeerRegistry(uid_t self) : self_(self) {}
+  // `owner` is the uid the agent's socket belongs to: that uid and root may
+  // connect.
+  explicit PeerRegistry(uid_t owner) : owner_(owner) {}
+
+  // The socket changed hands (a process that gave up root for good hands
+  // it to the user it became): connections recorded from now on are judged
+  // against `owner`.
+  void SetOwner(uid_t owner);
 
   // Records the credentials SO_PEERCRED gave for connection `fd`.
   Entry Record(int fd, const PeerCredentials& peer);
@@ -43,13 +50,14 @@ class PeerRegistry {
  private:
   std::optional<Entry> Find(std::string_view grpc_peer) const;
 
-  const uid_t self_;
   mutable std::mutex mu_;
+  uid_t owner_;
   std::unordered_map<int, Entry> by_fd_;
 };
 
-// Whether a peer with uid `peer_uid` may talk to an agent running as `self`.
-bool PeerAllowed(uid_t peer_uid, uid_t self);
+// Whether a peer with uid `peer_uid` may talk to an agent whose socket
+// belongs to `owner`.
+bool PeerAllowed(uid_t peer_uid, uid_t owner);
 
 }  // namespace memprof::agent
 

@@ -19,7 +19,7 @@ extern "C" {
 
 // Bumped whenever a function below changes; the core refuses a server whose
 // table has another version (a mix of two builds).
-#define MEMPROF_SERVER_ABI_VERSION 3
+#define MEMPROF_SERVER_ABI_VERSION 4
 
 // The symbol the core looks up in the server.
 #define MEMPROF_SERVER_ENTRY "memprof_server_entry"
@@ -36,9 +36,11 @@ typedef struct memprof_server_ops {
   // message in `error`.
   void* (*create)(memprof_getenv_fn getenv, pid_t pid, int64_t started_unix_ms, char* error,
                   size_t error_size);
-  // Hands over an accepted connection and the SO_PEERCRED of its peer.
-  // The server owns `fd` from here on, also on failure. 0 or -1.
-  int (*adopt)(void* server, int fd, pid_t peer_pid, uid_t peer_uid);
+  // Hands over an accepted connection and the SO_PEERCRED of its peer, with
+  // the uid the socket belongs to now (the one that published it, or the
+  // user it was handed to when the process gave up root: that uid and root
+  // are served). The server owns `fd` from here on, also on failure. 0 or -1.
+  int (*adopt)(void* server, int fd, pid_t peer_pid, uid_t peer_uid, uid_t owner_uid);
   // Called after every wake-up of the accept thread: shuts gRPC down once it
   // has been idle long enough. Milliseconds until it wants to be called
   // again, or -1 for "not until the next connection".

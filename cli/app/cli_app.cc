@@ -17,6 +17,7 @@
 #include "cli/io/interrupt_watcher.h"
 #include "cli/io/logging.h"
 #include "cli/io/terminal.h"
+#include "cli/targets/stale_socket.h"
 #include "cli/targets/target_selection.h"
 #include "common/duration.h"
 #include "common/socket_path.h"
@@ -118,6 +119,10 @@ Result<void> DispatchTargets(Command& command, const CommandContext& context,
                              const std::string& config) {
   TargetOptions* options = command.target_options();
   if (options == nullptr) return command.Run(context);
+  // Sockets left by processes killed by a signal go whenever someone looks
+  // for agents, not only when someone runs `list` (which, like the
+  // exporter, prunes in its own scan).
+  PruneStaleSockets(*context.discovery, ::geteuid());
   auto tls_defaults = LoadTlsDefaults(config, context.env.variables);
   if (!tls_defaults) return Fail(tls_defaults.error());
   options->tls_defaults = std::move(*tls_defaults);

@@ -21,7 +21,8 @@ CommandLine::CommandLine() : commands(MakeCommands()) {
   app.add_option("--timeout", timeout,
                  "Deadline of each request to an agent (default 10s; for a dump, of the wait "
                  "until the agent starts sending it, which includes waiting for its turn when "
-                 "the agent is busy); with several targets, also of all the work for each one")
+                 "the agent is busy, and then of each wait for more of it); with several "
+                 "targets, also of all the work for each one")
       ->check(DurationValidator(kMinTimeout, kMaxTimeout))
       ->type_name("DURATION");
   app.add_option("--config", config,

@@ -4,6 +4,7 @@
 #include <grpc/support/log.h>
 #include <grpcpp/create_channel_posix.h>
 #include <grpcpp/grpcpp.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "cli/client/unreachable_agent.h"
 #include "cli/io/logging.h"
 #include "common/duration.h"
+#include "common/proc_status.h"
 #include "common/unix_socket.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
 
@@ -112,13 +114,21 @@ Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeo
   return Connection{memprof::v1::MemoryProfile::NewStub(channel), std::move(watch)};
 }
 
-// Whether the other end has closed the connection: end of file or a reset
-// is pending, where an agent that answered would have kept it open.
-bool PeerClosed(const Fd& watch) {
+// How long a call that failed UNAVAILABLE waits to see whether the agent
+// closes the connection. An agent whose gRPC stops (around a fork(), or at
+// exit) fails the calls in flight ("Cancelling all calls") a moment before it
+// closes their connections; an agent that answers UNAVAILABLE itself keeps
+// the connection open, and costs this wait once.
+constexpr std::chrono::milliseconds kPeerCloseWait(200);
+
+// Whether the other end closes the connection within `wait`, where an agent
+// that answered would have kept it open. POLLRDHUP sees the peer's shutdown
+// even behind unread bytes (a GOAWAY gRPC no longer reads).
+bool PeerClosed(const Fd& watch, std::chrono::milliseconds wait) {
   if (!watch) return false;
-  char byte = 0;
-  const ssize_t n = ::recv(watch.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE));
+  pollfd p{watch.get(), POLLRDHUP, 0};
+  const int n = ::poll(&p, 1, static_cast<int>(wait.count()));
+  return n > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 std::unexpected<Error> Interrupted() { return Fail(ErrorCode::kCancelled, "interrupted"); }
@@ -147,8 +157,14 @@ AttemptFailure ConnectFailure(const Error& error) {
 // closed"), a status it even presents as received from the peer; an agent
 // that answers UNAVAILABLE itself ("jemalloc is busy") keeps the connection
 // open. So the connection's own state tells the two apart.
+// CANCELLED that we did not ask for (the caller checks the stop token
+// first) is the agent cancelling the call: its gRPC stops around a fork() of
+// the host while a client uses it, and a new connection is served
+// (docs/user-guide.md, "Worker processes"). Dropped too, so retried.
 AttemptFailure CallFailure(const grpc::Status& status, const Connection& connection) {
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE && PeerClosed(connection.watch)
+  if (status.error_code() == grpc::StatusCode::CANCELLED) return AttemptFailure::kDropped;
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+                 PeerClosed(connection.watch, kPeerCloseWait)
              ? AttemptFailure::kDropped
              : AttemptFailure::kOther;
 }
@@ -239,10 +255,43 @@ Error CancelledByAgent(const Target& target) {
                    "30s by default)");
 }
 
+// What a process's state letter (/proc/<pid>/stat) says about why its agent
+// went quiet; "" when it explains nothing.
+std::string StateNote(const Target& target) {
+  if (target.remote()) return "";
+  auto text = ReadTextFile("/proc/" + std::to_string(target.pid) + "/stat");
+  if (!text) return "";
+  auto stat = ParseProcStat(*text);
+  if (!stat) return "";
+  switch (stat->state) {
+    case 'T':
+      return ": the process is stopped (SIGSTOP, or job control); `kill -CONT " +
+             std::to_string(target.pid) + "` resumes it";
+    case 't':
+      return ": the process is stopped by a debugger (being traced)";
+    case 'Z':
+    case 'X':
+      return ": the process has exited";
+    default:
+      return "";
+  }
+}
+
+// The agent went quiet in the middle of a dump: nothing for `stall`.
+Error Stalled(const Target& target, std::chrono::milliseconds stall, uint64_t received) {
+  return Error(ErrorCode::kUnavailable,
+               "the memprof agent of " + DescribeTarget(target) + " sent nothing for " +
+                   FormatDuration(stall) + " in the middle of the heap profile (after " +
+                   std::to_string(received) + " bytes)" + StateNote(target) +
+                   "; if it is only slow, raise the limit with --timeout");
+}
+
 // One Dump stream into `sink`. The agent must start it (send the first
-// chunk) within `timeout`, which covers waiting for a turn in its queue;
-// the transfer that follows has no deadline (a large dump may take long).
-// `whole_timeout` is the --timeout this attempt's `timeout` is left of.
+// chunk) within `timeout`, which covers waiting for a turn in its queue,
+// and then send each next chunk (and the end) within `whole_timeout`, the
+// --timeout this attempt's `timeout` is left of: a target that is stopped
+// or hung mid-dump is given up on, while the whole transfer, however long a
+// large dump takes, has no deadline.
 Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& request,
                        const DumpChunkSink& sink, std::chrono::milliseconds timeout,
                        std::chrono::milliseconds whole_timeout, const std::stop_token& stop) {
@@ -254,13 +303,15 @@ Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& req
   std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
   // Leaving the agent's queue is cancelling the call: the agent drops us
   // from it at once, holding nothing for us.
-  StartDeadline start(timeout, [&context] { context.TryCancel(); });
+  StartDeadline progress(timeout, [&context] { context.TryCancel(); });
   auto reader = connection->stub->Dump(&context, request);
   memprof::v1::DumpChunk chunk;
   Attempt<void> outcome;
+  uint64_t received = 0;
   while (reader->Read(&chunk)) {
-    if (!outcome.data_delivered && !start.Disarm()) break;  // too late
+    if (!progress.Postpone(whole_timeout)) break;  // too late
     outcome.data_delivered = true;
+    received += chunk.data().size();
     outcome.result = sink(chunk);
     if (!outcome.result) {
       context.TryCancel();
@@ -268,14 +319,22 @@ Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& req
       }
       break;
     }
+    if (!progress.Postpone(whole_timeout)) break;  // the sink took all the time
   }
   const grpc::Status status = reader->Finish();
-  start.Disarm();
+  progress.Disarm();
   if (!outcome.result) return outcome;
   if (stop.stop_requested()) return {Interrupted(), AttemptFailure::kOther, true};
-  if (start.expired()) return {Fail(StartTimeout(target, whole_timeout)), AttemptFailure::kOther, false};
+  if (progress.expired()) {
+    if (outcome.data_delivered) {
+      return {Fail(Stalled(target, whole_timeout, received)), AttemptFailure::kOther, true};
+    }
+    return {Fail(StartTimeout(target, whole_timeout)), AttemptFailure::kOther, false};
+  }
   if (status.error_code() == grpc::StatusCode::CANCELLED) {
     outcome.result = Fail(CancelledByAgent(target));
+    // Before any data: the agent's gRPC stopped around a fork(); retried.
+    outcome.failure = CallFailure(status, *connection);
   } else if (!status.ok()) {
     outcome.result = Fail(ErrorFromGrpcStatus(status, target));
     outcome.failure = CallFailure(status, *connection);

@@ -5,7 +5,9 @@
 namespace memprof::cli {
 
 StartDeadline::StartDeadline(std::chrono::milliseconds timeout, std::function<void()> on_expiry)
-    : on_expiry_(std::move(on_expiry)), thread_([this, timeout] { Wait(timeout); }) {}
+    : deadline_(std::chrono::steady_clock::now() + timeout),
+      on_expiry_(std::move(on_expiry)),
+      thread_([this] { Wait(); }) {}
 
 StartDeadline::~StartDeadline() {
   Disarm();
@@ -22,16 +24,32 @@ bool StartDeadline::Disarm() {
   return true;
 }
 
+bool StartDeadline::Postpone(std::chrono::milliseconds timeout) {
+  {
+    std::lock_guard lock(mu_);
+    if (expired_) return false;
+    deadline_ = std::chrono::steady_clock::now() + timeout;
+  }
+  cv_.notify_all();
+  return true;
+}
+
 bool StartDeadline::expired() const {
   std::lock_guard lock(mu_);
   return expired_;
 }
 
-void StartDeadline::Wait(std::chrono::milliseconds timeout) {
+void StartDeadline::Wait() {
   {
     std::unique_lock lock(mu_);
-    if (cv_.wait_for(lock, timeout, [this] { return disarmed_; })) return;
-    expired_ = true;
+    while (!disarmed_) {
+      const auto until = deadline_;
+      // Woken early by Disarm(), or by Postpone() moving the deadline.
+      if (cv_.wait_until(lock, until, [&] { return disarmed_ || deadline_ != until; })) continue;
+      expired_ = true;
+      break;
+    }
+    if (!expired_) return;
   }
   on_expiry_();
 }

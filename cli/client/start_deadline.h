@@ -10,12 +10,13 @@
 
 namespace memprof::cli {
 
-// A deadline for something to begin rather than to end: runs `on_expiry`
-// (once, on its own thread) unless Disarm() comes within `timeout` of
-// construction. Dump uses it to bound the wait for the agent's first chunk
-// (its turn in the agent's queue, and taking the profile) by --timeout
-// without bounding the transfer that follows. Destroying it disarms it and
-// waits for its thread.
+// A deadline for something to begin (or to go on) rather than to end: runs
+// `on_expiry` (once, on its own thread) unless Disarm() comes within
+// `timeout` of construction, or of the last Postpone(). Dump uses it to bound
+// the wait for the agent's first chunk (its turn in the agent's queue, and
+// taking the profile) by --timeout, and then each wait for the next chunk,
+// without bounding how long the whole transfer takes. Destroying it disarms
+// it and waits for its thread.
 class StartDeadline {
  public:
   StartDeadline(std::chrono::milliseconds timeout, std::function<void()> on_expiry);
@@ -25,15 +26,20 @@ class StartDeadline {
 
   // True: disarmed in time, `on_expiry` never runs. False: it expired first.
   bool Disarm();
+  // Progress: the deadline is now `timeout` from now. False when it had
+  // expired already (then `on_expiry` has run or is running); a disarmed
+  // deadline stays disarmed.
+  bool Postpone(std::chrono::milliseconds timeout);
   bool expired() const;
 
  private:
-  void Wait(std::chrono::milliseconds timeout);
+  void Wait();
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool disarmed_ = false;  // guarded by mu_
-  bool expired_ = false;   // guarded by mu_
+  std::chrono::steady_clock::time_point deadline_;  // guarded by mu_
+  bool disarmed_ = false;                           // guarded by mu_
+  bool expired_ = false;                            // guarded by mu_
   std::function<void()> on_expiry_;
   std::thread thread_;  // last: starts once everything above exists
 };

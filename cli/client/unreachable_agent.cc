@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "common/proc_status.h"
@@ -252,6 +255,77 @@ Error ModuleNotLoaded(const DroppedConnections& d) {
                    "` shows which), or it is from another memprof version); " + LogHint());
 }
 
+// The agent runs and listens, but its socket file was removed (with its
+// directory, or alone): it publishes it again when it next wakes up
+// (agent/core/connection_acceptor.cc), which a client cannot cause.
+Error RemovedSocketFile(const MissingSocket& m) {
+  const std::string path = m.agent_dir + "/" + FileOf(m.socket_path);
+  const std::string what = m.agent_dir_facts.error == ENOENT
+                               ? "with its directory " + m.agent_dir
+                               : "from " + m.agent_dir;
+  return Error(ErrorCode::kUnavailable,
+               Who(m.facts) + ": memprof agent running but unreachable: its socket " + path +
+                   " was removed (" + what +
+                   ") while the agent listened on it, and nothing can connect through a removed "
+                   "socket file; the agent publishes it again the next time it wakes up (when the "
+                   "process forks, or a client session ends), else restart the process");
+}
+
+}  // namespace
+
+std::vector<uint64_t> ListeningSocketsUnder(std::string_view net_unix, std::string_view dir) {
+  // "Num: RefCount Protocol Flags Type St Inode Path"; Flags 00010000 is a
+  // listening socket. The path is the rest of the line (it may hold spaces).
+  constexpr std::string_view kListening = "00010000";
+  std::vector<uint64_t> inodes;
+  size_t start = 0;
+  while (start < net_unix.size()) {
+    size_t end = net_unix.find('\n', start);
+    if (end == std::string_view::npos) end = net_unix.size();
+    const std::string_view line = net_unix.substr(start, end - start);
+    start = end + 1;
+    size_t pos = 0;
+    std::string_view fields[7];
+    bool complete = true;
+    for (std::string_view& field : fields) {
+      while (pos < line.size() && line[pos] == ' ') ++pos;
+      const size_t next = line.find(' ', pos);
+      if (next == std::string_view::npos) {
+        complete = false;
+        break;
+      }
+      field = line.substr(pos, next - pos);
+      pos = next + 1;
+    }
+    if (!complete || fields[3] != kListening) continue;
+    const std::string_view path = line.substr(pos);
+    if (path.size() <= dir.size() + 1 || !path.starts_with(dir) || path[dir.size()] != '/') continue;
+    uint64_t inode = 0;
+    auto [ptr, ec] = std::from_chars(fields[6].data(), fields[6].data() + fields[6].size(), inode);
+    if (ec == std::errc() && ptr == fields[6].data() + fields[6].size()) inodes.push_back(inode);
+  }
+  return inodes;
+}
+
+namespace {
+
+// Whether a thread of process `pid` holds one of `inodes` ("socket:[N]" in
+// /proc/<pid>/task/<tid>/fd: the agent's sockets are in a descriptor table
+// of their own, not the main thread's).
+bool HoldsSocket(const std::string& proc_root, pid_t pid, const std::vector<uint64_t>& inodes) {
+  std::set<std::string> wanted;
+  for (uint64_t inode : inodes) wanted.insert("socket:[" + std::to_string(inode) + "]");
+  std::error_code ec;
+  const std::string tasks = proc_root + "/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    for (const auto& fd : std::filesystem::directory_iterator(task.path() / "fd", ec)) {
+      const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+      if (!ec && wanted.contains(target)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Error ExplainMissingSocket(const MissingSocket& m) {
@@ -259,6 +333,7 @@ Error ExplainMissingSocket(const MissingSocket& m) {
   if (!m.facts.mapping) return Unknowable(m);
   if (m.facts.mapping->core_path.empty()) return NotLoaded(m);
   if (auto reason = EnvironmentReason(m)) return *reason;
+  if (m.listening_on_removed_file) return RemovedSocketFile(m);
   if (auto problem = DirectoryProblem(m)) return *problem;
   return Unexplained(m);
 }
@@ -278,6 +353,12 @@ Error DiagnoseMissingSocket(const std::string& proc_root, pid_t pid, const std::
     m.agent_dir_facts = StatPath(root + m.agent_dir);
     const PathFacts other = StatPath(root + m.agent_dir + "/" + FileOf(socket_path));
     m.socket_in_agent_dir = other.error == 0 && S_ISSOCK(other.st.st_mode);
+    if (!m.socket_in_agent_dir) {
+      auto net_unix = ReadTextFile(proc_root + "/" + std::to_string(pid) + "/net/unix");
+      const std::vector<uint64_t> inodes =
+          net_unix ? ListeningSocketsUnder(*net_unix, m.agent_dir) : std::vector<uint64_t>();
+      m.listening_on_removed_file = !inodes.empty() && HoldsSocket(proc_root, pid, inodes);
+    }
   }
   m.caller = ::geteuid();
   return ExplainMissingSocket(m);

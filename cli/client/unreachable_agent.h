@@ -3,7 +3,10 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/client/agent_facts.h"
 #include "common/error.h"
@@ -32,13 +35,23 @@ struct MissingSocket {
   std::string agent_dir;
   PathFacts agent_dir_facts;         // lstat of agent_dir
   bool socket_in_agent_dir = false;  // a socket is at <agent_dir>/<pid>.sock
-  uid_t caller = 0;                  // memprofctl's effective uid
+  // The process holds a listening Unix socket bound in agent_dir (the agent
+  // binds in a private directory there, then renames the socket into place)
+  // although no socket file is there: it was removed.
+  bool listening_on_removed_file = false;
+  uid_t caller = 0;  // memprofctl's effective uid
 };
 
+// The inodes of the listening sockets in the text of /proc/<pid>/net/unix
+// (every process of that network namespace) that were bound to a path under
+// `dir` + "/" (as bound: the file itself may have moved or gone).
+std::vector<uint64_t> ListeningSocketsUnder(std::string_view net_unix, std::string_view dir);
+
 // Not loaded, switched off, exec'd by a profiled process, serving in another
-// directory, unable to publish in its directory, not started, or (when
-// nothing explains it) what to do to find out. kNotFound (exit 3) when there
-// is no agent to talk to here; kFailedPrecondition (5) when the agent is
+// directory, unable to publish in its directory, not started, its socket
+// file removed under it, or (when nothing explains it) what to do to find
+// out. kNotFound (exit 3) when there is no agent to talk to here;
+// kUnavailable (3) when it runs but its socket file is gone; kFailedPrecondition (5) when the agent is
 // loaded but its directory keeps it from serving; kPermissionDenied (4) when
 // memprofctl may not look.
 Error ExplainMissingSocket(const MissingSocket& missing);

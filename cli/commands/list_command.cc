@@ -8,7 +8,6 @@
 #include <set>
 
 #include "cli/client/profiling_format.h"
-#include "cli/io/logging.h"
 #include "cli/io/text_table.h"
 #include "cli/io/user_name.h"
 #include "common/json_schema_versions.h"
@@ -131,18 +130,10 @@ ListRow BuildListRow(const SocketEntry& entry, ProfileClient& client,
 
 bool PruneRow(ListRow& row, const SocketEntry& entry, uid_t caller) {
   if (!row.stale) return false;
-  if (const std::string why = WhyNotRemovable(entry, caller); !why.empty()) {
-    row.problem += "; left alone: " + why;
-    return false;
-  }
-  if (auto removed = RemoveSocketIfUnchanged(entry.target.socket_path, entry.socket_file);
-      !removed) {
-    row.problem += "; not removed: " + removed.error().message;
-    return false;
-  }
-  Log().info("removed stale socket {}: {}", entry.target.socket_path,
-             DescribeStaleReason(row.stale_reason, row.pid));
-  return true;
+  const std::string stays = RemoveStaleSocket(entry, row.stale_reason, caller);
+  if (stays.empty()) return true;
+  row.problem += "; " + stays;
+  return false;
 }
 
 Result<void> RunList(const ListOptions& options, TargetDiscovery& discovery, ProfileClient& client,

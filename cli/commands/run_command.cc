@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <span>
 
 #include "cli/io/logging.h"
 
@@ -34,6 +35,27 @@ size_t FindCommandName(const CLI::App& app, const std::vector<std::string>& args
       ++i;  // skip its value
   }
   return args.size();
+}
+
+bool IsHelpFlag(const std::string& word) { return word == "-h" || word == "--help"; }
+
+// The -h/--help among `run`'s own words, the ones before CMD and before a
+// `--` (`--allocator NAME`, `--allocator=NAME`): a user who writes
+// `run --allocator tcmalloc --help` asks for run's help, not to start a
+// program named --help. After CMD or `--`, a --help is CMD's. Null if none.
+const std::string* RunHelpFlag(std::span<const std::string> words) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (IsHelpFlag(word)) return &word;
+    if (word == "--allocator") {
+      // `--allocator --help`: no allocator is called that; the help is meant.
+      if (i + 1 < words.size() && IsHelpFlag(words[i + 1])) return &words[i + 1];
+      ++i;
+    } else if (!word.starts_with("--allocator=")) {
+      return nullptr;  // `--` or CMD
+    }
+  }
+  return nullptr;
 }
 
 Result<RunAllocator> ParseAllocatorName(const std::string& name) {
@@ -105,9 +127,8 @@ SplitArguments SplitRunArguments(const CLI::App& app, const std::vector<std::str
   if (at == args.size() || args[at] != "run") return {args, std::nullopt};
   SplitArguments split{{args.begin(), args.begin() + static_cast<std::ptrdiff_t>(at) + 1}, {}};
   size_t rest = at + 1;
-  if (rest < args.size() && (args[rest] == "-h" || args[rest] == "--help")) {
-    split.cli_args.push_back(args[rest]);
-  }
+  const auto words = std::span<const std::string>(args).subspan(rest);
+  if (const std::string* help = RunHelpFlag(words)) split.cli_args.push_back(*help);
   if (rest < args.size() && args[rest] == "--") ++rest;
   split.run_command.emplace(args.begin() + static_cast<std::ptrdiff_t>(rest), args.end());
   return split;

@@ -42,7 +42,8 @@ CLI::App* RegisterRunCommand(CLI::App& app, RunHelpWords& words);
 
 // memprofctl's arguments split at `run`: everything after `run` (minus one
 // leading `--`) is CMD ARGS..., verbatim, even if it looks like one of our
-// options. `cli_args` keeps the global options, `run` and a `run -h/--help`.
+// options. `cli_args` keeps the global options, `run` and a -h/--help among
+// run's own words (before CMD and `--`, also after `--allocator NAME`).
 struct SplitArguments {
   std::vector<std::string> cli_args;
   std::optional<std::vector<std::string>> run_command;  // set when the command is `run`

@@ -1,5 +1,8 @@
 #include "cli/doctor/doctor_collector.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -16,15 +19,26 @@ constexpr size_t kTopAnonymousMappings = 3;
 // means growing in each half, not one burst.
 constexpr int kGrowthReadings = 3;
 
+// A process that changed its user after it started (a service that dropped
+// root) is not dumpable: the kernel keeps its /proc files root's, even from
+// the user it runs as now.
+std::string UnreadableProcFile(const std::string& file) {
+  struct stat st{};
+  if (::geteuid() != 0 && ::stat(file.c_str(), &st) == 0 && st.st_uid == 0) {
+    return "cannot read " + file + ": the kernel keeps it for root, as for every process that "
+           "changed its user after it started (a service that dropped root is not dumpable); "
+           "run memprofctl doctor as root";
+  }
+  return "cannot read " + file + ": it is readable only by the process's owner and root (run "
+         "memprofctl as that user)";
+}
+
 Error ProcError(const Error& error, const Target& target, const std::string& file) {
   if (error.code == ErrorCode::kNotFound) {
     return Error(ErrorCode::kNotFound, DescribeTarget(target) + " has exited (no " + file + ")");
   }
-  if (error.code == ErrorCode::kPermissionDenied) {
-    return Error(ErrorCode::kPermissionDenied,
-                 "cannot read " + file + ": it is readable only by the process's owner and "
-                 "root (run memprofctl as that user)");
-  }
+  if (error.code == ErrorCode::kPermissionDenied) return Error(ErrorCode::kPermissionDenied,
+                                                               UnreadableProcFile(file));
   return error;
 }
 

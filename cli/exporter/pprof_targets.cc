@@ -1,8 +1,11 @@
 #include "cli/exporter/pprof_targets.h"
 
+#include <unistd.h>
+
 #include "cli/client/profiling_format.h"
 #include "cli/io/logging.h"
 #include "cli/io/parallel_for.h"
+#include "cli/targets/stale_socket.h"
 
 namespace memprof::cli {
 namespace {
@@ -43,6 +46,7 @@ Result<std::vector<PprofTarget>> CollectPprofTargets(const TargetDiscovery& disc
                                                      size_t max_parallel) {
   auto entries = discovery.Scan();
   if (!entries) return Fail(entries.error());
+  *entries = PruneStaleSockets(std::move(*entries), discovery, ::geteuid());
   std::erase_if(*entries, [](const SocketEntry& e) { return !e.process_exists; });
   std::vector<PprofTarget> rows(entries->size());
   ForEachInParallel(entries->size(), max_parallel, [&](size_t i) {

@@ -1,8 +1,11 @@
 #include "cli/exporter/target_metrics.h"
 
+#include <unistd.h>
+
 #include "cli/client/profiling_format.h"
 #include "cli/io/logging.h"
 #include "cli/io/parallel_for.h"
+#include "cli/targets/stale_socket.h"
 
 namespace memprof::cli {
 namespace {
@@ -57,6 +60,7 @@ Result<std::vector<TargetMetrics>> CollectTargetMetrics(const TargetDiscovery& d
                                                         size_t max_parallel) {
   auto entries = discovery.Scan();
   if (!entries) return Fail(entries.error());
+  *entries = PruneStaleSockets(std::move(*entries), discovery, ::geteuid());
   std::erase_if(*entries, [](const SocketEntry& e) { return !e.process_exists; });
   std::vector<TargetMetrics> results(entries->size());
   ForEachInParallel(entries->size(), max_parallel, [&](size_t i) {

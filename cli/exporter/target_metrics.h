@@ -27,7 +27,7 @@ using ClientFactory = std::function<std::unique_ptr<ProfileClient>()>;
 // One scrape of every local target: TargetDiscovery::Scan() as `list` does,
 // then QueryTargetMetrics for each live process, at most `max_parallel` at
 // once. A process that has exited (a stale socket) is left out, so its
-// series end; an agent that does not answer, or whose socket is not trusted,
+// series end, and its socket removed if ours (PruneStaleSockets); an agent that does not answer, or whose socket is not trusted,
 // is reported with up=false. Sorted by pid. Fails only when the socket
 // directory cannot be read.
 [[nodiscard]] Result<std::vector<TargetMetrics>> CollectTargetMetrics(

@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cli/io/logging.h"
 #include "common/fd.h"
+#include "common/unix_socket.h"
 
 namespace memprof::cli {
 namespace {
@@ -16,6 +18,11 @@ Error RemoveError(const std::string& path, int err) {
   const ErrorCode code =
       err == EACCES || err == EPERM ? ErrorCode::kPermissionDenied : ErrorCode::kInternal;
   return Error(code, "cannot remove " + path + ": " + std::strerror(err));
+}
+
+SocketEvidence EvidenceOnFile(const SocketEntry& entry) {
+  return SocketEvidence{.process_started = entry.process_started,
+                        .socket_changed = entry.socket_file.changed};
 }
 
 }  // namespace
@@ -54,6 +61,50 @@ std::string WhyNotRemovable(const SocketEntry& entry, uid_t caller) {
            "; that user or root can remove it";
   }
   return "";
+}
+
+StaleReason ClassifyWithoutAsking(const SocketEntry& entry, const TargetDiscovery& discovery) {
+  SocketEvidence evidence = EvidenceOnFile(entry);
+  evidence.process_gone = discovery.ProcessGone(entry.target.pid);
+  if (evidence.process_gone) return ClassifySocket(evidence);
+  if (!entry.process_exists || !entry.untrusted.empty()) return StaleReason::kNone;
+  if (ClassifySocket(evidence) != StaleReason::kPidReused) return StaleReason::kNone;
+  // The clocks say the process is younger than its socket, but a wall clock
+  // stepped forward says so of every process: only a refused connect proves
+  // that no agent listens there.
+  return NobodyListens(entry.target.socket_path) ? StaleReason::kPidReused : StaleReason::kNone;
+}
+
+std::string RemoveStaleSocket(const SocketEntry& entry, StaleReason reason, uid_t caller) {
+  if (const std::string why = WhyNotRemovable(entry, caller); !why.empty()) {
+    return "left alone: " + why;
+  }
+  if (auto removed = RemoveSocketIfUnchanged(entry.target.socket_path, entry.socket_file);
+      !removed) {
+    return "not removed: " + removed.error().message;
+  }
+  Log().info("removed stale socket {}: {}", entry.target.socket_path,
+             DescribeStaleReason(reason, entry.target.pid));
+  return "";
+}
+
+std::vector<SocketEntry> PruneStaleSockets(std::vector<SocketEntry> entries,
+                                           const TargetDiscovery& discovery, uid_t caller) {
+  std::erase_if(entries, [&discovery, caller](const SocketEntry& entry) {
+    const StaleReason reason = ClassifyWithoutAsking(entry, discovery);
+    if (reason == StaleReason::kNone) return false;
+    const std::string stays = RemoveStaleSocket(entry, reason, caller);
+    if (stays.empty()) return true;
+    Log().debug("stale socket {} ({}): {}", entry.target.socket_path,
+                DescribeStaleReason(reason, entry.target.pid), stays);
+    return false;
+  });
+  return entries;
+}
+
+void PruneStaleSockets(const TargetDiscovery& discovery, uid_t caller) {
+  auto entries = discovery.ScanSocketDirectory();
+  if (entries) (void)PruneStaleSockets(std::move(*entries), discovery, caller);
 }
 
 Result<void> RemoveSocketIfUnchanged(const std::string& path, const SocketFileInfo& expected) {

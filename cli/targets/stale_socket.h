@@ -6,14 +6,16 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/targets/target_discovery.h"
 #include "common/result.h"
 
 namespace memprof::cli {
 
-// Why a <pid>.sock is provably left over. `list` removes only these; any
-// other socket stays, whatever state it is in.
+// Why a <pid>.sock is provably left over. `list` and discovery
+// (PruneStaleSockets) remove only these; any other socket stays, whatever
+// state it is in.
 enum class StaleReason {
   kNone,           // it may still be someone's live agent
   kProcessGone,    // /proc/<pid> does not exist
@@ -56,6 +58,31 @@ std::string WhyNotRemovable(const SocketEntry& entry, uid_t caller);
 // something else now sits at the path (it is left alone).
 [[nodiscard]] Result<void> RemoveSocketIfUnchanged(const std::string& path,
                                                    const SocketFileInfo& expected);
+
+// The verdict discovery reaches on `entry` without asking its agent
+// anything (a connect that is accepted may load the server module of a live
+// agent): its process is gone (or a zombie), or the process now holding the
+// pid started after the socket was made and a connect() to it is refused.
+// kNone otherwise; a live process's socket that nobody listens on is only
+// found by `list`, which asks every agent anyway.
+StaleReason ClassifyWithoutAsking(const SocketEntry& entry, const TargetDiscovery& discovery);
+
+// Removes the socket of `entry`, found stale for `reason`, if `caller` may
+// (WhyNotRemovable) and it is still the file discovery found; logs it at -v
+// ("removed stale socket PATH: REASON"). "" when it is gone, else why it
+// stays ("left alone: ..." or "not removed: ...").
+std::string RemoveStaleSocket(const SocketEntry& entry, StaleReason reason, uid_t caller);
+
+// What every command that looks for agents does first (issue 29): removes,
+// from `entries` and from the socket directory, the sockets that are stale
+// by ClassifyWithoutAsking and that `caller` may remove. The ones that stay
+// are logged at -vv. Returns the entries left.
+std::vector<SocketEntry> PruneStaleSockets(std::vector<SocketEntry> entries,
+                                           const TargetDiscovery& discovery, uid_t caller);
+// The same over the socket directory (containers' sockets are never
+// removed, so they are not looked for). A directory that cannot be read is
+// left to the command's own discovery to report.
+void PruneStaleSockets(const TargetDiscovery& discovery, uid_t caller);
 
 }  // namespace memprof::cli
 

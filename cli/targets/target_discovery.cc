@@ -168,7 +168,24 @@ SocketEntry TargetDiscovery::MakeEntry(pid_t pid, const std::string& path,
   return entry;
 }
 
+namespace {
+
+void SortByPid(std::vector<SocketEntry>& entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const SocketEntry& a, const SocketEntry& b) { return a.target.pid < b.target.pid; });
+}
+
+}  // namespace
+
 Result<std::vector<SocketEntry>> TargetDiscovery::Scan() const {
+  auto entries = ScanSocketDirectory();
+  if (!entries) return Fail(entries.error());
+  ScanContainers(*entries, BootTime());
+  SortByPid(*entries);
+  return entries;
+}
+
+Result<std::vector<SocketEntry>> TargetDiscovery::ScanSocketDirectory() const {
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(socket_dir_.c_str()), &::closedir);
   if (!dir) {
     if (errno == ENOENT) return std::vector<SocketEntry>{};
@@ -183,9 +200,7 @@ Result<std::vector<SocketEntry>> TargetDiscovery::Scan() const {
     const std::string path = socket_dir_ + "/" + d->d_name;
     if (auto file = StatSocket(path)) entries.push_back(MakeEntry(*pid, path, *file, boot_time));
   }
-  ScanContainers(entries, boot_time);
-  std::sort(entries.begin(), entries.end(),
-            [](const SocketEntry& a, const SocketEntry& b) { return a.target.pid < b.target.pid; });
+  SortByPid(entries);
   return entries;
 }
 

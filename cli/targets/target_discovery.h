@@ -70,12 +70,16 @@ class TargetDiscovery {
   bool ProcessGone(pid_t pid) const;
 
   // Every <pid>.sock socket in the directory, including stale ones (never
-  // removed here: `list` decides that, see cli/targets/stale_socket.h), plus the
+  // removed here: `list` and PruneStaleSockets decide that, see
+  // cli/targets/stale_socket.h), plus the
   // agents of processes in other mount or pid namespaces (containers,
   // systemd PrivateTmp) found under /proc/<pid>/root/<dir>/<nspid>.sock and
   // named by their pid here. Sorted by pid. A directory that does not exist
   // holds no sockets.
   [[nodiscard]] Result<std::vector<SocketEntry>> Scan() const;
+  // Only the sockets in the socket directory, without the walk through every
+  // /proc/<pid>/root that finds the containers' ones. Sorted by pid.
+  [[nodiscard]] Result<std::vector<SocketEntry>> ScanSocketDirectory() const;
 
   // pid > 0: that process's agent socket, with the container fallback
   // /proc/<pid>/root/<dir>/<nspid>.sock. pid == 0: the only live agent.

@@ -167,11 +167,12 @@ TEST_F(DumpFaultTest, KilledMemprofctlLeavesNothingAndTheAgentServesOn) {
     // releases fails here.
     ASSERT_TRUE(AwaitNoDumpInAgent()) << "iteration " << i << ": the agent still holds a dump "
                                       << kReleaseTimeout.count() << " s after its client died";
-    // From 0 to 80% of a whole dump's time (as measured once, at the
-    // start; later dumps are often faster), in 1% steps spread over the
-    // iterations (a stride coprime to 81 visits them all): before the
-    // connection, while the agent writes the profile, while it streams.
-    const int64_t percent = (i * 37) % 81;
+    // From 0 to 150% of a whole dump's time (as measured once, at the
+    // start; later dumps are often slower or faster), in 1% steps spread
+    // over the iterations (a stride coprime to 151 visits them all): before
+    // the connection, while the agent writes the profile, while it streams,
+    // and while memprofctl verifies, syncs and links the file into place.
+    const int64_t percent = (i * 41) % 151;
     ASSERT_NO_FATAL_FAILURE(KillOneDump(dump_time_ * percent / 100, tally));
   }
   std::cout << "[dump-fault] " << iterations << " kills: " << tally.killed << " mid-dump, "

@@ -128,13 +128,17 @@ TEST_F(ExporterTest, ServesEveryLocalTargetAndSurvivesTheirTrouble) {
       << scrape.body;
   ExpectPromtoolAccepts(scrape.body);
 
-  // A target that is gone (killed: its socket stays, stale) has no series.
+  // A target that is gone (killed: its socket stays, stale) has no series,
+  // and the scrape removes its socket.
   const pid_t gone = a->pid();
+  const std::string gone_socket = a->socket_path();
   a->process().KillAndReap();
+  ASSERT_TRUE(FileExists(gone_socket));
   scrape = HttpGet(address, "/metrics");
   ASSERT_EQ(scrape.status, 200);
   EXPECT_EQ(scrape.body.find("pid=\"" + std::to_string(gone) + "\""), std::string::npos)
       << scrape.body;
+  EXPECT_FALSE(FileExists(gone_socket)) << "the scrape left the dead target's socket";
   EXPECT_NE(scrape.body.find(UpLine(b->pid(), "linked_target") + "1\n"), std::string::npos)
       << scrape.body;
 

@@ -124,6 +124,38 @@ TEST_F(ListTest, RemovesStaleSocketsAndLeavesTheLiveAgentAlone) {
   EXPECT_EQ(CliFor(live, "status").exit_code, 0);
 }
 
+// Not only `list`: every command that looks for agents removes the sockets
+// of processes killed by a signal (issue 29), whichever target it is about.
+// A live process's socket that nobody listens on is proven stale only by
+// asking each agent, which `list` alone does: the others leave it.
+TEST_F(ListTest, EveryCommandRemovesTheSocketsOfKilledProcesses) {
+  const std::optional<Scene> scene = StartScene();
+  ASSERT_TRUE(scene.has_value());
+  TargetProcess& live = *scene->live;
+  const std::optional<ino_t> live_inode = Inode(live.socket_path());
+  CommandResult status = Cli({"-v", "status", "--pid", std::to_string(live.pid())});
+  ASSERT_EQ(status.exit_code, 0) << status;
+  EXPECT_FALSE(FileExists(scene->killed_socket)) << status;
+  EXPECT_NE(status.err.find("removed stale socket " + scene->killed_socket + ": process " +
+                            std::to_string(scene->killed_pid) + " no longer exists"),
+            std::string::npos)
+      << status;
+  EXPECT_TRUE(FileExists(scene->execed->socket_path())) << status;
+  EXPECT_EQ(Inode(live.socket_path()), live_inode) << "the live socket was replaced";
+
+  // Without -v the removal is silent, and a command that fails still prunes.
+  TargetProcess* killed = StartPreloaded();
+  ASSERT_NE(killed, nullptr);
+  const std::string killed_socket = killed->socket_path();
+  killed->process().KillAndReap();
+  ASSERT_TRUE(FileExists(killed_socket));
+  CommandResult stats = Cli({"stats", "--pid", std::to_string(scene->execed->pid())});
+  EXPECT_NE(stats.exit_code, 0) << stats;
+  EXPECT_EQ(stats.err.find("removed stale socket"), std::string::npos) << stats;
+  EXPECT_FALSE(FileExists(killed_socket)) << stats;
+  EXPECT_TRUE(SocketAccepts(live.socket_path()));
+}
+
 TEST_F(ListTest, JsonStaysQuietAboutRemovalsAndKeepsItsShape) {
   TargetProcess* live = StartPreloaded();
   TargetProcess* killed = StartPreloaded();

@@ -165,9 +165,11 @@ TEST_F(UserSwitchTest, AWorkerThatCannotWriteTheDirectorySaysWhy) {
 }
 
 // A service that starts as root and drops to its user for good in the same
-// process (named -u bind): its agent published the socket as root, and the
-// socket stays root's. The service's own user is told so, and what works.
-TEST_F(UserSwitchTest, AServiceThatDroppedRootIsExplainedToItsUser) {
+// process (named -u bind): its agent published the socket as root, and
+// hands it over to the service's user just before root is gone
+// (user_change_hooks.cc). The service's own user is then served, and the
+// process removes its socket when it exits, though it is no longer root.
+TEST_F(UserSwitchTest, AServiceThatDropsRootHandsItsSocketToItsUser) {
   ASSERT_EQ(::chmod(SocketDir().c_str(), 01777), 0);
   TargetOptions options;
   options.argv = {kUserSwitchingHost, std::to_string(user_.uid), std::to_string(user_.gid)};
@@ -175,29 +177,37 @@ TEST_F(UserSwitchTest, AServiceThatDroppedRootIsExplainedToItsUser) {
   options.stdin_pipe = true;
   host_ = Start(options);
   ASSERT_NE(host_, nullptr);
+  struct stat st{};
+  ASSERT_EQ(::lstat(SocketOf(host_->pid()).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u) << "published while the process is root";
   Command("drop");
   ASSERT_EQ(AwaitStdout(*host_, std::regex("dropped\n")).size(), 1u) << HostOutput();
+  ASSERT_EQ(::lstat(SocketOf(host_->pid()).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, user_.uid) << "handed over to the user the process became";
+  EXPECT_EQ(st.st_gid, user_.gid);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "still its owner's only";
   const std::string p = std::to_string(host_->pid());
-  const std::vector<std::string> as_user = user_.Wrap({kMemprofctl, "status", "--pid", p});
-  CommandResult denied = RunCommand(as_user, {{"MEMPROF_SOCKET_DIR", SocketDir()}});
-  ExpectCliError(denied, 4,
-                 "permission denied connecting to " + SocketOf(host_->pid()) +
-                     ": the socket is owned by root: the agent of pid " + p +
-                     " published it while the process ran as root, and the process has since "
-                     "dropped to uid " +
-                     std::to_string(user_.uid));
-  EXPECT_NE(denied.err.find("the user memprofctl runs as"), std::string::npos) << denied;
-  EXPECT_NE(denied.err.find("run memprofctl as root"), std::string::npos) << denied;
-  EXPECT_EQ(denied.err.find("run as that user"), std::string::npos) << denied;
+  const std::vector<std::string> as_user = user_.Wrap({kMemprofctl, "status", "--pid", p, "--json"});
+  CommandResult served = RunCommand(as_user, {{"MEMPROF_SOCKET_DIR", SocketDir()}});
+  ASSERT_EQ(served.exit_code, 0) << served << HostOutput();
+  EXPECT_EQ(ParseJsonOutput(served)["uid"], user_.uid);
+  // Served, but the kernel keeps /proc/N/smaps root's (not dumpable).
+  const std::vector<std::string> doctor = user_.Wrap({kMemprofctl, "doctor", "--pid", p});
+  ExpectCliError(RunCommand(doctor, {{"MEMPROF_SOCKET_DIR", SocketDir()}}), 4,
+                 "cannot read /proc/" + p + "/smaps: the kernel keeps it for root, as for every "
+                 "process that changed its user after it started");
   CommandResult root = Cli({"status", "--pid", p, "--json"});
   ASSERT_EQ(root.exit_code, 0) << root;
-  EXPECT_EQ(ParseJsonOutput(root)["uid"], user_.uid) << "status shows the user it runs as now";
   CommandResult list = Cli({"list", "--json"});
   ASSERT_EQ(list.exit_code, 0) << list;
   const nlohmann::json targets = ParseJsonOutput(list)["targets"];
   ASSERT_EQ(targets.size(), 1u) << list;
   EXPECT_EQ(targets[0]["uid"], user_.uid) << "list shows the same user as status";
   EXPECT_EQ(targets[0]["real_uid"], user_.uid);
+  StopHost();
+  EXPECT_FALSE(::lstat(SocketOf(host_->pid()).c_str(), &st) == 0)
+      << "the process removed its socket at exit" << HostOutput();
+  EXPECT_TRUE(AgentEntries().empty()) << ::testing::PrintToString(AgentEntries());
 }
 
 // The host closes every descriptor again and again while the agent's gRPC

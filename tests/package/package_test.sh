@@ -69,17 +69,26 @@ DEBS=()        # memprof_*.deb and libmemprof-agent-dev_*.deb
 
 # SOURCE_DIR's HEAD as a release tarball has it: `git archive` writes files
 # with mode 0664 and directories 0775 (its tar.umask, 0002), and a user whose
-# umask is 002 unpacks them so.
+# umask is 002 unpacks them so. A tree that is not a git checkout (a release
+# tarball itself, or the copy `dev.sh fresh-check` tests, on a machine that
+# may have no git) is packed by tar with the same modes, without its build
+# directories.
 unpack_tarball() {
-  local commit
-  commit="$(git -C "${SOURCE_DIR}" rev-parse --short HEAD)"
-  log "git archive ${commit} of ${SOURCE_DIR}, unpacked with umask 002"
-  if [[ -n "$(git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no)" ]]; then
-    echo "note: uncommitted changes in ${SOURCE_DIR} are not in the tarball"
-  fi
   TREE="${WORK}/memprof"
   mkdir "${TREE}"
-  git -C "${SOURCE_DIR}" archive --format=tar "${commit}" >"${WORK}/memprof.tar"
+  if command -v git >/dev/null && git -C "${SOURCE_DIR}" rev-parse --git-dir >/dev/null 2>&1; then
+    local commit
+    commit="$(git -C "${SOURCE_DIR}" rev-parse --short HEAD)"
+    log "git archive ${commit} of ${SOURCE_DIR}, unpacked with umask 002"
+    if [[ -n "$(git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no)" ]]; then
+      echo "note: uncommitted changes in ${SOURCE_DIR} are not in the tarball"
+    fi
+    git -C "${SOURCE_DIR}" archive --format=tar "${commit}" >"${WORK}/memprof.tar"
+  else
+    log "tar of ${SOURCE_DIR} (not a git checkout) with git archive's modes, unpacked with umask 002"
+    tar -c -f "${WORK}/memprof.tar" -C "${SOURCE_DIR}" --exclude='./build*' --exclude=./.git \
+      --mode='u+rw,g+rw,o+r,o-w' --owner=0 --group=0 --numeric-owner .
+  fi
   (umask 002 && tar -x -f "${WORK}/memprof.tar" -C "${TREE}")
   local mode
   mode="$(stat -c %a "${TREE}/packaging/triggers")"

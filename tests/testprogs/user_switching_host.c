@@ -14,8 +14,9 @@
 //          renewing a cache (WorkerKeepsCache); print "worker W".
 //   purge  close_range(3, ~0U, 0) again; print "purged".
 //   drop   (instead of go) drop root for good in this process, as named does
-//          after start-up (setgroups, setgid, setuid to UID/GID): its agent
-//          published its socket as root; print "dropped".
+//          after start-up (setgroups, setgid, setuid to UID/GID): its agent,
+//          which published its socket as root, hands it over to UID/GID;
+//          print "dropped".
 //   count  print "switches N failures F" (F: switches the kernel refused).
 // SIGTERM/SIGINT: stop switching, leaving the process as UID/GID (as
 // varnishd's manager runs), stop the worker and return from main, so the

@@ -58,6 +58,21 @@ TEST(PeerRegistryTest, AReusedDescriptorGetsTheNewConnectionsCredentials) {
   EXPECT_EQ(peers.Refusal("fd:7"), std::nullopt);
 }
 
+// named -u bind: the socket is handed to bind when root is given up.
+TEST(PeerRegistryTest, ASocketHandedToAnotherUserServesThatUser) {
+  PeerRegistry peers(0);
+  peers.Record(7, PeerCredentials{1, 105, 105});
+  EXPECT_TRUE(peers.Refusal("fd:7").has_value());
+  peers.SetOwner(105);
+  peers.Record(8, PeerCredentials{2, 105, 105});
+  peers.Record(9, PeerCredentials{3, 0, 0});
+  EXPECT_EQ(peers.Refusal("fd:8"), std::nullopt);
+  EXPECT_EQ(peers.Refusal("fd:9"), std::nullopt);
+  auto refusal = peers.Refusal("fd:7");
+  ASSERT_TRUE(refusal.has_value()) << "judged when it connected";
+  EXPECT_NE(refusal->find("only root may"), std::string::npos) << *refusal;
+}
+
 TEST(PeerRegistryTest, UnknownOrMalformedPeersAreRefused) {
   PeerRegistry peers(1000);
   peers.Record(7, PeerCredentials{1, 1000, 1000});

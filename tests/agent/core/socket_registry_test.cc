@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -102,6 +103,56 @@ TEST_F(SocketRegistryTest, ForkedChildNeverRemovesTheParentsSocket) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(fs::exists((*reg)->path()));
+}
+
+// In a child (the registry is per process): publishes in a sticky directory
+// as root, hands the socket over to `heir` if asked, drops to `heir` for good
+// and destroys the registry. Exit status 0: the socket is gone.
+int DropRootWithSocket(const std::string& dir, uid_t heir, bool hand_over) {
+  auto reg = SocketRegistry::Listen(dir, ::getpid());
+  if (!reg) return 2;
+  const std::string path = (*reg)->path();
+  if (hand_over && !(*reg)->HandOver(FsIdentity{heir, heir})) return 3;
+  if (::setresgid(heir, heir, heir) != 0 || ::setresuid(heir, heir, heir) != 0) return 4;
+  reg->reset();
+  return fs::exists(path) ? 1 : 0;
+}
+
+int ExitCodeOfChild(const std::function<int()>& body) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(body());
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// named -u bind: published as root, then root is gone for good. Only the
+// file's owner (or root) may remove it from a sticky directory.
+TEST_F(SocketRegistryTest, ASocketHandedOverIsRemovedByItsHeirAfterRootIsGone) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
+  constexpr uid_t kHeir = 54329;
+  ASSERT_TRUE(fs::create_directory(dir_));
+  ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
+  EXPECT_EQ(ExitCodeOfChild([&] { return DropRootWithSocket(dir_, kHeir, true); }), 0);
+  // Without the hand-over the socket stays root's, and stays.
+  EXPECT_EQ(ExitCodeOfChild([&] { return DropRootWithSocket(dir_, kHeir, false); }), 1);
+}
+
+TEST_F(SocketRegistryTest, HandOverChangesTheFileOwnerAndTheIdentity) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto reg = SocketRegistry::Listen(dir_, 4250);
+  ASSERT_TRUE(reg);
+  const FsIdentity heir{54330, 54331};
+  ASSERT_TRUE((*reg)->HandOver(heir));
+  struct stat st{};
+  ASSERT_EQ(::lstat(SocketPath(4250).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, heir.uid);
+  EXPECT_EQ(st.st_gid, heir.gid);
+  EXPECT_EQ((*reg)->identity(), heir);
+  ASSERT_TRUE((*reg)->HandOver(FsIdentity{0, 0}));  // given back
+  ASSERT_EQ(::lstat(SocketPath(4250).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
 }
 
 }  // namespace

@@ -6,11 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
+#include "agent/shared/high_fd_floor.h"
 #include "tests/agent/support/test_allocations.h"
 
 namespace memprof::agent {
@@ -168,6 +172,53 @@ TEST(DumpProgressTest, AWriterThatFailsEndsTheStreamWithItsError) {
   ASSERT_FALSE(waited);
   EXPECT_EQ(waited.error().code, ErrorCode::kInternal);
   EXPECT_EQ(waited.error().message, "prof.dump failed");
+}
+
+// The descriptor of the dump's memfd ("memprof-heap-dump"), found through
+// /proc/self/fd; nullopt if there is not exactly one.
+std::optional<int> DumpFileDescriptor() {
+  std::optional<int> found;
+  int count = 0;
+  DIR* d = ::opendir("/proc/self/fd");
+  while (const dirent* e = ::readdir(d)) {
+    char target[256] = {};
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    if (::readlink(link.c_str(), target, sizeof(target) - 1) <= 0) continue;
+    if (std::string(target).starts_with("/memfd:memprof-heap-dump")) {
+      found = std::atoi(e->d_name);
+      ++count;
+    }
+  }
+  ::closedir(d);
+  return count == 1 ? found : std::nullopt;
+}
+
+// What libunwind does to a number it remembers (its memory-validation pipe,
+// which tcmalloc's sampler goes through), and what a host that closes every
+// descriptor and opens its own does: the dump's number now names a pipe.
+// The dump says so, reads nothing from the pipe ("Illegal seek" before) and
+// does not close it (the number is someone else's now).
+TEST(HeapDumpTest, ADescriptorTakenBySomeoneElseIsNeitherReadNorClosed) {
+  auto file = CreateDumpFile();
+  ASSERT_TRUE(file);
+  ASSERT_EQ(::write(file->get(), "heap_v2/524288\n", 15), 15);
+  auto dump = std::make_unique<HeapDump>(std::move(*file), 15, 1, 0);
+  const std::optional<int> number = DumpFileDescriptor();
+  ASSERT_TRUE(number.has_value());
+  EXPECT_GE(*number, HighFdFloor()) << "away from the numbers hosts and libraries reuse";
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  ASSERT_EQ(::dup2(pipe_fds[0], *number), *number);  // closes the memfd, puts the pipe there
+  std::string chunk;
+  auto read = dump->ReadNext(4096, chunk);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message.find("lost its descriptor"), std::string::npos)
+      << read.error().message;
+  dump.reset();
+  EXPECT_NE(::fcntl(*number, F_GETFD), -1) << "the dump closed a descriptor that was not its own";
+  ::close(*number);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
 }
 
 }  // namespace

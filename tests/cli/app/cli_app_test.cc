@@ -234,6 +234,56 @@ TEST_F(CliAppTest, RunHelpIsOurs) {
             std::string::npos);
 }
 
+// -h/--help among run's own words (before CMD and `--`) is run's help, with
+// or after --allocator; after CMD or `--` it is CMD's.
+TEST_F(CliAppTest, RunHelpAfterRunsOwnOptionsIsOursToo) {
+  const std::vector<std::vector<std::string>> asks_for_help = {
+      {"run", "-h"},
+      {"run", "--allocator", "tcmalloc", "--help"},
+      {"run", "--allocator", "jemalloc", "-h", "--", "true"},
+      {"run", "--allocator=tcmalloc", "--help"},
+      {"run", "--allocator=tcmalloc", "-h", "true"},
+      {"run", "--help", "--allocator", "tcmalloc", "--", "true"},
+      {"run", "--allocator", "--help"},
+      {"run", "--allocator", "bogus", "--help"},
+      {"-v", "run", "--allocator", "tcmalloc", "--help", "true", "--help"},
+  };
+  for (const auto& args : asks_for_help) {
+    out_.str("");
+    err_.str("");
+    EXPECT_EQ(Run(args), 0) << ::testing::PrintToString(args) << err_.str();
+    EXPECT_FALSE(executed_) << ::testing::PrintToString(args);
+    EXPECT_NE(out_.str().find("memprofctl run [--allocator NAME] [--] CMD [ARGS...]"),
+              std::string::npos)
+        << ::testing::PrintToString(args) << out_.str();
+    EXPECT_EQ(err_.str(), "") << ::testing::PrintToString(args);
+  }
+}
+
+TEST_F(CliAppTest, RunHelpAfterTheCommandOrDoubleDashIsTheCommands) {
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> runs = {
+      {{"run", "--allocator", "tcmalloc", "--", "--help"}, {"--help"}},
+      {{"run", "--allocator=jemalloc", "--", "-h"}, {"-h"}},
+      {{"run", "--", "true", "--help"}, {"true", "--help"}},
+      {{"run", "--allocator", "jemalloc", "true", "-h"}, {"true", "-h"}},
+  };
+  for (const auto& [args, argv] : runs) {
+    executed_.reset();
+    out_.str("");
+    // A program called --help is not found: exit 2, and no help printed.
+    const int code = Run(args);
+    EXPECT_EQ(out_.str().find("Usage:"), std::string::npos) << ::testing::PrintToString(args);
+    if (argv.front() == "true") {
+      EXPECT_EQ(code, 0) << ::testing::PrintToString(args) << err_.str();
+      ASSERT_TRUE(executed_) << ::testing::PrintToString(args);
+      EXPECT_EQ(executed_->argv, argv);
+    } else {
+      EXPECT_EQ(code, 2) << ::testing::PrintToString(args) << err_.str();
+      EXPECT_FALSE(executed_);
+    }
+  }
+}
+
 TEST_F(CliAppTest, RunUnknownCommandIsExit2) {
   EXPECT_EQ(Run({"run", "--", "no-such-command-xyz"}), 2);
   ExpectOneErrorLine("command not found: no-such-command-xyz");

@@ -30,6 +30,9 @@ using std::chrono::milliseconds;
 class ScriptedService final : public memprof::v1::MemoryProfile::Service {
  public:
   grpc::Status status_reply = grpc::Status::OK;
+  // The first this many Status calls are answered CANCELLED, as an agent
+  // whose gRPC stops for a fork() answers the calls in flight.
+  std::atomic<int> cancel_first_status_calls = 0;
   std::string dump_data = std::string(300000, 'h');
   bool block_dump_after_first_chunk = false;
   bool hang_status = false;
@@ -47,6 +50,9 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
   grpc::Status Status(grpc::ServerContext* ctx, const memprof::v1::StatusRequest*,
                       memprof::v1::StatusResponse* response) override {
     ++status_calls;
+    if (cancel_first_status_calls.fetch_sub(1) > 0) {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "Cancelled");
+    }
     if (hang_status) WaitForCancel(ctx);
     response->set_pid(::getpid());
     response->set_agent_version("test");
@@ -375,6 +381,18 @@ TEST_F(GrpcRetryTest, GivesUpAfterThreeDrops) {
       << status.error().message;
   EXPECT_EQ(agent.dropped(), kMaxCallAttempts);
   EXPECT_FALSE(agent.Pending()) << "a fourth attempt";
+}
+
+// Found by the soak: a stats call in flight while the target forked
+// (redis BGSAVE) failed with "request ... cancelled" instead of being asked
+// again, as the user guide promises.
+TEST_F(GrpcRetryTest, ACallTheAgentCancelledIsAskedAgain) {
+  service_.cancel_first_status_calls = 1;
+  GrpcProfileClient client(milliseconds(5000), {});
+  auto status = client.Status(target_);
+  ASSERT_TRUE(status) << status.error().message;
+  EXPECT_EQ(status->agent_version(), "test");
+  EXPECT_EQ(service_.status_calls, 2);
 }
 
 TEST_F(GrpcRetryTest, AnAgentAnsweringUnavailableIsNotAskedAgain) {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/proc_status.h"
 #include "tests/cli/testing/cli_test_util.h"
@@ -260,6 +261,39 @@ TEST(UnreachableAgentTest, NothingFoundSaysHowToFindOut) {
              "its environment nor its socket directory /tmp/memprof explains why (a forked child "
              "publishes its socket 200 ms after fork()); with MEMPROF_LOG_LEVEL=info in its "
              "environment the agent logs why on its stderr");
+}
+
+// The socket file (or its whole directory) removed while the agent sleeps:
+// the process still listens on the path, which /proc/<pid>/net/unix shows.
+TEST(UnreachableAgentTest, ARemovedSocketFileIsSaidWithWhatBringsItBack) {
+  MissingSocket m = PreloadedWithoutSocket();
+  m.listening_on_removed_file = true;
+  const Error e = ExplainMissingSocket(m);
+  ExpectSays(e, ErrorCode::kUnavailable,
+             "process 3101 (plain_target): memprof agent running but unreachable: its socket "
+             "/tmp/memprof/3101.sock was removed (from /tmp/memprof) while the agent listened on "
+             "it");
+  ExpectSays(e, ErrorCode::kUnavailable, "restart the process");
+  m.agent_dir_facts = MissingPath(m.agent_dir);
+  ExpectSays(ExplainMissingSocket(m), ErrorCode::kUnavailable,
+             "was removed (with its directory /tmp/memprof)");
+}
+
+// The agent binds in a private directory beside its socket and renames the
+// socket into place, so net/unix shows the path as bound, not the final one.
+TEST(UnreachableAgentTest, ListeningSocketsUnderReadsNetUnix) {
+  const std::string net_unix =
+      "Num       RefCount Protocol Flags    Type St Inode Path\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41321 /tmp/memprof/.mAb12Cd/s\n"
+      "0000000000000000: 00000003 00000000 00000000 0001 03 41322 /tmp/memprof/3102.sock\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41323 /tmp/my dir/.mXyZ987/s\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 41325 /tmp/memprof-other/1.sock\n"
+      "0000000000000000: 00000002 00000000 00000000 0002 01  4132\n";
+  EXPECT_EQ(ListeningSocketsUnder(net_unix, "/tmp/memprof"), std::vector<uint64_t>{41321})
+      << "connected sockets and other directories are not the agent's";
+  EXPECT_EQ(ListeningSocketsUnder(net_unix, "/tmp/my dir"), std::vector<uint64_t>{41323});
+  EXPECT_EQ(ListeningSocketsUnder(net_unix, "/run"), std::vector<uint64_t>{});
+  EXPECT_EQ(ListeningSocketsUnder("", "/tmp/memprof"), std::vector<uint64_t>{});
 }
 
 TEST(UnreachableAgentTest, ADirectoryMemprofctlMayNotEnterIsPermissionDenied) {
