@@ -14,7 +14,10 @@ namespace memprof::agent {
 // jemalloc's own mallocx and dallocx, which no sanitizer intercepts, still
 // allocate from jemalloc: the tests' blocks go through them there, so the
 // profiles and statistics the tests read still show them (docs/reliability.md).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// MEMPROF_THREAD_SANITIZER: files that see protobuf's headers are compiled
+// without __SANITIZE_THREAD__ (proto/CMakeLists.txt).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    defined(MEMPROF_THREAD_SANITIZER)
 inline constexpr bool kHeapIsTheSanitizers = true;
 #else
 inline constexpr bool kHeapIsTheSanitizers = false;
