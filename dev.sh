@@ -270,12 +270,11 @@ readonly TSAN_TARGETS=(memprof_agent memprof_agent_server agent_jemalloc_tests a
 # allocations, so the tests that read a profile's content, count the target's
 # memory or need glibc's malloc are left out (docs/reliability.md lists what
 # is and is not covered, and why).
-readonly SANITIZER_UNIT_TESTS="^(AgentConfig|AgentConfigRemote|AgentThread|CaptureDue|CaptureKeeper|CaptureWatcher|CloseTcpSocketsOnPort|ConnectionAcceptor|DumpProgress|DumpQueue|DumpStreamer|JemallocControl|MemoryProfileService|OnDemandServer|OwnedFd|PeerAllowed|PeerRegistry|PrivateFdTable|ProfilingController|ProfilingOff|RemoteRefusal|RemoteServer|ScopedFsIdentity|SocketRegistry|TcpAddress|TlsMaterial)Test\\."
+readonly SANITIZER_UNIT_TESTS="^(AgentConfig|AgentConfigRemote|AgentThread|CaptureDue|CaptureKeeper|CaptureWatcher|CloseTcpSocketsOnPort|ConnectionAcceptor|DumpProgress|DumpQueue|DumpStreamer|JemallocControl|MemoryProfileService|OnDemandServer|OwnedFd|PeerAllowed|PeerRegistry|PrivateFdTable|ProfilingController|ProfilingOff|ProtoLayout|RemoteRefusal|RemoteServer|ScopedFsIdentity|SocketRegistry|TcpAddress|TlsMaterial)Test\\."
 readonly ASAN_END_TO_END_TESTS="^(AllShapes/(Status|Activation|Lifecycle|Stats)Test\\.|AgentShapes/AgentOffTest\\.|(AgentLifecycle|Error|Fork|RemoteAgent|Prefork|UserSwitch|List|ExecChildren)Test\\.|Exits/ExecChildrenExitTest\\.|GuestCloseRange)"
 # TSan: the concurrency-heavy end-to-end tests that hold under it: fork and
 # remote (TLS) access. LoadTest and FaultTest are left out: they end on the
-# target's RSS, which TSan's allocator does not give back, and their clients
-# call Stats, which crashes under TSan (TSAN_EXCLUDED).
+# target's RSS, which TSan's allocator does not give back.
 readonly TSAN_END_TO_END_TESTS="^((Fork|RemoteAgent)Test\\.)"
 # Left out of both: the target shapes started by `memprofctl run`, which
 # loads the plain build's agent, not the instrumented one; the tests that
@@ -286,12 +285,9 @@ readonly TSAN_END_TO_END_TESTS="^((Fork|RemoteAgent)Test\\.)"
 # host's grpc_init is kept off only by the deep binding the sanitizers
 # refuse).
 readonly SANITIZER_EXCLUDED='NOT_BUILT|/Run(Plain|Glibc)( |$)|StatsTest\.JsonHasSummaryAndTheFullJemallocObject|ActivationTest\.DeactivateKeepsSamples|ErrorTest\.GlibcTarget|UserSwitchTest\.ManagerAndWorkerAreServedAndLeaveNothingBehind|PreforkTest\.EveryWorkerIsListedAndProfiledWhileServing'
-# TSan only: serializing a StatsResponse crashes inside Debian's
-# uninstrumented libprotobuf in a TSan build, every time, in the unit test
-# and in a target (docs/reliability.md: open).
-# And one flaky under TSan (1 run in 3): the worker's socket is sometimes
-# still there after the worker exited (docs/reliability.md: open).
-readonly TSAN_EXCLUDED="${SANITIZER_EXCLUDED}|MemoryProfileServiceTest\\.StatsSummaryAndRawJson|RemoteAgentTest\\.MemprofctlStatusActivateDumpAndStatsOverMutualTls|ForkTest\\.AWorkerGetsItsOwnAgentByDefaultAndLeavesTheParentsSocketAlone"
+# TSan only: one flaky under TSan (1 run in 3): the worker's socket is
+# sometimes still there after the worker exited (docs/reliability.md: open).
+readonly TSAN_EXCLUDED="${SANITIZER_EXCLUDED}|ForkTest\\.AWorkerGetsItsOwnAgentByDefaultAndLeavesTheParentsSocketAlone"
 
 # sanitizer_spec STAGE: the stage's MEMPROF_SANITIZE.
 sanitizer_spec() {
