@@ -130,6 +130,20 @@ TEST_F(ConnectionAcceptorTest, ADelayedStartPublishesLater) {
   EXPECT_TRUE(WaitUntil([&] { return accepted_ == 1; }, std::chrono::seconds(5)));
 }
 
+// A forked child that stops (exits) while its agent still waits to publish:
+// the wait ends at once, and nothing is ever published that exit would
+// have to remove.
+TEST_F(ConnectionAcceptorTest, AStopDuringThePublishDelayPublishesNothing) {
+  auto acceptor = MakeAcceptor(779, std::chrono::seconds(30));
+  ASSERT_TRUE(acceptor->Start());
+  const auto before = std::chrono::steady_clock::now();
+  acceptor->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(1));
+  EXPECT_EQ(acceptor->socket_path(), "");
+  acceptor.reset();
+  EXPECT_TRUE(std::filesystem::is_empty(dir_)) << "left in " << dir_;
+}
+
 // Numbers at or above the agent's floor that are open now.
 std::vector<int> OpenHighDescriptors() {
   std::vector<int> fds;
