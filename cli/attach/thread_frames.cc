@@ -63,6 +63,24 @@ int OnFrame(Dwfl_Frame* frame, void* arg) {
   return DWARF_CB_OK;
 }
 
+// No separate debug information: the names of .symtab/.dynsym and the CFI
+// of .eh_frame are all the check needs, and looking for debug files (or
+// asking a debuginfod server) would cost time.
+int NoDebuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*,
+                GElf_Word, char**) {
+  return -1;
+}
+
+// Loads each module's symbol table and call frame information now, before
+// any thread is stopped, so that unwinding a stopped thread reads nothing
+// from disk.
+int Prepare(Dwfl_Module* module, void**, const char*, Dwarf_Addr, void*) {
+  (void)dwfl_module_getsymtab(module);
+  Dwarf_Addr bias = 0;
+  (void)dwfl_module_eh_cfi(module, &bias);
+  return DWARF_CB_OK;
+}
+
 }  // namespace
 
 bool IsLockHoldingFrame(const std::string& module, const std::string& function) {
@@ -82,7 +100,7 @@ Result<std::unique_ptr<ThreadFrames>> ThreadFrames::ForProcess(pid_t pid) {
   static char* debuginfo_path = nullptr;
   static const Dwfl_Callbacks callbacks = {
       .find_elf = dwfl_linux_proc_find_elf,
-      .find_debuginfo = dwfl_standard_find_debuginfo,
+      .find_debuginfo = NoDebuginfo,
       .section_address = nullptr,
       .debuginfo_path = &debuginfo_path,
   };
@@ -93,6 +111,7 @@ Result<std::unique_ptr<ThreadFrames>> ThreadFrames::ForProcess(pid_t pid) {
     return Fail(ErrorCode::kInternal,
                 "cannot read the modules of process " + std::to_string(pid) + ": " + dwfl_errmsg(-1));
   }
+  (void)dwfl_getmodules(dwfl, Prepare, nullptr, 0);
   // The threads are stopped by StoppedThread, one at a time; libdwfl must
   // not attach to them itself.
   if (dwfl_linux_proc_attach(dwfl, pid, /*assume_ptrace_stopped=*/true) != 0) {

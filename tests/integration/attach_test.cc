@@ -3,12 +3,14 @@
 // targets, and what the target must not notice.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
 
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
+#include "tests/integration/harness/test_user.h"
 
 namespace memprof::integration {
 namespace {
@@ -104,18 +106,37 @@ TEST_F(AttachTest, MemprofAgentOffInTheTargetsEnvironmentIsRespected) {
   EXPECT_FALSE(AgentMapped(t->pid()));
 }
 
+// Another user may not attach to root's process: exit 4 with the reason,
+// and the process is untouched (no agent, no socket).
+TEST_F(AttachTest, AnotherUserIsRefusedAndTheTargetIsUntouched) {
+  auto user = EnsureTestUser();
+  if (!user) GTEST_SKIP() << "needs root to create a test user: " << user.error().message;
+  ASSERT_EQ(::chmod(dir().path().c_str(), 0711), 0);
+  TargetProcess* t = StartPlain(kPlainTarget, {{"MALLOC_CONF", "prof:true"}});
+  ASSERT_NE(t, nullptr);
+  CommandResult r = RunCommand(
+      user->Wrap({kMemprofctl, "attach", "--pid", std::to_string(t->pid())}),
+      {{"MEMPROF_AGENT_LIB", kAgentLibrary}});
+  ExpectCliError(r, 4, "runs as another user");
+  EXPECT_FALSE(AgentMapped(t->pid()));
+  EXPECT_FALSE(IsSocketFile(dir().File(std::to_string(t->pid()) + ".sock")));
+}
+
 TEST_F(AttachTest, ANonexistentPidIsNotFound) {
   ExpectCliError(Cli({"attach", "--pid", "999999999"}), 3, "no process with pid 999999999");
 }
 
 // Fifty fresh targets, each attached while four threads hammer malloc and
 // free and a fifth dlopen()s and dlclose()s a library: each must be served
-// at once and exit 0 on SIGTERM (its own checks of every block held).
+// at once and exit 0 on SIGTERM (its own checks of every block held). In
+// every other one the main thread hammers too, so no thread is asleep and
+// attach must find one outside malloc, free and the loader by unwinding.
 TEST_F(AttachTest, AttachingDuringMallocFreeAndDlopenNeverHurtsTheTarget) {
   for (int i = 0; i < 50; ++i) {
     SCOPED_TRACE("attach " + std::to_string(i));
     TargetOptions options;
     options.argv = {MEMPROF_IT_ATTACH_STRESS_TARGET, MEMPROF_IT_SERVICE_CACHE_LIBRARY};
+    if (i % 2 == 1) options.argv.push_back("--busy-main");
     options.expect_agent = false;
     TargetProcess* t = Start(options);
     ASSERT_NE(t, nullptr);

@@ -4,7 +4,8 @@
 // dlclose()s argv[1] in a loop, so that an attach lands while threads are
 // inside malloc, free and the loader. Linked with jemalloc. On SIGTERM each
 // thread stops, and the process exits 0 only if every check held and every
-// thread went round at least once.
+// thread went round at least once. With --busy-main as argv[2] the main
+// thread hammers too, so that no thread is asleep when attach chooses one.
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -77,10 +78,11 @@ __attribute__((noinline)) static void* AttachStressLoader(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: attach_stress_target LIBRARY\n");
+  if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--busy-main") != 0)) {
+    fprintf(stderr, "usage: attach_stress_target LIBRARY [--busy-main]\n");
     return 2;
   }
+  const int busy_main = argc == 3;
   library_path = argv[1];
   if (TestProgInstallStopHandlers() != 0) return 1;
   struct Hammer hammers[kHammerThreads];
@@ -92,8 +94,13 @@ int main(int argc, char** argv) {
   }
   if (pthread_create(&loader, NULL, AttachStressLoader, NULL) != 0) return 1;
   if (TestProgSignalReady("attach_stress_target") != 0) return 1;
-  while (!TestProgStopRequested()) TestProgSleepMillis(10);
-  int ok = 1;
+  struct Hammer main_hammer = {pthread_self(), 0x55, 0};
+  if (busy_main) {
+    AttachStressHammer(&main_hammer);
+  } else {
+    while (!TestProgStopRequested()) TestProgSleepMillis(10);
+  }
+  int ok = !busy_main || main_hammer.rounds > 0;
   for (int i = 0; i < kHammerThreads; ++i) {
     pthread_join(hammers[i].thread, NULL);
     ok = ok && hammers[i].rounds > 0;
