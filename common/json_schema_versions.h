@@ -21,6 +21,7 @@ inline constexpr int kTrendJsonVersion = 1;        // report-trend.schema.json
 inline constexpr int kMultiTargetJsonVersion = 1;  // multi-target.schema.json (each line)
 inline constexpr int kDoctorJsonVersion = 1;       // doctor.schema.json
 inline constexpr int kPurgeJsonVersion = 1;        // purge.schema.json
+inline constexpr int kAttachJsonVersion = 1;       // attach.schema.json
 
 }  // namespace memprof
 

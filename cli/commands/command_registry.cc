@@ -1,6 +1,7 @@
 #include "cli/commands/command_registry.h"
 
 #include "cli/commands/activate_command.h"
+#include "cli/commands/attach_command.h"
 #include "cli/commands/deactivate_command.h"
 #include "cli/commands/doctor_command.h"
 #include "cli/commands/dump_command.h"
@@ -29,6 +30,7 @@ std::vector<std::unique_ptr<Command>> MakeCommands() {
   commands.push_back(MakeExporterCommand());
   commands.push_back(MakeReportCommand());
   commands.push_back(MakeRunCommand());
+  commands.push_back(MakeAttachCommand());
   return commands;
 }
 

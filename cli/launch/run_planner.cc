@@ -53,22 +53,6 @@ Result<std::optional<std::string>> NamedLibrary(const RunEnvironment& env, const
               std::string(variable) + "=" + std::string(*lib) + ": no such readable file");
 }
 
-Result<std::string> LocateAgent(const RunEnvironment& env) {
-  auto named = NamedLibrary(env, "MEMPROF_AGENT_LIB");
-  if (!named) return Fail(named.error());
-  if (*named) return **named;
-  const std::filesystem::path exe_dir = std::filesystem::path(env.self_exe).parent_path();
-  std::vector<std::string> tried;
-  for (const std::string& relative : env.agent_relative_paths) {
-    const std::string path = (exe_dir / relative).lexically_normal().string();
-    if (Exists(path)) return Canonical(path);
-    tried.push_back(path);
-  }
-  std::string list;
-  for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-  return Fail(ErrorCode::kInternal, std::string("cannot find ") + kAgentLibName + " (looked at " +
-                                        list + "); set MEMPROF_AGENT_LIB to its path");
-}
 
 Result<std::string> LocateJemalloc(const RunEnvironment& env, const std::string& command) {
   auto named = NamedLibrary(env, "MEMPROF_JEMALLOC_LIB");
@@ -191,6 +175,23 @@ std::vector<std::string> ReplaceVariables(std::vector<std::string> vars,
 }
 
 }  // namespace
+
+Result<std::string> LocateAgent(const RunEnvironment& env) {
+  auto named = NamedLibrary(env, "MEMPROF_AGENT_LIB");
+  if (!named) return Fail(named.error());
+  if (*named) return **named;
+  const std::filesystem::path exe_dir = std::filesystem::path(env.self_exe).parent_path();
+  std::vector<std::string> tried;
+  for (const std::string& relative : env.agent_relative_paths) {
+    const std::string path = (exe_dir / relative).lexically_normal().string();
+    if (Exists(path)) return Canonical(path);
+    tried.push_back(path);
+  }
+  std::string list;
+  for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+  return Fail(ErrorCode::kInternal, std::string("cannot find ") + kAgentLibName + " (looked at " +
+                                        list + "); set MEMPROF_AGENT_LIB to its path");
+}
 
 std::optional<std::string_view> RunEnvironment::Get(std::string_view name) const {
   for (const std::string& var : variables) {

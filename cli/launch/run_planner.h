@@ -41,6 +41,11 @@ struct ExecPlan {
   std::string allocator_setting;
 };
 
+// The agent library: $MEMPROF_AGENT_LIB, else the first of
+// agent_relative_paths (from memprofctl's directory) that exists; canonical.
+// `run` preloads it and `attach` loads it.
+[[nodiscard]] Result<std::string> LocateAgent(const RunEnvironment& env);
+
 // Which allocator `memprofctl run` readies CMD with (`--allocator`).
 enum class RunAllocator { kJemalloc, kTcmalloc };
 

@@ -23,11 +23,12 @@ std::string_view CliFolder(std::string_view path) {
 // Rank in the CLI's layer order; a folder may include strictly lower ranks
 // (and itself). -1: unknown (a new folder must be given a place here).
 int Rank(std::string_view folder) {
-  static constexpr std::array<std::pair<std::string_view, int>, 11> kRanks{{
+  static constexpr std::array<std::pair<std::string_view, int>, 12> kRanks{{
       {"report", 0},
       {"io", 1},
       {"launch", 2},
       {"client", 3},
+      {"attach", 3},
       {"targets", 4},
       {"collect", 5},
       {"exporter", 5},

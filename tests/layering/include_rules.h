@@ -28,8 +28,9 @@ namespace memprof::layering {
 //       < the pipeline (the files at the top of cli/report/)
 //     (a folder without a rank fails on every include of the engine);
 //   - inside cli/, a folder includes only folders below it:
-//       io < launch < client < targets < {collect, exporter} < commands < app < main.cc
-//     (collect and exporter are siblings and include neither each other);
+//       io < launch < {client, attach} < targets < {collect, exporter} < commands < app < main.cc
+//     (collect and exporter are siblings and include neither each other, nor do
+//     client and attach);
 //   - a command never includes another command's header.
 //
 // `file` is a path relative to the repository root ("cli/io/logging.cc"),

@@ -1,0 +1,42 @@
+// The layout of the block an attach writes into the target: what the load
+// thread reads (the functions it calls, the agent's path) and writes (how the
+// load went). Shared by load_thread.S and agent_injector.cc, so only #define.
+// The block is the first page of the two the injector maps; the load
+// thread's code is the second (read and execute only).
+#ifndef MEMPROF_CLI_ATTACH_LOAD_BLOCK_H_
+#define MEMPROF_CLI_ATTACH_LOAD_BLOCK_H_
+
+// Addresses in the target of the functions the load thread calls.
+#define MEMPROF_LB_PTHREAD_SELF 0x08
+#define MEMPROF_LB_PTHREAD_DETACH 0x10
+#define MEMPROF_LB_DLOPEN 0x18
+#define MEMPROF_LB_DLSYM 0x20
+#define MEMPROF_LB_DLERROR 0x28
+#define MEMPROF_LB_STRNCPY 0x30
+// Written by the load thread: the start function's return value, then the
+// outcome (last), and the thread's id (first).
+#define MEMPROF_LB_RESULT 0x40
+#define MEMPROF_LB_STATE 0x44
+#define MEMPROF_LB_TID 0x48
+// NUL-terminated strings: the start function's name, the agent's path, and
+// dlerror()'s text when the load failed.
+#define MEMPROF_LB_SYMBOL 0x80
+#define MEMPROF_LB_SYMBOL_SIZE 0x80
+#define MEMPROF_LB_PATH 0x100
+#define MEMPROF_LB_PATH_SIZE 0x200
+#define MEMPROF_LB_ERROR 0x300
+#define MEMPROF_LB_ERROR_SIZE 0x100
+// Where pthread_create stores the new thread's handle.
+#define MEMPROF_LB_THREAD 0x400
+
+// MEMPROF_LB_STATE values.
+#define MEMPROF_LB_STATE_RUNNING 0
+#define MEMPROF_LB_STATE_STARTED 1
+#define MEMPROF_LB_STATE_LOAD_FAILED 2
+
+#define MEMPROF_LB_PAGE_SIZE 0x1000
+// In the code page, after the thread's code: the int3 that the injected
+// pthread_create call returns to.
+#define MEMPROF_LB_RETURN_TRAP 0xf00
+
+#endif  // MEMPROF_CLI_ATTACH_LOAD_BLOCK_H_
