@@ -20,7 +20,7 @@ option(MEMPROF_BUILD_MAN "Build the man pages (needs help2man and gzip)" ${MEMPR
 # git has: each command's options are a page long. tests/docs checks this list
 # against `memprofctl --help`.
 set(MEMPROF_MAN_COMMANDS
-  list status activate deactivate dump profile stats doctor purge exporter report run)
+  list status activate deactivate dump profile stats doctor purge exporter report run attach)
 
 set(_man_dir ${PROJECT_BINARY_DIR}/docs/man)
 

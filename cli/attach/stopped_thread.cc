@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <elf.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +20,9 @@ namespace {
 // be using (128 bytes in the System V ABI), and some margin.
 constexpr uint64_t kStackGap = 512;
 constexpr auto kWaitPoll = std::chrono::microseconds(100);
+// Larger than any XSAVE area (AVX-512 with AMX tiles is about 11 KiB); the
+// kernel says how much it filled.
+constexpr size_t kXstateCapacity = 16384;
 
 std::string Errno(int err) { return std::strerror(err); }
 
@@ -66,6 +71,13 @@ Result<std::unique_ptr<StoppedThread>> StoppedThread::Stop(pid_t pid, pid_t tid,
   if (::ptrace(PTRACE_GETREGS, tid, nullptr, &thread->saved_) != 0) {
     return Fail(PtraceError("PTRACE_GETREGS", tid, errno));
   }
+  std::vector<unsigned char> xstate(kXstateCapacity);
+  iovec io{xstate.data(), xstate.size()};
+  if (::ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_X86_XSTATE), &io) != 0) {
+    return Fail(PtraceError("PTRACE_GETREGSET", tid, errno));
+  }
+  xstate.resize(io.iov_len);
+  thread->saved_xstate_ = std::move(xstate);
   thread->have_saved_ = true;
   return thread;
 }
@@ -184,8 +196,14 @@ Result<void> StoppedThread::Write(uint64_t address, const void* data, size_t siz
 Result<void> StoppedThread::Release() {
   if (!attached_) return {};
   attached_ = false;
-  const bool restored = !have_saved_ || ::ptrace(PTRACE_SETREGS, tid_, nullptr, &saved_) == 0;
-  const int restore_err = errno;
+  bool restored = true;
+  int restore_err = 0;
+  if (have_saved_) {
+    iovec io{saved_xstate_.data(), saved_xstate_.size()};
+    restored = ::ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void*>(NT_X86_XSTATE), &io) == 0 &&
+               ::ptrace(PTRACE_SETREGS, tid_, nullptr, &saved_) == 0;
+    restore_err = errno;
+  }
   const bool detached =
       ::ptrace(PTRACE_DETACH, tid_, nullptr, reinterpret_cast<void*>(intptr_t{pending_signal_})) == 0;
   if (!restored) return Fail(PtraceError("PTRACE_SETREGS", tid_, restore_err));

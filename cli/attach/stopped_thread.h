@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "common/fd.h"
 #include "common/result.h"
@@ -21,7 +22,9 @@ namespace memprof::cli {
 // on. x86-64 only.
 //
 // Whatever happens, the thread leaves with the registers it was stopped
-// with: Release() (or the destructor) puts them back and detaches, and a
+// with, the vector and x87 state (XSAVE area) included, since the functions
+// it is made to run use them (glibc's memset keeps its fill pattern in a
+// vector register): Release() (or the destructor) puts them back and detaches, and a
 // system call the stop interrupted is restarted by the kernel as after any
 // signal (orig_rax is restored with the rest). A signal that arrived while
 // the thread ran borrowed code is delivered at the detach, not lost.
@@ -81,6 +84,7 @@ class StoppedThread {
   pid_t tid_;
   Fd mem_;
   user_regs_struct saved_{};
+  std::vector<unsigned char> saved_xstate_;  // NT_X86_XSTATE, as the kernel gave it
   Clock::time_point stopped_at_;
   int pending_signal_ = 0;
   bool attached_ = false;

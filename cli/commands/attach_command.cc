@@ -176,7 +176,8 @@ class AttachCommand final : public Command {
         "attach", "Load the agent into a running process that was started without it");
     cmd->add_option("-p,--pid", options_.pid, "The process to attach")
         ->required()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::PositiveNumber)
+        ->type_name("PID");
     cmd->add_flag("--dry-run", options_.dry_run,
                   "Say what would work once attached; touch nothing");
     AddJsonFlag(*cmd, options_.json);

@@ -7,7 +7,7 @@
 # every command and option here with `memprofctl --help` and
 # `memprofctl COMMAND --help`.
 
-_memprofctl_commands='list status activate deactivate dump profile stats doctor purge exporter report run help version'
+_memprofctl_commands='list status activate deactivate dump profile stats doctor purge exporter report run attach help version'
 _memprofctl_globals='-h --help --version -v --verbose -q --quiet --timeout --config'
 _memprofctl_targets='--pid --all --name --targets --target --tls-ca --tls-cert --tls-key --parallel'
 
@@ -23,6 +23,7 @@ _memprofctl_options() {
     stats) echo "$_memprofctl_targets --json --raw -f --format --watch --count" ;;
     doctor | purge) echo "$_memprofctl_targets --json" ;;
     exporter) echo '--listen --allow-remote --target-timeout' ;;
+    attach) echo '-p --pid --dry-run --json' ;;
     report)
       echo '--inuse-objects --alloc-space --alloc-objects --base --focus --ignore --top' \
         '--show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format --json -o --out' \
@@ -50,8 +51,12 @@ _memprofctl_pids() {
 _memprofctl_value() {
   local cur=${COMP_WORDS[COMP_CWORD]}
   case $1 in
-    --pid)
+    -p | --pid)
       [[ $2 == report ]] && return 0 # the pid a dump came from: may be gone
+      if [[ $2 == attach ]]; then # any process: it has no agent yet
+        mapfile -t COMPREPLY < <(compgen -W "$(cd /proc && compgen -G '[0-9]*')" -- "$cur")
+        return 0
+      fi
       mapfile -t COMPREPLY < <(compgen -W "$(_memprofctl_pids "${COMP_WORDS[0]}")" -- "$cur")
       ;;
     -f | --format) mapfile -t COMPREPLY < <(compgen -W "$(_memprofctl_formats "$2")" -- "$cur") ;;

@@ -77,12 +77,21 @@ class DumpFaultTest : public LoadFaultTest {
                        const std::map<std::string, std::string>& extra_env = {}) {
     target_ = StartBigProfileTarget(stacks, extra_env);
     ASSERT_NE(target_, nullptr);
+    // The first dump loads the agent's module and warms both sides: the
+    // kills are spread over the time of the dumps that follow it, the
+    // median of three (a first dump measured alone once made most kills
+    // land after the later, faster dumps had finished).
     std::string path = dir().File("warmup.heap");
-    CommandResult r = CliFor(*target_, "dump", {"--out", path, "--json"});
-    ASSERT_EQ(r.exit_code, 0) << r;
-    dump_time_ = r.elapsed;
+    std::vector<std::chrono::milliseconds> times;
+    for (int i = 0; i < 4; ++i) {
+      CommandResult r = CliFor(*target_, "dump", {"--out", path, "--force", "--json"});
+      ASSERT_EQ(r.exit_code, 0) << r;
+      if (i > 0) times.push_back(r.elapsed);
+    }
+    std::sort(times.begin(), times.end());
+    dump_time_ = times[1];
     std::cout << "[dump-fault] a full dump of " << ReadFile(path).size() << " bytes takes "
-              << r.elapsed.count() << " ms\n";
+              << dump_time_.count() << " ms (median of 3 after a first one)\n";
     ::unlink(path.c_str());
     std::optional<ProcessGauges> rest = GaugesAtRest(*target_);
     ASSERT_TRUE(rest.has_value());
@@ -167,8 +176,8 @@ TEST_F(DumpFaultTest, KilledMemprofctlLeavesNothingAndTheAgentServesOn) {
     // releases fails here.
     ASSERT_TRUE(AwaitNoDumpInAgent()) << "iteration " << i << ": the agent still holds a dump "
                                       << kReleaseTimeout.count() << " s after its client died";
-    // From 0 to 150% of a whole dump's time (as measured once, at the
-    // start; later dumps are often slower or faster), in 1% steps spread
+    // From 0 to 150% of a whole dump's time (as measured at the start;
+    // later dumps are sometimes slower or faster), in 1% steps spread
     // over the iterations (a stride coprime to 151 visits them all): before
     // the connection, while the agent writes the profile, while it streams,
     // and while memprofctl verifies, syncs and links the file into place.

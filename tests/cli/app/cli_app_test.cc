@@ -67,7 +67,7 @@ TEST_F(CliAppTest, UnknownCommandListsTheValidOnes) {
   EXPECT_EQ(Run({"frobnicate"}), 2);
   ExpectOneErrorLine(
       "unknown command 'frobnicate' (valid commands: list, status, activate, deactivate, dump, "
-      "profile, stats, doctor, purge, exporter, report, run, help, version)");
+      "profile, stats, doctor, purge, exporter, report, run, attach, help, version)");
 }
 
 TEST_F(CliAppTest, UnknownFlagListsTheValidOptions) {

@@ -57,7 +57,7 @@ TEST_F(UsageErrorsTest, AMistypedCommandGetsTheNearestOne) {
   ExpectUsageError({"frobnicate"},
                    "unknown command 'frobnicate' (valid commands: list, status, activate, "
                    "deactivate, dump, profile, stats, doctor, purge, exporter, report, run, "
-                   "help, version)");
+                   "attach, help, version)");
 }
 
 // Every option of every command, mistyped by swapping two of its letters,
