@@ -177,6 +177,16 @@ Result<void> SocketRegistry::HandOver(const FsIdentity& heir) {
   if (::getpid() != owner_) return {};
   std::lock_guard lock(identity_mu_);
   if (heir == identity_) return {};
+  // A socket handed to a user who may not write its directory could be
+  // neither removed nor replaced by the process it names: say so, as a
+  // publish as that user would (the worker that drops root before its agent
+  // has published gets the same message from Publish).
+  struct stat dir_st{};
+  if (::stat(dir_.c_str(), &dir_st) == 0) {
+    if (auto writable = CheckWritable(dir_, dir_st, ScopedFsIdentity(heir)); !writable) {
+      return Fail(writable.error());
+    }
+  }
   struct stat st{};
   // As the process is now (root): the old identity may be the one leaving.
   if (::lstat(path_.c_str(), &st) == 0 && st.st_ino == inode_ &&

@@ -143,6 +143,8 @@ TEST_F(SocketRegistryTest, HandOverChangesTheFileOwnerAndTheIdentity) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root";
   auto reg = SocketRegistry::Listen(dir_, 4250);
   ASSERT_TRUE(reg);
+  ASSERT_EQ(::chmod(root_.c_str(), 0711), 0);
+  ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);  // as /tmp/memprof: the heir may write it
   const FsIdentity heir{54330, 54331};
   ASSERT_TRUE((*reg)->HandOver(heir));
   struct stat st{};
@@ -153,6 +155,24 @@ TEST_F(SocketRegistryTest, HandOverChangesTheFileOwnerAndTheIdentity) {
   ASSERT_TRUE((*reg)->HandOver(FsIdentity{0, 0}));  // given back
   ASSERT_EQ(::lstat(SocketPath(4250).c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u);
+}
+
+// A directory the heir may not write (root's, 0700): the socket would be one
+// its process can neither remove nor replace, so it is not handed over, and
+// the reason is the one a publish as that user gets.
+TEST_F(SocketRegistryTest, NoHandOverIntoADirectoryTheHeirMayNotWrite) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto reg = SocketRegistry::Listen(dir_, 4251);
+  ASSERT_TRUE(reg);
+  ASSERT_EQ(::chmod(dir_.c_str(), 0700), 0);
+  auto r = (*reg)->HandOver(FsIdentity{54330, 54331});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("is not writable by uid 54330"), std::string::npos)
+      << r.error().message;
+  struct stat st{};
+  ASSERT_EQ(::lstat(SocketPath(4251).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_EQ((*reg)->identity().uid, 0u);
 }
 
 }  // namespace
