@@ -21,6 +21,7 @@
 #include "cli/attach/stopped_thread.h"
 #include "cli/attach/thread_frames.h"
 #include "common/fd.h"
+#include "common/proc_status.h"
 
 extern "C" const unsigned char memprof_load_thread_begin[];
 extern "C" const unsigned char memprof_load_thread_end[];
@@ -91,8 +92,8 @@ std::vector<pid_t> ThreadsToTry(const InjectRequest& request) {
       std::ifstream stat(dir + "/" + entry->d_name + "/stat");
       std::string line;
       std::getline(stat, line);
-      const size_t paren = line.rfind(')');
-      const char state = paren != std::string::npos && paren + 2 < line.size() ? line[paren + 2] : '?';
+      const auto parsed = ParseProcStat(line);
+      const char state = parsed ? parsed->state : '?';
       const int rank = (state == 'S' ? 0 : 2) + (tid == request.pid ? 0 : 1);
       ranked.emplace_back(rank, tid);
     }

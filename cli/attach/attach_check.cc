@@ -11,6 +11,7 @@
 
 #include "cli/attach/process_image.h"
 #include "cli/launch/elf_inspector.h"
+#include "common/proc_status.h"
 
 namespace memprof::cli {
 namespace {
@@ -49,14 +50,9 @@ std::vector<uid_t> Uids(const std::string& field) {
 
 std::map<std::string, std::string> Environment(const std::string& text) {
   std::map<std::string, std::string> env;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\0', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string entry = text.substr(start, end - start);
+  for (const std::string& entry : ParseCmdline(text)) {
     const size_t eq = entry.find('=');
     if (eq != std::string::npos) env.emplace(entry.substr(0, eq), entry.substr(eq + 1));
-    start = end + 1;
   }
   return env;
 }
@@ -64,9 +60,9 @@ std::map<std::string, std::string> Environment(const std::string& text) {
 bool IsDescendantOf(const std::string& proc_root, pid_t pid, pid_t ancestor) {
   for (int depth = 0; pid > 1 && depth < 1024; ++depth) {
     bool ok = false;
-    const auto fields = StatusFields(ReadAll(proc_root + "/" + std::to_string(pid) + "/status", ok));
-    if (!ok || !fields.contains("PPid")) return false;
-    pid = static_cast<pid_t>(std::atoi(fields.at("PPid").c_str()));
+    auto status = ParseProcStatus(ReadAll(proc_root + "/" + std::to_string(pid) + "/status", ok));
+    if (!ok || !status) return false;
+    pid = status->ppid;
     if (pid == ancestor) return true;
   }
   return false;

@@ -109,8 +109,12 @@ Result<int> StoppedThread::WaitForStop(Clock::time_point deadline) {
   }
 }
 
-Result<user_regs_struct> StoppedThread::ResumeUntilTrap(__ptrace_request request,
+Result<user_regs_struct> StoppedThread::ResumeUntilTrap(const user_regs_struct& from,
+                                                         __ptrace_request request,
                                                          Clock::time_point deadline) {
+  if (::ptrace(PTRACE_SETREGS, tid_, nullptr, &from) != 0) {
+    return Fail(PtraceError("PTRACE_SETREGS", tid_, errno));
+  }
   if (::ptrace(request, tid_, nullptr, nullptr) != 0) {
     return Fail(PtraceError("resume", tid_, errno));
   }
@@ -143,10 +147,7 @@ Result<int64_t> StoppedThread::Syscall(uint64_t syscall_insn, int64_t nr,
   regs.r10 = args[3];
   regs.r8 = args[4];
   regs.r9 = args[5];
-  if (::ptrace(PTRACE_SETREGS, tid_, nullptr, &regs) != 0) {
-    return Fail(PtraceError("PTRACE_SETREGS", tid_, errno));
-  }
-  auto after = ResumeUntilTrap(PTRACE_SINGLESTEP, Clock::now() + std::chrono::seconds(5));
+  auto after = ResumeUntilTrap(regs, PTRACE_SINGLESTEP, Clock::now() + std::chrono::seconds(5));
   if (!after) return Fail(after.error());
   if (after->rip != syscall_insn + 2) {
     return Fail(ErrorCode::kInternal, "the injected system call stopped at an unexpected address");
@@ -168,10 +169,7 @@ Result<uint64_t> StoppedThread::Call(uint64_t function, std::array<uint64_t, 4> 
   regs.rsi = args[1];
   regs.rdx = args[2];
   regs.rcx = args[3];
-  if (::ptrace(PTRACE_SETREGS, tid_, nullptr, &regs) != 0) {
-    return Fail(PtraceError("PTRACE_SETREGS", tid_, errno));
-  }
-  auto after = ResumeUntilTrap(PTRACE_CONT, deadline);
+  auto after = ResumeUntilTrap(regs, PTRACE_CONT, deadline);
   if (!after) return Fail(after.error());
   if (after->rip != return_trap + 1) {
     return Fail(ErrorCode::kInternal, "the injected call stopped at an unexpected address");

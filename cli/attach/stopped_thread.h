@@ -73,10 +73,12 @@ class StoppedThread {
  private:
   StoppedThread(pid_t pid, pid_t tid, Fd mem);
 
-  // Waits for the next stop of the thread; a signal other than SIGTRAP is
-  // kept to be delivered at the detach and the thread resumed, until a
-  // SIGTRAP stop or `deadline`.
-  [[nodiscard]] Result<user_regs_struct> ResumeUntilTrap(__ptrace_request request,
+  // Sets the thread's registers to `from`, resumes it with `request` and
+  // waits for its next stop; a signal other than SIGTRAP is kept to be
+  // delivered at the detach and the thread resumed, until a SIGTRAP stop or
+  // `deadline`. Returns the registers at that stop.
+  [[nodiscard]] Result<user_regs_struct> ResumeUntilTrap(const user_regs_struct& from,
+                                                        __ptrace_request request,
                                                         Clock::time_point deadline);
   [[nodiscard]] Result<int> WaitForStop(Clock::time_point deadline);
 
