@@ -284,11 +284,7 @@ readonly TSAN_END_TO_END_TESTS="^((Fork|RemoteAgent)Test\\.)"
 # window, and a sanitized target's is some 50 KB) and SymbolClashTest (its
 # host's grpc_init is kept off only by the deep binding the sanitizers
 # refuse).
-# UserSwitchTest (the setuid hand-over, with the sanitizer runtime preloaded
-# before the agent) is left out of both until its failures under ASan are
-# understood: a worker that never warned (a product defect, fixed), then a
-# host that did not exit within 20 s of SIGTERM (docs/reliability.md: open).
-readonly SANITIZER_EXCLUDED='NOT_BUILT|UserSwitchTest\.|/Run(Plain|Glibc)( |$)|StatsTest\.JsonHasSummaryAndTheFullJemallocObject|ActivationTest\.DeactivateKeepsSamples|ErrorTest\.GlibcTarget|UserSwitchTest\.ManagerAndWorkerAreServedAndLeaveNothingBehind|PreforkTest\.EveryWorkerIsListedAndProfiledWhileServing'
+readonly SANITIZER_EXCLUDED='NOT_BUILT|/Run(Plain|Glibc)( |$)|StatsTest\.JsonHasSummaryAndTheFullJemallocObject|ActivationTest\.DeactivateKeepsSamples|ErrorTest\.GlibcTarget|UserSwitchTest\.ManagerAndWorkerAreServedAndLeaveNothingBehind|PreforkTest\.EveryWorkerIsListedAndProfiledWhileServing'
 # TSan only: the one test that checks what a forked child removes itself at
 # exit. GCC 12's TSan runtime kills such a child (exit 66, no destructors)
 # at its first pthread_join, "dup thread with used id": it keeps the

@@ -54,6 +54,7 @@ static gid_t g_gid;
 static atomic_long g_switches;
 static atomic_long g_failures;
 static atomic_int g_switching = 1;
+static atomic_int g_switcher_started;
 static void* volatile g_cache[kCacheBlocks];
 
 static int CloseAll(void) { return (int)syscall(SYS_close_range, 3u, ~0u, 0u); }
@@ -70,6 +71,7 @@ static void SleepMicros(long micros) {
 // As the service user most of the time, root for a moment now and then.
 static void* Switch(void* unused) {
   (void)unused;
+  atomic_store(&g_switcher_started, 1);
   while (atomic_load(&g_switching)) {
     Note(setresgid(-1, g_gid, -1) == 0 && setresuid(-1, g_uid, -1) == 0);
     SleepMicros(kRootMicros * 3);
@@ -113,13 +115,18 @@ static int DropForGood(void) {
 }
 
 // The switching thread takes no signal: SIGTERM must interrupt the main
-// thread's read().
+// thread's read(). Returns once the thread runs, so that the fork that
+// follows never comes while it is still being set up: a thread's start-up
+// allocates, and an allocator that does not hold its locks across fork
+// (AddressSanitizer's in GCC 12 and clang 14) would leave the worker a lock
+// that nobody releases (docs/reliability.md, "Not covered").
 static int StartSwitching(pthread_t* switcher) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   const int r = pthread_create(switcher, NULL, Switch, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  while (r == 0 && !atomic_load(&g_switcher_started)) SleepMicros(kRootMicros);
   return r;
 }
 
