@@ -20,13 +20,20 @@ inline constexpr uint32_t kMinCaptureKeep = 1;
 inline constexpr uint32_t kMaxCaptureKeep = 16;
 inline constexpr uint32_t kDefaultCaptureKeep = 4;
 
-// One heap profile taken at a new high-water mark of allocated bytes.
+// What took a capture.
+enum class CaptureTrigger { kGrowth, kNearLimit };
+
+// One heap profile taken at a new high-water mark of allocated bytes, or
+// near the memory cgroup's limit.
 struct CaptureInfo {
   uint64_t sequence = 0;  // 1, 2, ... per armed process; never reused
   int64_t created_unix_ms = 0;
   uint64_t allocated_bytes = 0;  // jemalloc stats.allocated when it was taken
   uint64_t size_bytes = 0;       // of the heap_v2 profile
   uint64_t sample_interval_bytes = 0;
+  CaptureTrigger trigger = CaptureTrigger::kGrowth;
+  uint64_t cgroup_usage_bytes = 0;  // 0 unless near-limit capture is armed
+  uint64_t cgroup_limit_bytes = 0;
 };
 
 // Whether `allocated` has passed the high-water mark by `growth` bytes or

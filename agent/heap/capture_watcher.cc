@@ -15,11 +15,22 @@
 
 namespace memprof::agent {
 Result<void> CheckCaptureSettings(const CaptureSettings& s) {
-  if (s.growth_bytes < kMinCaptureGrowthBytes || s.growth_bytes > kMaxCaptureGrowthBytes) {
+  if (s.growth_bytes == 0 && s.near_limit_percent == 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "peak capture needs a trigger: a growth (1 MiB..1 TiB) or a share of the "
+                "memory limit (1..99%)");
+  }
+  if (s.growth_bytes != 0 &&
+      (s.growth_bytes < kMinCaptureGrowthBytes || s.growth_bytes > kMaxCaptureGrowthBytes)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "capture growth " + std::to_string(s.growth_bytes) +
                     " bytes is outside 1 MiB..1 TiB (" + std::to_string(kMinCaptureGrowthBytes) +
                     ".." + std::to_string(kMaxCaptureGrowthBytes) + " bytes)");
+  }
+  if (s.near_limit_percent > kMaxNearLimitPercent) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "near-limit share " + std::to_string(s.near_limit_percent) +
+                    "% is outside 1..99%");
   }
   if (s.keep < kMinCaptureKeep || s.keep > kMaxCaptureKeep) {
     return Fail(ErrorCode::kInvalidArgument, "captures to keep " + std::to_string(s.keep) +
@@ -27,6 +38,34 @@ Result<void> CheckCaptureSettings(const CaptureSettings& s) {
                                                  ".." + std::to_string(kMaxCaptureKeep));
   }
   return {};
+}
+
+bool NearLimitDue(uint64_t usage, uint64_t limit, uint32_t percent) {
+  // floor(limit * percent / 100) without overflowing 64 bits.
+  const uint64_t threshold = limit / 100 * percent + limit % 100 * percent / 100;
+  return usage >= threshold;
+}
+
+uint32_t NextNearLimitPercent(uint64_t usage, uint64_t limit, uint32_t percent) {
+  uint32_t next = percent;
+  while (next <= 100 && NearLimitDue(usage, limit, next)) next += kNearLimitStepPercent;
+  return next;
+}
+
+Result<CgroupMemoryLimit> RequireMemoryLimit() {
+  auto limit = ReadCgroupMemoryLimit();
+  if (!limit) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "cannot arm near-limit capture: the memory cgroup of this process cannot be "
+                "read: " + limit.error().message);
+  }
+  if (!limit->has_value()) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "cannot arm near-limit capture: no memory limit applies to this process (no "
+                "cgroup v2 memory.max or memory.high, or v1 memory.limit_in_bytes, below "
+                "\"max\" on its cgroup or an ancestor)");
+  }
+  return **limit;
 }
 
 CaptureWatcher::CaptureWatcher(const Allocator& allocator, std::chrono::milliseconds poll)
@@ -44,6 +83,12 @@ Result<CaptureState> CaptureWatcher::Arm(const CaptureSettings& settings) {
                 "cannot arm peak capture: jemalloc's statistics (stats.allocated) are not "
                 "available: " + allocated.error().message);
   }
+  std::optional<CgroupMemoryLimit> limit;
+  if (settings.near_limit_percent != 0) {
+    auto required = RequireMemoryLimit();
+    if (!required) return Fail(required.error());
+    limit = *required;
+  }
   std::lock_guard life(lifecycle_mu_);
   keeper_.SetKeep(settings.keep);
   {
@@ -51,13 +96,29 @@ Result<CaptureState> CaptureWatcher::Arm(const CaptureSettings& settings) {
     armed_ = true;
     settings_ = settings;
     high_water_ = *allocated;
+    limit_ = limit;
+    next_near_percent_ = settings.near_limit_percent;
     ++arm_generation_;
     if (!running_) StartThreadLocked();
   }
   cv_.notify_all();
-  Logger().info("peak capture armed: a heap profile each time allocated bytes pass {} by {}",
-                *allocated, settings.growth_bytes);
+  LogArmed(settings, *allocated, limit);
   return State();
+}
+
+void CaptureWatcher::LogArmed(const CaptureSettings& settings, uint64_t allocated,
+                              const std::optional<CgroupMemoryLimit>& limit) {
+  if (settings.growth_bytes != 0) {
+    Logger().info("peak capture armed: a heap profile each time allocated bytes pass {} by {}",
+                  allocated, settings.growth_bytes);
+  }
+  if (limit) {
+    Logger().info(
+        "near-limit capture armed: a heap profile at {}% of cgroup {}'s {} ({} bytes; {} used), "
+        "then every further {}%",
+        settings.near_limit_percent, limit->cgroup, limit->source, limit->limit_bytes,
+        limit->usage_bytes, kNearLimitStepPercent);
+  }
 }
 
 // With mu_ and lifecycle_mu_ held. The thread inherits the signal mask in
@@ -92,6 +153,9 @@ CaptureState CaptureWatcher::State() {
     state.armed = armed_;
     state.growth_bytes = armed_ ? settings_.growth_bytes : 0;
     state.high_water_bytes = armed_ ? high_water_ : 0;
+    state.near_limit_percent = armed_ ? settings_.near_limit_percent : 0;
+    state.next_near_limit_percent =
+        armed_ && settings_.near_limit_percent != 0 ? next_near_percent_ : 0;
   }
   state.keep = keeper_.keep();
   state.taken_total = keeper_.TakenTotal();
@@ -121,33 +185,70 @@ void CaptureWatcher::Loop() {
   running_ = false;
 }
 
-// One look at the allocator, with `lock` (on mu_) released while jemalloc
-// is asked and while a capture is written.
+// One look at the allocator (and the cgroup), with `lock` (on mu_) released
+// while they are read and while a capture is written.
 void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock,
                               const JemallocControl& jemalloc) {
   const uint64_t generation = arm_generation_;
   const uint64_t high_water = high_water_;
-  const uint64_t growth = settings_.growth_bytes;
+  const CaptureSettings settings = settings_;
+  std::optional<CgroupMemoryLimit> limit = limit_;
+  const uint32_t next_near = next_near_percent_;
   lock.unlock();
   const bool active = jemalloc.ProfilingActive();
   auto allocated = active ? jemalloc.ReadAllocated() : Result<uint64_t>(0);
-  const bool due = active && allocated && CaptureDue(*allocated, high_water, growth);
-  if (due) Capture(jemalloc, *allocated);
+  const bool grown = active && allocated && settings.growth_bytes != 0 &&
+                     CaptureDue(*allocated, high_water, settings.growth_bytes);
+  const bool near = active && allocated && NearLimitCaptureDue(limit, next_near);
+  if (grown || near) {
+    Capture(jemalloc, CaptureInfo{.allocated_bytes = *allocated,
+                                  .trigger = near ? CaptureTrigger::kNearLimit
+                                                  : CaptureTrigger::kGrowth,
+                                  .cgroup_usage_bytes = limit ? limit->usage_bytes : 0,
+                                  .cgroup_limit_bytes = limit ? limit->limit_bytes : 0});
+  }
   lock.lock();
   if (generation != arm_generation_) return;  // re-armed meanwhile: its mark stands
   if (!active) {
     armed_ = false;
     Logger().info("peak capture disarmed: profiling is no longer active");
-  } else if (due) {
-    high_water_ = std::max(high_water_, *allocated);
+    return;
+  }
+  if (grown) high_water_ = std::max(high_water_, *allocated);
+  limit_ = limit;
+  if (!limit) return;
+  if (near) {
+    next_near_percent_ = NextNearLimitPercent(limit->usage_bytes, limit->limit_bytes,
+                                              settings.near_limit_percent);
+  } else if (!NearLimitDue(limit->usage_bytes, limit->limit_bytes,
+                           settings.near_limit_percent - std::min(settings.near_limit_percent,
+                                                                  kNearLimitStepPercent))) {
+    next_near_percent_ = settings.near_limit_percent;  // fell back: the next approach starts over
   }
 }
 
-void CaptureWatcher::Capture(const JemallocControl& jemalloc, uint64_t allocated) {
+bool CaptureWatcher::NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit,
+                                         uint32_t next_percent) {
+  if (!limit) return false;
+  if (auto fresh = RefreshCgroupMemoryLimit(*limit); !fresh) {
+    // The level's limit was lifted or its cgroup is gone (the process was
+    // moved): find the one that applies now, if any.
+    auto again = ReadCgroupMemoryLimit();
+    if (!again || !again->has_value()) {
+      Logger().warn("near-limit capture: {}; no memory limit applies now, watching stops",
+                    fresh.error().message);
+      limit.reset();
+      return false;
+    }
+    limit = **again;
+  }
+  return next_percent <= 100 && NearLimitDue(limit->usage_bytes, limit->limit_bytes, next_percent);
+}
+
+void CaptureWatcher::Capture(const JemallocControl& jemalloc, CaptureInfo info) {
   const auto start = std::chrono::steady_clock::now();
-  CaptureInfo info{.created_unix_ms = NowUnixMs(),
-                   .allocated_bytes = allocated,
-                   .sample_interval_bytes = jemalloc.SampleInterval()};
+  info.created_unix_ms = NowUnixMs();
+  info.sample_interval_bytes = jemalloc.SampleInterval();
   auto file = CreateDumpFile();
   OwnedFd owned(file ? std::move(*file) : Fd());
   if (!owned.valid()) {
@@ -164,8 +265,14 @@ void CaptureWatcher::Capture(const JemallocControl& jemalloc, uint64_t allocated
   }
   info.size_bytes = *size;
   info = keeper_.Add(number, info);
-  Logger().info("peak capture #{}: allocated {} bytes; {}-byte profile in {} ms", info.sequence,
-                allocated, info.size_bytes,
+  Logger().info("{} capture #{}: allocated {} bytes{}; {}-byte profile in {} ms",
+                info.trigger == CaptureTrigger::kNearLimit ? "near-limit" : "peak",
+                info.sequence, info.allocated_bytes,
+                info.cgroup_limit_bytes == 0
+                    ? std::string()
+                    : ", cgroup usage " + std::to_string(info.cgroup_usage_bytes) + " of " +
+                          std::to_string(info.cgroup_limit_bytes),
+                info.size_bytes,
                 std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now() - start)
                     .count());

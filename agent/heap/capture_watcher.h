@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "agent/allocators/allocator.h"
 #include "agent/heap/capture_keeper.h"
 #include "agent/heap/dump_streamer.h"
+#include "common/cgroup_memory.h"
 #include "common/result.h"
 
 namespace memprof::agent {
@@ -23,15 +25,34 @@ inline constexpr std::chrono::milliseconds kCapturePollInterval(100);
 inline constexpr uint64_t kMinCaptureGrowthBytes = uint64_t{1} << 20;  // 1 MiB
 inline constexpr uint64_t kMaxCaptureGrowthBytes = uint64_t{1} << 40;  // 1 TiB
 
-// What `activate --capture-growth SIZE --keep N` asks for.
+// Near-limit capture (`activate --capture-near-limit P%`): the first at P%
+// of the memory cgroup's limit, then one at every further step.
+inline constexpr uint32_t kMinNearLimitPercent = 1;
+inline constexpr uint32_t kMaxNearLimitPercent = 99;
+inline constexpr uint32_t kNearLimitStepPercent = 2;
+
+// What `activate [--capture-growth SIZE] [--capture-near-limit P%] --keep N`
+// asks for: either trigger, or both.
 struct CaptureSettings {
-  uint64_t growth_bytes = 0;
+  uint64_t growth_bytes = 0;        // 0: no growth trigger
   uint32_t keep = kDefaultCaptureKeep;
+  uint32_t near_limit_percent = 0;  // 0: no near-limit trigger
 };
 
-// kInvalidArgument, saying which bound, unless growth and keep are within
-// bounds.
+// kInvalidArgument, saying which bound, unless a trigger is asked for and
+// growth, share and keep are within bounds.
 [[nodiscard]] Result<void> CheckCaptureSettings(const CaptureSettings& settings);
+
+// The limit near-limit capture would watch, or kFailedPrecondition saying
+// why there is none.
+[[nodiscard]] Result<CgroupMemoryLimit> RequireMemoryLimit();
+
+// Whether `usage` has reached `percent`% of `limit` (exact, no overflow).
+bool NearLimitDue(uint64_t usage, uint64_t limit, uint32_t percent);
+// The share at which the next near-limit capture comes, once one was taken
+// at `usage`: the first of percent, percent + step, ... not yet reached.
+// Past 100 no capture comes.
+uint32_t NextNearLimitPercent(uint64_t usage, uint64_t limit, uint32_t percent);
 
 // Capturing as seen at one moment.
 struct CaptureState {
@@ -41,13 +62,20 @@ struct CaptureState {
   uint64_t high_water_bytes = 0;  // the mark the next capture must pass by growth_bytes
   uint64_t taken_total = 0;
   std::vector<CaptureInfo> held;  // oldest first
+  uint32_t near_limit_percent = 0;       // while armed near the limit
+  uint32_t next_near_limit_percent = 0;  // the share the next near-limit capture comes at
 };
 
 // Peak capture: while armed, a thread of its own (`memprof-capture`) reads
 // stats.allocated every kCapturePollInterval and, when it has passed the
 // high-water mark by `growth_bytes`, has jemalloc write a heap profile into a
 // memfd on that thread and makes the allocated bytes of that moment the new
-// mark. The profiles go into a CaptureKeeper (at most `keep`, oldest
+// mark. Near the limit, it reads the usage and limit of the memory cgroup
+// level that binds (common/cgroup_memory.h: two small files) on the same
+// tick, and takes a profile when the usage reaches `near_limit_percent`, then
+// at every further kNearLimitStepPercent; when the usage falls back below
+// the first share by a step, the next approach starts at it again. The
+// profiles go into a CaptureKeeper (at most `keep`, oldest
 // dropped), so memory held is bounded by `keep` profiles, plus the one being
 // written.
 //
@@ -92,8 +120,12 @@ class CaptureWatcher {
  private:
   void Loop();
   void PollOnce(std::unique_lock<std::mutex>& lock, const JemallocControl& jemalloc);
-  void Capture(const JemallocControl& jemalloc, uint64_t allocated);
+  // Whether the cgroup's usage calls for a capture now; refreshes `limit`.
+  bool NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit, uint32_t next_percent);
+  void Capture(const JemallocControl& jemalloc, CaptureInfo info);
   void StartThreadLocked();
+  static void LogArmed(const CaptureSettings& settings, uint64_t allocated,
+                       const std::optional<CgroupMemoryLimit>& limit);
 
   const Allocator& allocator_;
   const std::chrono::milliseconds poll_;
@@ -107,6 +139,8 @@ class CaptureWatcher {
   CaptureSettings settings_;    // guarded by mu_
   uint64_t high_water_ = 0;     // guarded by mu_
   uint64_t arm_generation_ = 0; // guarded by mu_: bumped by each Arm
+  std::optional<CgroupMemoryLimit> limit_;  // guarded by mu_: near-limit capture's level
+  uint32_t next_near_percent_ = 0;          // guarded by mu_
 };
 
 }  // namespace memprof::agent

@@ -70,6 +70,31 @@ void ToProto(const CaptureState& state, v1::CaptureState& out) {
     held->set_created_unix_ms(info.created_unix_ms);
     held->set_allocated_bytes(info.allocated_bytes);
     held->set_size_bytes(info.size_bytes);
+    held->set_trigger(info.trigger == CaptureTrigger::kNearLimit
+                          ? v1::CAPTURE_TRIGGER_NEAR_LIMIT
+                          : v1::CAPTURE_TRIGGER_GROWTH);
+    held->set_cgroup_usage_bytes(info.cgroup_usage_bytes);
+    held->set_cgroup_limit_bytes(info.cgroup_limit_bytes);
+  }
+  out.set_near_limit_percent(state.near_limit_percent);
+  out.set_next_near_limit_percent(state.next_near_limit_percent);
+}
+
+void ToProto(const CgroupMemoryLimit& limit, v1::MemoryLimit& out) {
+  out.set_cgroup_version(static_cast<uint32_t>(limit.version));
+  out.set_cgroup(limit.cgroup);
+  out.set_source(limit.source);
+  out.set_limit_bytes(limit.limit_bytes);
+  out.set_usage_bytes(limit.usage_bytes);
+}
+
+// The memory limit now, or why it is unknown.
+void FillMemoryLimit(v1::StatusResponse& r) {
+  auto limit = ReadCgroupMemoryLimit();
+  if (!limit) {
+    r.set_memory_limit_error(limit.error().message);
+  } else if (limit->has_value()) {
+    ToProto(**limit, *r.mutable_memory_limit());
   }
 }
 
@@ -97,7 +122,12 @@ void ToProto(const MemoryReading& reading, v1::PurgeReading& out) {
 CaptureSettings CaptureSettingsOf(const v1::ActivateRequest& request) {
   return CaptureSettings{.growth_bytes = request.capture_growth_bytes(),
                          .keep = request.capture_keep() == 0 ? kDefaultCaptureKeep
-                                                             : request.capture_keep()};
+                                                             : request.capture_keep(),
+                         .near_limit_percent = request.capture_near_limit_percent()};
+}
+
+bool AsksForCapture(const v1::ActivateRequest& request) {
+  return request.capture_growth_bytes() != 0 || request.capture_near_limit_percent() != 0;
 }
 
 }  // namespace
@@ -223,6 +253,7 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_rss_bytes(CurrentRssBytes());
   r.set_agent_started_unix_ms(identity_.started_unix_ms);
   ToProto(captures_.State(), *r.mutable_capture());
+  FillMemoryLimit(r);
   return {};
 }
 
@@ -236,13 +267,16 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   activation.sample_interval_bytes = request.sample_interval_bytes();
   activation.reset = request.reset();
   activation.if_generation = request.if_generation();
-  if (request.capture_growth_bytes() != 0) {  // bounds first: a bad request changes nothing
+  if (AsksForCapture(request)) {  // bounds first: a bad request changes nothing
     if (auto ok = CheckCaptureSettings(CaptureSettingsOf(request)); !ok) return ok;
     if (allocator_.Info().kind == AllocatorKind::kTcmalloc) {
       return Fail(ErrorCode::kFailedPrecondition,
-                  "peak capture (--capture-growth) needs jemalloc, and this process uses "
-                  "tcmalloc; nothing was changed. Activate without --capture-growth and dump "
-                  "when the memory is high");
+                  "peak capture (--capture-growth, --capture-near-limit) needs jemalloc, and "
+                  "this process uses tcmalloc; nothing was changed. Activate without them and "
+                  "dump when the memory is high");
+    }
+    if (request.capture_near_limit_percent() != 0) {
+      if (auto limit = RequireMemoryLimit(); !limit) return Fail(limit.error());
     }
   }
   auto change = profiling_.Activate(activation);
@@ -262,7 +296,7 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
 // Arms peak capture after the activation it needs (profiling must be active
 // for a capture to show anything).
 Result<void> MemoryProfileService::ApplyCapture(const v1::ActivateRequest& request) {
-  if (request.capture_growth_bytes() == 0) return {};
+  if (!AsksForCapture(request)) return {};
   auto armed = captures_.Arm(CaptureSettingsOf(request));
   if (!armed) return Fail(armed.error());
   return {};

@@ -18,6 +18,12 @@ namespace memprof::cli {
 nlohmann::json CaptureStateToJson(const memprof::v1::CaptureState& state);
 nlohmann::json CaptureInfoToJson(const memprof::v1::CaptureInfo& info);
 
+// The memory cgroup limit of `status`: {"cgroup_version", "cgroup", "source",
+// "limit_bytes", "usage_bytes"}, and in words: "600.0 MiB used of 1.0 GiB
+// (58%; cgroup v2 memory.max of /system.slice/redis.service)".
+nlohmann::json MemoryLimitToJson(const memprof::v1::MemoryLimit& limit);
+std::string DescribeMemoryLimit(const memprof::v1::MemoryLimit& limit);
+
 // "armed: a heap profile each time allocated bytes grow 100.0 MiB past the
 // high-water mark (now 12.0 MiB); keeps the last 4; 3 taken" or "not armed;
 // 3 taken" (the `status` row).

@@ -1,12 +1,14 @@
 #include "cli/collect/captured_dump.h"
 
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/client/capture_format.h"
 #include "cli/collect/dump_delivery.h"
+#include "cli/collect/interval_ticker.h"
 #include "cli/collect/periodic_dump.h"
 #include "cli/io/dump_file_name.h"
 #include "cli/io/human_format.h"
@@ -31,6 +33,12 @@ Result<void> CheckHeld(const memprof::v1::StatusResponse& status, const Target& 
   }
   const auto& capture = status.capture();
   if (capture.held_size() > 0) return {};
+  if (capture.armed() && capture.growth_bytes() == 0) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                who + " holds no peak captures yet: it takes one when its memory cgroup's usage "
+                      "reaches " + std::to_string(capture.next_near_limit_percent()) +
+                      "% of the limit");
+  }
   if (capture.armed()) {
     return Fail(ErrorCode::kFailedPrecondition,
                 who + " holds no peak captures yet: it takes one when allocated bytes pass " +
@@ -41,7 +49,8 @@ Result<void> CheckHeld(const memprof::v1::StatusResponse& status, const Target& 
   return Fail(ErrorCode::kFailedPrecondition,
               who + " holds no peak captures: peak capture is not armed; arm it first with "
                     "`memprofctl activate --pid " + std::to_string(target.pid) +
-                    " --capture-growth SIZE` (e.g. 100MiB)");
+                    " --capture-growth SIZE` (e.g. 100MiB) or `--capture-near-limit PERCENT` (e.g. "
+                    "90%)");
 }
 
 std::string PathFor(const std::string& dir, const std::string& host, const Target& target,
@@ -54,63 +63,182 @@ std::string PathFor(const std::string& dir, const std::string& host, const Targe
   });
 }
 
+nlohmann::json Document(const std::vector<WrittenCapture>& written, const Target& target,
+                        const std::string& out_dir) {
+  nlohmann::json captures = nlohmann::json::array();
+  for (const auto& w : written) {
+    nlohmann::json j = CaptureInfoToJson(w.info);
+    j["path"] = w.path;
+    j["size_bytes"] = w.summary.size_bytes;
+    j["sha256"] = w.summary.sha256_hex;
+    captures.push_back(j);
+  }
+  return {{"schema_version", kDumpCapturedJsonVersion},
+          {"pid", target.pid},
+          {"out_dir", out_dir},
+          {"captures", captures}};
+}
+
+std::string NearLimitText(const memprof::v1::CaptureInfo& info) {
+  if (info.trigger() != memprof::v1::CAPTURE_TRIGGER_NEAR_LIMIT || info.cgroup_limit_bytes() == 0) {
+    return "";
+  }
+  return ", cgroup usage " + FormatBytes(info.cgroup_usage_bytes()) + " of " +
+         FormatBytes(info.cgroup_limit_bytes()) + " (" +
+         std::to_string(info.cgroup_usage_bytes() / (info.cgroup_limit_bytes() / 100 + 1)) + "%)";
+}
+
+void PrintLine(const WrittenCapture& w, const Target& target, const Console& console) {
+  console.notes() << "pid " << target.pid << ": capture #" << w.info.sequence() << " (allocated "
+                  << FormatBytes(w.info.allocated_bytes()) << NearLimitText(w.info) << " at "
+                  << FormatLocalTime(w.info.created_unix_ms()) << "): wrote "
+                  << FormatBytes(w.summary.size_bytes) << " to " << w.path << '\n';
+}
+
+// Everything written, as one document or a line each (--follow prints each
+// capture as it is written: one document per line).
 void Print(const std::vector<WrittenCapture>& written, const Target& target,
-           const std::string& out_dir, bool json, const Console& console) {
+           const std::string& out_dir, bool json, bool one_line, const Console& console) {
   if (json) {
-    nlohmann::json captures = nlohmann::json::array();
-    for (const auto& w : written) {
-      nlohmann::json j = CaptureInfoToJson(w.info);
-      j["path"] = w.path;
-      j["size_bytes"] = w.summary.size_bytes;
-      j["sha256"] = w.summary.sha256_hex;
-      captures.push_back(j);
-    }
-    const nlohmann::json document = {{"schema_version", kDumpCapturedJsonVersion},
-                                     {"pid", target.pid},
-                                     {"out_dir", out_dir},
-                                     {"captures", captures}};
-    console.out << document.dump(2) << '\n';
+    console.out << Document(written, target, out_dir).dump(one_line ? -1 : 2) << std::endl;
     return;
   }
-  for (const auto& w : written) {
-    console.notes() << "pid " << target.pid << ": capture #" << w.info.sequence() << " (allocated "
-                << FormatBytes(w.info.allocated_bytes()) << " at "
-                << FormatLocalTime(w.info.created_unix_ms()) << "): wrote "
-                << FormatBytes(w.summary.size_bytes) << " to " << w.path << '\n';
+  for (const auto& w : written) PrintLine(w, target, console);
+}
+
+// Fetches capture `info` into `out_dir`. nullopt (with a note) when the agent
+// dropped it for a newer one meanwhile.
+Result<std::optional<WrittenCapture>> Fetch(const TargetSelector& selector, const Target& target,
+                                            const std::string& out_dir, const std::string& host,
+                                            const memprof::v1::CaptureInfo& info, bool json,
+                                            TargetDiscovery& discovery, ProfileClient& client,
+                                            const Console& console, const std::stop_token& stop) {
+  const std::string path = PathFor(out_dir, host, target, info);
+  DumpDestination destination{selector, path, kRawDumpFormat, json, info.sequence()};
+  auto dumped = DeliverDump(destination, discovery, client, console, stop);
+  if (!dumped && dumped.error().code == ErrorCode::kNotFound &&
+      dumped.error().message.find("is not held") != std::string::npos) {
+    console.notes() << "pid " << target.pid << ": capture #" << info.sequence()
+                    << " was dropped for a newer one meanwhile; skipped\n";
+    return std::optional<WrittenCapture>();
   }
+  if (!dumped) return Fail(dumped.error());
+  return std::optional<WrittenCapture>(WrittenCapture{info, path, dumped->summary});
+}
+
+// Whether follow must wait: the agent holds captures or will take some.
+Result<void> CheckFollowable(const memprof::v1::StatusResponse& status, const Target& target) {
+  if (status.has_capture() && (status.capture().armed() || status.capture().held_size() > 0)) {
+    return {};
+  }
+  return CheckHeld(status, target);
+}
+
+// Whether the process ends within a moment: a process being killed closes
+// its agent's connections before /proc shows it gone.
+bool EndsSoon(const TargetDiscovery& discovery, pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (!discovery.ProcessGone(pid)) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+struct FollowProgress {
+  uint64_t last_sequence = 0;
+  uint64_t written = 0;
+};
+
+// One look at the agent: writes the captures newer than the last written.
+// false once following should end (the process or its capturing ended), with
+// a note saying which.
+Result<bool> FollowOnce(const TargetSelector& selector, const Target& target,
+                        const std::string& out_dir, const std::string& host, bool json,
+                        FollowProgress& progress, TargetDiscovery& discovery,
+                        ProfileClient& client, const Console& console,
+                        const std::stop_token& stop) {
+  const std::string who = "pid " + std::to_string(target.pid);
+  auto status = client.Status(target);
+  if (!status) {
+    if (!EndsSoon(discovery, target.pid)) return Fail(status.error());
+    console.notes() << who << " ended; " << progress.written << " captures written to " << out_dir
+                    << '\n';
+    return false;
+  }
+  for (const auto& info : status->capture().held()) {
+    if (info.sequence() <= progress.last_sequence) continue;
+    auto fetched = Fetch(selector, target, out_dir, host, info, json, discovery, client, console,
+                         stop);
+    if (!fetched && EndsSoon(discovery, target.pid)) {
+      console.notes() << who << " ended while capture #" << info.sequence()
+                      << " was fetched (nothing of it was written); " << progress.written
+                      << " captures written to " << out_dir << '\n';
+      return false;
+    }
+    if (!fetched) return Fail(fetched.error());
+    progress.last_sequence = info.sequence();
+    if (!fetched->has_value()) continue;
+    ++progress.written;
+    Print({**fetched}, target, out_dir, json, /*one_line=*/true, console);
+  }
+  if (status->capture().armed()) return true;
+  console.notes() << who << ": capturing was disarmed (deactivate, or a window that ended); "
+                  << progress.written << " captures written to " << out_dir << '\n';
+  return false;
+}
+
+// --follow: writes each capture as it is taken, until the process ends, its
+// capturing is disarmed, or a stop request.
+Result<void> Follow(const TargetSelector& selector, const Target& target,
+                    const std::string& out_dir, bool json, TargetDiscovery& discovery,
+                    ProfileClient& client, const Console& console, const std::stop_token& stop) {
+  const std::string host = HostForFileNames(target);
+  FollowProgress progress;
+  IntervalTicker ticker(kFollowPollInterval, SteadyTickClock());
+  while (ticker.WaitNext(stop)) {
+    auto more = FollowOnce(selector, target, out_dir, host, json, progress, discovery, client,
+                           console, stop);
+    if (!more) return Fail(more.error());
+    if (!*more) break;
+  }
+  if (progress.written == 0 && !stop.stop_requested()) {
+    return Fail(ErrorCode::kUnavailable, "pid " + std::to_string(target.pid) +
+                                             " took no capture before following ended; nothing "
+                                             "was written to " + out_dir);
+  }
+  return {};
 }
 
 }  // namespace
 
 Result<void> RunCapturedDump(const TargetSelector& selector, const std::string& out_dir,
-                             bool json, TargetDiscovery& discovery, ProfileClient& client,
-                             const Console& console, const std::stop_token& stop) {
+                             bool json, bool follow, TargetDiscovery& discovery,
+                             ProfileClient& client, const Console& console,
+                             const std::stop_token& stop) {
   if (auto ok = CheckOutputDirectory(out_dir); !ok) return ok;
   auto target = discovery.Resolve(selector);
   if (!target) return Fail(target.error());
   auto status = client.Status(*target);
   if (!status) return Fail(status.error());
+  if (follow) {
+    if (auto ok = CheckFollowable(*status, *target); !ok) return ok;
+    return Follow(selector, *target, out_dir, json, discovery, client, console, stop);
+  }
   if (auto held = CheckHeld(*status, *target); !held) return held;
   const std::string host = HostForFileNames(*target);
   std::vector<WrittenCapture> written;
   for (const auto& info : status->capture().held()) {
-    const std::string path = PathFor(out_dir, host, *target, info);
-    DumpDestination destination{selector, path, kRawDumpFormat, json, info.sequence()};
-    auto dumped = DeliverDump(destination, discovery, client, console, stop);
-    if (!dumped && dumped.error().code == ErrorCode::kNotFound &&
-        dumped.error().message.find("is not held") != std::string::npos) {
-      console.notes() << "pid " << target->pid << ": capture #" << info.sequence()
-                      << " was dropped for a newer one meanwhile; skipped\n";
-      continue;
-    }
-    if (!dumped) {
-      Error error = dumped.error();
+    auto fetched =
+        Fetch(selector, *target, out_dir, host, info, json, discovery, client, console, stop);
+    if (!fetched) {
+      Error error = fetched.error();
       error.message += "; " + std::to_string(written.size()) + " captures written to " + out_dir;
       return Fail(error);
     }
-    written.push_back(WrittenCapture{info, path, dumped->summary});
+    if (fetched->has_value()) written.push_back(**fetched);
   }
-  Print(written, *target, out_dir, json, console);
+  Print(written, *target, out_dir, json, /*one_line=*/false, console);
   return {};
 }
 

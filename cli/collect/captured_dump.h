@@ -1,6 +1,7 @@
 #ifndef MEMPROF_CLI_COLLECT_CAPTURED_DUMP_H_
 #define MEMPROF_CLI_COLLECT_CAPTURED_DUMP_H_
 
+#include <chrono>
 #include <stop_token>
 #include <string>
 
@@ -22,10 +23,23 @@ namespace memprof::cli {
 // Errors: DIR as CheckOutputDirectory; kFailedPrecondition (exit 5) when the
 // agent holds no capture (saying whether it is armed); a capture dropped for
 // a newer one while the others were fetched is skipped with a note.
+//
+// `follow` (--follow): keeps looking (every kFollowPollInterval, over one
+// channel) and writes each capture as soon as the agent holds it, the ones
+// already held first, so that captures survive the process (an OOM kill
+// ends it, and its captures with it). Ends normally when the process ends,
+// when capturing is disarmed, or on SIGINT/SIGTERM; with --json, one
+// document per line, each holding the capture just written. kUnavailable
+// (exit 3) when it ended with nothing written; kFailedPrecondition (exit 5)
+// when capturing is not armed and nothing is held.
 [[nodiscard]] Result<void> RunCapturedDump(const TargetSelector& selector,
-                                           const std::string& out_dir, bool json,
+                                           const std::string& out_dir, bool json, bool follow,
                                            TargetDiscovery& discovery, ProfileClient& client,
                                            const Console& console, const std::stop_token& stop);
+
+// How often --follow asks the agent for new captures: the agent checks
+// every 100 ms, so a capture is on disk within about 200 ms plus its transfer.
+inline constexpr std::chrono::milliseconds kFollowPollInterval(100);
 
 }  // namespace memprof::cli
 

@@ -36,9 +36,22 @@ Result<memprof::v1::ActivateRequest> MakeRequest(const ActivateOptions& options,
       return Fail(ErrorCode::kInvalidArgument, "--capture-growth: " + growth.error().message);
     }
     request.set_capture_growth_bytes(*growth);
+  }
+  if (!options.capture_near_limit.empty()) {
+    auto percent = ParseNearLimitShare(options.capture_near_limit);
+    if (!percent) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "--capture-near-limit: " + percent.error().message);
+    }
+    request.set_capture_near_limit_percent(*percent);
+  }
+  const bool capture = request.capture_growth_bytes() != 0 ||
+                       request.capture_near_limit_percent() != 0;
+  if (capture) {
     request.set_capture_keep(options.keep == 0 ? kDefaultCaptureKeep : options.keep);
   } else if (options.keep != 0) {
-    return Fail(ErrorCode::kInvalidArgument, "--keep needs --capture-growth SIZE");
+    return Fail(ErrorCode::kInvalidArgument,
+                "activate: --keep needs --capture-growth SIZE or --capture-near-limit PERCENT");
   }
   return request;
 }
@@ -53,6 +66,13 @@ Result<void> CheckSamplingSupported(const memprof::v1::ActivateRequest& request,
                 "the memprof agent of " + DescribeTarget(target) +
                     " is too old for --capture-growth (upgrade the agent); profiling was "
                     "activated, but peak capture is not armed");
+  }
+  if (request.capture_near_limit_percent() != 0 &&
+      response.capture().near_limit_percent() == 0) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "the memprof agent of " + DescribeTarget(target) +
+                    " is too old for --capture-near-limit (upgrade the agent); profiling was "
+                    "activated, but near-limit capture is not armed");
   }
   const bool asked = request.sample_interval_bytes() != 0 || request.reset();
   if (!asked || response.sample_interval_bytes() != 0) return {};
@@ -74,12 +94,21 @@ void AddCaptureOptions(CLI::App& cmd, ActivateOptions& options) {
                      "(1 MiB to 1024 GiB, e.g. 100MiB, 1GiB); fetch them with `dump --captured`")
           ->check(CaptureGrowthValidator())
           ->type_name("SIZE");
+  CLI::Option* near =
+      cmd.add_option("--capture-near-limit", options.capture_near_limit,
+                     "Near-limit capture: the agent takes a heap profile when its memory "
+                     "cgroup's usage reaches PERCENT of the limit (1% to 99%, e.g. 90%), then at "
+                     "every further 2%, so that the profile from just before an OOM kill exists; "
+                     "save them as they come with `dump --captured --follow --out-dir DIR`")
+          ->check(NearLimitShareValidator())
+          ->type_name("PERCENT");
   cmd.add_option("--keep", options.keep,
-                 "With --capture-growth: keep the last N captures, the oldest dropped "
-                 "(1 to 16; default 4)")
+                 "With --capture-growth or --capture-near-limit: keep the last N captures, the "
+                 "oldest dropped (1 to 16; default 4)")
       ->check(CountValidator(kMinCaptureKeep, kMaxCaptureKeep))
-      ->type_name("N")
-      ->needs(growth);
+      ->type_name("N");
+  (void)growth;
+  (void)near;
 }
 
 }  // namespace
@@ -110,7 +139,8 @@ CLI::App* RegisterActivateCommand(CLI::App& app, ActivateOptions& options) {
       "  memprofctl activate --pid 1234 --for 5m   # the agent stops sampling after 5 minutes\n"
       "  memprofctl activate --pid 1234 --sample-interval 128KiB   # finer; discards samples\n"
       "  memprofctl activate --pid 1234 --reset    # start afresh: discards samples so far\n"
-      "  memprofctl activate --pid 1234 --capture-growth 100MiB --keep 4   # peak capture\n");
+      "  memprofctl activate --pid 1234 --capture-growth 100MiB --keep 4   # peak capture\n"
+      "  memprofctl activate --pid 1234 --capture-near-limit 90%   # before an OOM kill\n");
   return cmd;
 }
 
@@ -133,7 +163,9 @@ Result<void> RunActivate(const ActivateOptions& options, TargetDiscovery& discov
       DescribeSampling(*response, target->pid, requested_interval, options.reset);
   if (!sampling.empty()) out << sampling << '\n';
   const std::string capture =
-      DescribeCaptureArming(*response, target->pid, request->capture_growth_bytes() != 0);
+      DescribeCaptureArming(*response, target->pid,
+                            request->capture_growth_bytes() != 0 ||
+                                request->capture_near_limit_percent() != 0);
   if (!capture.empty()) out << capture << '\n';
   return {};
 }

@@ -17,7 +17,7 @@
 namespace memprof::cli {
 
 // `memprofctl activate [--pid N] [--for DURATION] [--sample-interval SIZE]
-// [--reset] [--capture-growth SIZE [--keep N]] [--json]`: start sampling
+// [--reset] [--capture-growth SIZE] [--capture-near-limit PERCENT] [--keep N] [--json]`: start sampling
 // allocations, optionally for a window the agent closes by itself, optionally
 // after discarding the samples so far, optionally arming peak capture.
 struct ActivateOptions {
@@ -26,6 +26,7 @@ struct ActivateOptions {
   std::string sample_interval;  // --sample-interval SIZE; empty: keep the current one
   bool reset = false;           // --reset: discard the samples collected so far
   std::string capture_growth;   // --capture-growth SIZE; empty: peak capture as it is
+  std::string capture_near_limit;  // --capture-near-limit PERCENT; empty: none
   uint32_t keep = 0;            // --keep N (needs --capture-growth); 0: the default
 };
 

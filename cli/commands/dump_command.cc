@@ -29,6 +29,7 @@ constexpr char kDumpExamples[] =
     "  memprofctl dump --pid 1234 --every 1m --out-dir heaps --json   # until Ctrl-C\n"
     "  memprofctl dump --all --out-dir heaps --json    # one file and one JSON line per agent\n"
     "  memprofctl dump --pid 1234 --captured --out-dir heaps   # the peak captures held\n"
+    "  memprofctl dump --pid 1234 --captured --follow --out-dir heaps   # each as it is taken\n"
     "  memprofctl report profile.heap --top 20\n";
 
 DumpDestination Destination(const DumpOptions& options) {
@@ -79,11 +80,17 @@ CLI::App* RegisterDumpCommand(CLI::App& app, DumpOptions& options) {
       ->check(CountValidator(1, kMaxDumpCount))
       ->type_name("N")
       ->needs(every);
-  cmd->add_flag("--captured", options.captured,
-                "Fetch every peak capture the agent holds (`activate --capture-growth`) into "
-                "--out-dir, named {host}-{pid}-{capture time}-capture{N}-{allocated}MiB.heap")
-      ->needs(out_dir)
-      ->excludes(every);
+  CLI::Option* captured =
+      cmd->add_flag("--captured", options.captured,
+                    "Fetch every peak capture the agent holds (`activate --capture-growth`, "
+                    "`--capture-near-limit`) into --out-dir, named "
+                    "{host}-{pid}-{capture time}-capture{N}-{allocated}MiB.heap")
+          ->needs(out_dir)
+          ->excludes(every);
+  cmd->add_flag("--follow", options.follow,
+                "With --captured: keep going and write each capture as soon as it is taken, "
+                "until the process ends (an OOM kill too), capturing is disarmed, or Ctrl-C")
+      ->needs(captured);
   cmd->add_option("-f,--format", options.format,
                   "heap (the raw profile, default), or analyse it right away on this host: "
                   "text, collapsed, pprof, svg, json (see `memprofctl report`)")
@@ -141,7 +148,7 @@ Result<void> RunDump(const DumpOptions& options, TargetDiscovery& discovery, Pro
                   "on the files it writes");
     }
     return RunCapturedDump(options.target.selector(), options.out_dir, options.target.json,
-                           discovery, client, console, stop);
+                           options.follow, discovery, client, console, stop);
   }
   if (!options.out_dir.empty()) {
     return RunDumpIntoDirectory(options, discovery, client, console, stop);
@@ -168,7 +175,8 @@ class DumpCommand final : public Command {
   CLI::App* Register(CLI::App& app) override { return RegisterDumpCommand(app, options_); }
   TargetOptions* target_options() override { return &options_.target; }
   SignalEnd signal_end() const override {
-    return options_.every.empty() ? SignalEnd::kDies : SignalEnd::kEndsNormally;
+    return options_.every.empty() && !options_.follow ? SignalEnd::kDies
+                                                      : SignalEnd::kEndsNormally;
   }
   Result<void> Run(const CommandContext& context) override { return RunWith(options_, context); }
   Result<void> CheckManyTargets() const override {

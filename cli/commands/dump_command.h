@@ -37,6 +37,7 @@ struct DumpOptions {
   // binaries are (read through /proc/<pid>), and only the report is written.
   std::string format = "heap";
   bool captured = false;  // --captured: the agent's peak captures into --out-dir
+  bool follow = false;    // --follow (with --captured): each capture as it is taken
   bool force = false;     // --force: replace an existing --out FILE
 };
 

@@ -41,6 +41,15 @@ CLI::Validator CaptureGrowthValidator() {
       "");
 }
 
+CLI::Validator NearLimitShareValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto parsed = ParseNearLimitShare(text);
+        return parsed ? std::string() : parsed.error().message;
+      },
+      "");
+}
+
 CLI::Validator PidValidator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -22,6 +22,8 @@ CLI::Validator SampleIntervalValidator();
 
 // A peak capture growth: a size from 1 MiB to 1024 GiB (ParseCaptureGrowth).
 CLI::Validator CaptureGrowthValidator();
+// A share of the memory limit: 1% to 99% (ParseNearLimitShare).
+CLI::Validator NearLimitShareValidator();
 
 // A positive process id.
 CLI::Validator PidValidator();

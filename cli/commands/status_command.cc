@@ -34,6 +34,12 @@ std::string ActiveText(const StatusResponse& status, std::chrono::system_clock::
   return "yes, " + DescribeWindowEnd(status.window_end_unix_ms(), now);
 }
 
+std::string MemoryLimitText(const StatusResponse& status) {
+  if (status.has_memory_limit()) return DescribeMemoryLimit(status.memory_limit());
+  if (!status.memory_limit_error().empty()) return "unknown: " + status.memory_limit_error();
+  return "none (no memory cgroup limit below \"max\")";
+}
+
 std::string StartedText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
   if (status.agent_started_unix_ms() == 0) return "unknown";
   return FormatLocalTime(status.agent_started_unix_ms()) + " (" +
@@ -70,7 +76,7 @@ Result<void> RunStatus(const StatusOptions& options, TargetDiscovery& discovery,
 }
 
 nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) {
-  return {
+  nlohmann::json json = {
       {"schema_version", kStatusJsonVersion},
       {"pid", target.pid},
       {"executable", status.executable()},
@@ -92,7 +98,13 @@ nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) 
       {"activation_generation", status.activation_generation()},
       {"capture", CaptureStateToJson(status.capture())},
       {"socket", target.socket_path},
+      {"memory_limit", status.has_memory_limit() ? MemoryLimitToJson(status.memory_limit())
+                                                 : nlohmann::json()},
   };
+  if (!status.memory_limit_error().empty()) {
+    json["memory_limit_error"] = status.memory_limit_error();
+  }
+  return json;
 }
 
 void PrintStatus(const StatusResponse& status, const Target& target,
@@ -125,6 +137,7 @@ void PrintStatus(const StatusResponse& status, const Target& target,
     }
   }
   table.AddRow({"RSS:", FormatBytes(status.rss_bytes())});
+  table.AddRow({"memory limit:", MemoryLimitText(status)});
   table.AddRow({"agent version:", status.agent_version()});
   table.AddRow({"agent started:", StartedText(status, now)});
   table.AddRow({"socket:", target.socket_path});

@@ -94,4 +94,19 @@ Result<uint64_t> ParseCaptureGrowth(std::string_view text) {
   return *bytes;
 }
 
+Result<uint32_t> ParseNearLimitShare(std::string_view text) {
+  std::string_view digits = text;
+  if (digits.ends_with('%')) digits.remove_suffix(1);
+  uint32_t percent = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), percent);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      percent < 1 || percent > 99) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "invalid share '" + std::string(text) +
+                    "': a share of the memory limit must be a whole percentage from 1% to 99%, "
+                    "e.g. 90%");
+  }
+  return percent;
+}
+
 }  // namespace memprof::cli

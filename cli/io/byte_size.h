@@ -42,6 +42,10 @@ inline constexpr uint64_t kMaxCaptureGrowthBytes = uint64_t{1} << 40;  // 1 TiB
 // ParseByteSize, then the bounds 1 MiB to 1 TiB (1024GiB). kInvalidArgument.
 [[nodiscard]] Result<uint64_t> ParseCaptureGrowth(std::string_view text);
 
+// A share of the memory limit (`activate --capture-near-limit`): "90%" or
+// "90", a whole number from 1 to 99. kInvalidArgument.
+[[nodiscard]] Result<uint32_t> ParseNearLimitShare(std::string_view text);
+
 }  // namespace memprof::cli
 
 #endif  // MEMPROF_CLI_IO_BYTE_SIZE_H_

@@ -16,9 +16,9 @@ _memprofctl_options() {
   case $1 in
     list) echo '--json --prune --no-prune' ;;
     status) echo "$_memprofctl_targets --json" ;;
-    activate) echo "$_memprofctl_targets --for --sample-interval --reset --capture-growth --keep --json" ;;
+    activate) echo "$_memprofctl_targets --for --sample-interval --reset --capture-growth --capture-near-limit --keep --json" ;;
     deactivate) echo "$_memprofctl_targets --json" ;;
-    dump) echo "$_memprofctl_targets -o --out --force --out-dir --every --count --captured -f --format --json" ;;
+    dump) echo "$_memprofctl_targets -o --out --force --out-dir --every --count --captured --follow -f --format --json" ;;
     profile) echo "$_memprofctl_targets --duration -o --out --force --out-dir -f --format --json" ;;
     stats) echo "$_memprofctl_targets --json --raw -f --format --watch --count" ;;
     doctor | purge) echo "$_memprofctl_targets --json" ;;
@@ -68,7 +68,7 @@ _memprofctl_value() {
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       ;;
-    --timeout | --for | --sample-interval | --capture-growth | --keep | --every | --count | \
+    --timeout | --for | --sample-interval | --capture-growth | --capture-near-limit | --keep | --every | --count | \
       --duration | --watch | \
       --listen | --target-timeout | --name | --target | --parallel | --focus | --ignore | --top)
       ;; # free-form values: nothing to offer

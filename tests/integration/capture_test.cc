@@ -5,6 +5,7 @@
 // largest names the spike, while a normal dump taken now no longer shows it.
 // The fixture kills the target and removes the directory, also on failure.
 #include <dirent.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -132,28 +133,34 @@ TEST_F(CaptureTest, ASpikeThatIsOverIsFoundInTheCaptures) {
   EXPECT_EQ(after["held"].size(), capture["held"].size());
 }
 
-// Every user-caused failure: its message and exit code.
+// Every user-caused failure: its message and exit code, nothing on stdout.
+// Input is checked before any agent is asked, so pid 1 (no agent) will do.
 TEST_F(CaptureTest, BadCaptureOptionsAreUsageErrors) {
-  struct Case {
-    std::vector<std::string> args;
-    std::string message;
+  const auto activate = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"activate", "--pid", "1"});
+    return args;
   };
-  const Case cases[] = {
-      {{"--capture-growth", "10KiB"}, "a capture growth must be between 1 MiB and 1024 GiB"},
-      {{"--capture-growth", "100MB"}, "invalid size '100MB'"},
-      {{"--capture-growth", "100MiB", "--keep", "17"},
+  const std::string share =
+      "a share of the memory limit must be a whole percentage from 1% to 99%, e.g. 90%";
+  const std::string out_dir = dir().File("captures");
+  std::filesystem::create_directory(out_dir);
+  ExpectAll({
+      {activate({"--capture-growth", "10KiB"}), 2,
+       "a capture growth must be between 1 MiB and 1024 GiB"},
+      {activate({"--capture-growth", "100MB"}), 2, "invalid size '100MB'"},
+      {activate({"--capture-growth", "100MiB", "--keep", "17"}), 2,
        "invalid count '17': expected a whole number from 1 to 16"},
-      {{"--capture-growth", "100MiB", "--keep", "0"},
+      {activate({"--capture-growth", "100MiB", "--keep", "0"}), 2,
        "invalid count '0': expected a whole number from 1 to 16"},
-      {{"--keep", "2"}, "--keep requires --capture-growth"},
-  };
-  for (const Case& c : cases) {
-    std::vector<std::string> args = {"activate", "--pid", "1"};
-    args.insert(args.end(), c.args.begin(), c.args.end());
-    CommandResult r = Cli(args);
-    EXPECT_EQ(r.exit_code, 2) << r;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << r;
-  }
+      {activate({"--capture-near-limit", "0"}), 2, "'0': " + share},
+      {activate({"--capture-near-limit", "100%"}), 2, "'100%': " + share},
+      {activate({"--capture-near-limit", "12.5%"}), 2, "'12.5%': " + share},
+      {activate({"--capture-near-limit", "abc"}), 2, "'abc': " + share},
+      {activate({"--keep", "4"}), 2,
+       "--keep needs --capture-growth SIZE or --capture-near-limit PERCENT"},
+      {{"dump", "--pid", "1", "--follow", "--out-dir", out_dir}, 2, "--follow requires --captured"},
+  });
+  EXPECT_TRUE(std::filesystem::is_empty(out_dir));
 }
 
 TEST_F(CaptureTest, DumpCapturedFailsClearlyWithoutCapturesOrDirectory) {
@@ -188,6 +195,94 @@ TEST_F(CaptureTest, DumpCapturedFailsClearlyWithoutCapturesOrDirectory) {
   EXPECT_EQ(no_out.exit_code, 2) << no_out;
   EXPECT_NE(no_out.err.find("--captured requires --out-dir"), std::string::npos) << no_out;
   EXPECT_TRUE(std::filesystem::is_empty(out_dir));
+}
+
+// --follow on a target that is neither armed nor holding a capture has
+// nothing to wait for: it fails at once, as `dump --captured` does, and
+// writes nothing.
+TEST_F(CaptureTest, FollowFailsAtOnceWhenCaptureIsNotArmed) {
+  TargetProcess* target = StartSpikeTarget();
+  ASSERT_NE(target, nullptr);
+  const std::string pid = std::to_string(target->pid());
+  const std::string out_dir = dir().File("captures");
+  std::filesystem::create_directory(out_dir);
+  // Well under the 60 s default: a --follow that waits instead of failing
+  // is a failure too.
+  CommandResult r =
+      Cli({"dump", "--pid", pid, "--captured", "--follow", "--out-dir", out_dir}, {}, seconds(20));
+  const std::string not_armed =
+      " holds no peak captures: peak capture is not armed; arm it first with `memprofctl "
+      "activate --pid ";
+  ExpectCliError(r, 5, "pid " + pid + not_armed + pid +
+                           " --capture-growth SIZE` (e.g. 100MiB) or `--capture-near-limit "
+                           "PERCENT` (e.g. 90%)");
+  EXPECT_TRUE(std::filesystem::is_empty(out_dir));
+  const json status = StatusJson(*target);
+  EXPECT_EQ(status["capture"]["armed"], false);
+  EXPECT_EQ(status["profiling_active"], false);
+}
+
+// --follow waits while capture is armed; a process that ends before any
+// capture was written ends it with exit 3 and says so, leaving nothing.
+TEST_F(CaptureTest, FollowSaysSoWhenTheProcessEndsBeforeAnyCapture) {
+  TargetProcess* target = StartSpikeTarget();
+  ASSERT_NE(target, nullptr);
+  const std::string pid = std::to_string(target->pid());
+  CommandResult armed = CliFor(*target, "activate", {"--capture-growth", "1GiB"});
+  ASSERT_EQ(armed.exit_code, 0) << armed;
+  const std::string out_dir = dir().File("captures");
+  std::filesystem::create_directory(out_dir);
+  std::unique_ptr<Subprocess> follow =
+      SpawnCli({"dump", "--pid", pid, "--captured", "--follow", "--out-dir", out_dir});
+  ASSERT_NE(follow, nullptr);
+  // Following: it asks the agent again and again (dumps_served stays 0).
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] { return !follow->HasExited() && StatusJson(*target)["capture"]["armed"] == true; },
+      seconds(10)));
+  target->process().Signal(SIGKILL);
+  std::optional<ExitStatus> followed = follow->Wait(seconds(20));
+  ASSERT_TRUE(followed.has_value()) << follow->StderrText();
+  EXPECT_EQ(followed->exit_code, 3) << follow->StderrText();
+  EXPECT_NE(follow->StderrText().find("pid " + pid + " ended; 0 captures written to " + out_dir),
+            std::string::npos)
+      << follow->StderrText();
+  EXPECT_NE(follow->StderrText().find("pid " + pid + " took no capture before following ended; "
+                                      "nothing was written to " + out_dir),
+            std::string::npos)
+      << follow->StderrText();
+  EXPECT_TRUE(std::filesystem::is_empty(out_dir));
+}
+
+// Near-limit capture measures against a memory cgroup limit. Where none
+// applies, the agent refuses before it activates anything, so profiling and
+// capture stay as they were. Whether a limit applies depends on the machine
+// (here the test processes' v1 memory cgroup says "unlimited"), so the test
+// skips where one does.
+TEST_F(CaptureTest, NearLimitCaptureWithoutAMemoryLimitChangesNothing) {
+  TargetProcess* target = StartSpikeTarget();
+  ASSERT_NE(target, nullptr);
+  const json before = StatusJson(*target);
+  ASSERT_TRUE(before.contains("memory_limit")) << before.dump();
+  if (!before["memory_limit"].is_null()) {
+    GTEST_SKIP() << "a memory limit applies to the target on this machine: "
+                 << before["memory_limit"].dump();
+  }
+  if (before.contains("memory_limit_error")) {
+    GTEST_SKIP() << "the agent cannot read its memory cgroup on this machine: "
+                 << before["memory_limit_error"].dump();
+  }
+  const std::string refused =
+      "cannot arm near-limit capture: no memory limit applies to this process";
+  ExpectCliError(CliFor(*target, "activate", {"--capture-near-limit", "90%"}), 5, refused);
+  // Asked together with a growth, the growth is refused with it.
+  ExpectCliError(CliFor(*target, "activate",
+                        {"--capture-growth", "64MiB", "--capture-near-limit", "90", "--keep", "2"}),
+                 5, refused);
+  const json after = StatusJson(*target);
+  EXPECT_EQ(after["profiling_active"], before["profiling_active"]);
+  EXPECT_EQ(after["activation_generation"], before["activation_generation"]);
+  EXPECT_EQ(after["capture"], before["capture"]);
+  EXPECT_EQ(after["capture"]["armed"], false);
 }
 
 }  // namespace

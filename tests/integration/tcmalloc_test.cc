@@ -271,7 +271,7 @@ TEST_F(TcmallocTest, SampleIntervalCannotChangeAtRunTime) {
   EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
   // Peak capture is jemalloc's alone, and asking for it changes nothing.
   ExpectCliError(CliFor(*t, "activate", {"--capture-growth", "64MiB"}), 5,
-                 "peak capture (--capture-growth) needs jemalloc");
+                 "peak capture (--capture-growth, --capture-near-limit) needs jemalloc");
   EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
   // The interval in force is no change at all.
   EXPECT_EQ(CliFor(*t, "activate", {"--sample-interval", "64KiB"}).exit_code, 0);

@@ -48,6 +48,39 @@ TEST_F(CaptureWatcherTest, SettingsOutOfBoundsAreRefusedAndArmNothing) {
   EXPECT_EQ(ThreadsNamed("memprof-capture"), 0);
 }
 
+TEST_F(CaptureWatcherTest, ATriggerIsNeededAndTheShareIsBounded) {
+  auto none = watcher_->Arm(CaptureSettings{.growth_bytes = 0, .keep = 4});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(none.error().message.find("needs a trigger"), std::string::npos);
+  auto share =
+      watcher_->Arm(CaptureSettings{.growth_bytes = 0, .keep = 4, .near_limit_percent = 100});
+  ASSERT_FALSE(share);
+  EXPECT_EQ(share.error().message, "near-limit share 100% is outside 1..99%");
+  EXPECT_FALSE(watcher_->State().armed);
+}
+
+TEST(NearLimitTest, DueAtTheShareExactlyAndWithoutOverflow) {
+  EXPECT_FALSE(NearLimitDue(89, 100, 90));
+  EXPECT_TRUE(NearLimitDue(90, 100, 90));
+  // 90% of 1000 bytes is 900; of 2^62, still exact.
+  EXPECT_FALSE(NearLimitDue(899, 1000, 90));
+  EXPECT_TRUE(NearLimitDue(900, 1000, 90));
+  const uint64_t huge = uint64_t{1} << 62;
+  EXPECT_FALSE(NearLimitDue(huge / 100 * 90 - 1, huge, 90));
+  EXPECT_TRUE(NearLimitDue(huge / 100 * 90 + huge % 100 * 90 / 100, huge, 90));
+}
+
+TEST(NearLimitTest, TheNextCaptureComesAtTheNextStepNotYetReached) {
+  // Captured at 91% of the limit: the next at 92%, then 94%...
+  EXPECT_EQ(NextNearLimitPercent(91, 100, 90), 92u);
+  EXPECT_EQ(NextNearLimitPercent(92, 100, 90), 94u);
+  // A jump past several steps skips them.
+  EXPECT_EQ(NextNearLimitPercent(97, 100, 90), 98u);
+  // At the limit, no further share is left.
+  EXPECT_GT(NextNearLimitPercent(100, 100, 90), 100u);
+}
+
 TEST_F(CaptureWatcherTest, CapturesAGrowthAndKeepsItAfterDisarming) {
   ASSERT_TRUE(profiling_->Activate(std::nullopt));
   EXPECT_EQ(ThreadsNamed("memprof-capture"), 0);  // none until armed

@@ -88,7 +88,8 @@ TEST_F(ActivationCommandsTest, ActivateJsonShape) {
       "requested_sample_interval_bytes": 1000,
       "samples_reset": true,
       "capture": {"armed": false, "growth_bytes": 0, "keep": 0, "high_water_bytes": 0,
-                  "taken_total": 0, "held": []},
+                  "taken_total": 0, "held": [],
+                  "near_limit_percent": 0, "next_near_limit_percent": 0},
       "activation_generation": 3})"));
   // Without --sample-interval the keys are there all the same, as numbers.
   EXPECT_EQ(ActivationToJson(Activation(false, 0, 0, false), 42)["requested_sample_interval_bytes"],
@@ -205,7 +206,8 @@ TEST_F(ActivationCommandsTest, DeactivateJsonShape) {
       "previous": {"active": true, "window_end_unix_ms": 99},
       "current": {"active": false, "window_end_unix_ms": 0},
       "capture": {"armed": false, "growth_bytes": 0, "keep": 0, "high_water_bytes": 0,
-                  "taken_total": 0, "held": []},
+                  "taken_total": 0, "held": [],
+                  "near_limit_percent": 0, "next_near_limit_percent": 0},
       "activation_generation": 4})"));
 }
 
