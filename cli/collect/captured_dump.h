@@ -24,8 +24,8 @@ namespace memprof::cli {
 // agent holds no capture (saying whether it is armed); a capture dropped for
 // a newer one while the others were fetched is skipped with a note.
 //
-// `follow` (--follow): keeps looking (every kFollowPollInterval, over one
-// channel) and writes each capture as soon as the agent holds it, the ones
+// `follow` (--follow): keeps looking (a Status call every kFollowPollInterval)
+// and writes each capture as soon as the agent holds it, the ones
 // already held first, so that captures survive the process (an OOM kill
 // ends it, and its captures with it). Ends normally when the process ends,
 // when capturing is disarmed, or on SIGINT/SIGTERM; with --json, one

@@ -185,6 +185,7 @@ class DumpCommand final : public Command {
                   "with several targets, dump writes one file per target: use --out-dir DIR");
     }
     if (!options_.every.empty()) return Fail(FollowsOneTarget("--every"));
+    if (options_.follow) return Fail(FollowsOneTarget("--follow"));
     // Once, before any target is asked, not once per target.
     return CheckOutputDirectory(options_.out_dir);
   }

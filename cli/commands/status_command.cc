@@ -98,12 +98,10 @@ nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) 
       {"activation_generation", status.activation_generation()},
       {"capture", CaptureStateToJson(status.capture())},
       {"socket", target.socket_path},
-      {"memory_limit", status.has_memory_limit() ? MemoryLimitToJson(status.memory_limit())
-                                                 : nlohmann::json()},
+      // Unset reads as all zero and "": a key's type never changes.
+      {"memory_limit", MemoryLimitToJson(status.memory_limit())},
+      {"memory_limit_error", status.memory_limit_error()},
   };
-  if (!status.memory_limit_error().empty()) {
-    json["memory_limit_error"] = status.memory_limit_error();
-  }
   return json;
 }
 

@@ -263,11 +263,11 @@ TEST_F(CaptureTest, NearLimitCaptureWithoutAMemoryLimitChangesNothing) {
   ASSERT_NE(target, nullptr);
   const json before = StatusJson(*target);
   ASSERT_TRUE(before.contains("memory_limit")) << before.dump();
-  if (!before["memory_limit"].is_null()) {
+  if (before["memory_limit"]["limit_bytes"] != 0) {
     GTEST_SKIP() << "a memory limit applies to the target on this machine: "
                  << before["memory_limit"].dump();
   }
-  if (before.contains("memory_limit_error")) {
+  if (before["memory_limit_error"] != "") {
     GTEST_SKIP() << "the agent cannot read its memory cgroup on this machine: "
                  << before["memory_limit_error"].dump();
   }

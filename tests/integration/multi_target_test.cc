@@ -416,6 +416,8 @@ TEST_F(MultiTargetTest, WhatOneTargetOnlyCanDoIsAUsageError) {
   ExpectCliError(Cli({"stats", "--all", "--watch", "1s"}), 2, "--watch follows one target");
   ExpectCliError(Cli({"dump", "--all", "--every", "1s", "--out-dir", dir().path()}), 2,
                  "--every follows one target");
+  ExpectCliError(Cli({"dump", "--all", "--captured", "--follow", "--out-dir", dir().path()}), 2,
+                 "--follow follows one target");
   ExpectCliError(Cli({"status", "--all", "--parallel", "0"}), 2, "--parallel");
   ExpectCliError(Cli({"status", "--all", "--pid", pids}), 2, "excludes");
   ExpectCliError(Cli({"status", "--target", "db7:7070"}), 2,

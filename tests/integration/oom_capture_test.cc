@@ -84,6 +84,7 @@ TEST_P(OomCaptureTest, TheCaptureFromJustBeforeTheKillIsOnDisk) {
   // status knows the limit: this cgroup's, read by the agent from inside.
   const json limit = StatusJson(*target)["memory_limit"];
   ASSERT_TRUE(limit.is_object()) << limit.dump();
+  ASSERT_EQ(StatusJson(*target)["memory_limit_error"], "");
   EXPECT_EQ(limit["cgroup"], cgroup_->path());
   EXPECT_EQ(limit["cgroup_version"], GetParam());
   EXPECT_EQ(limit["limit_bytes"], kLimitBytes);
