@@ -9,6 +9,7 @@
 #include <string>
 
 #include "agent/core/agent.h"
+#include "agent/core/module_loader.h"
 #include "agent/core/core_log.h"
 #include "agent/core/env_snapshot.h"
 #include "agent/shared/agent_thread.h"
@@ -34,17 +35,32 @@ bool ExecdByAgentHost(const EnvSnapshot& env, const AgentConfig& config) {
   return config.children == ChildrenPolicy::kNone;
 }
 
-int StartWith(EnvSnapshot env) {
+// Why the agent did not start, for whoever asked (`attach`), as well as the log.
+struct StartFailure {
+  std::string* why = nullptr;
+  void Say(const std::string& text) const {
+    CoreLog(LogLevel::kError, "agent not started: " + text);
+    if (why != nullptr) *why = text;
+  }
+};
+
+int StartWith(EnvSnapshot env, const StartFailure& failure) {
   auto r = Agent::Instance().Start(std::move(env));
   if (r) return 0;
-  CoreLog(LogLevel::kError, "agent not started: " + r.error().message);
+  failure.Say(r.error().message);
   return -1;
 }
 
-int StartFromEnvironment(bool preloaded) noexcept {
+// `server_library`: where the server part is, when not beside this library
+// (an attach through memfds; empty otherwise).
+int StartFromEnvironment(bool preloaded, const char* server_library = nullptr,
+                         const StartFailure& failure = {}) noexcept {
   const NotSampledHere quiet;  // a host thread: what the agent allocates is not the host's
   try {
     EnvSnapshot env = EnvSnapshot::Capture();
+    if (server_library != nullptr && *server_library != '\0') {
+      env.Set("MEMPROF_SERVER_LIBRARY", server_library);
+    }
     const AgentConfig config =
         ConfigFromEnvironment([&env](const char* name) { return env.Get(name); });
     if (!config.enabled) return 0;
@@ -55,11 +71,11 @@ int StartFromEnvironment(bool preloaded) noexcept {
       ::setenv(kHostPidEnv, pid.c_str(), 1);
       env.Set(kHostPidEnv, pid);
     }
-    return StartWith(std::move(env));
+    return StartWith(std::move(env), failure);
   } catch (const std::exception& e) {
-    CoreLog(LogLevel::kError, std::string("agent not started: ") + e.what());
+    failure.Say(e.what());
   } catch (...) {
-    CoreLog(LogLevel::kError, "agent not started: unknown error");
+    failure.Say("unknown error");
   }
   return -1;
 }
@@ -84,6 +100,37 @@ __attribute__((destructor)) void OnUnload() {
 
 extern "C" int memprof_agent_start(void) noexcept {
   return memprof::agent::StartFromEnvironment(/*preloaded=*/false);
+}
+
+// What `memprofctl attach`'s load thread calls (cli/attach/load_thread.S):
+// not in the public header, since only the attach calls it. Exported as
+// memprof_agent_start is. Through memfds, the server part is loaded now, on
+// the attach's own thread: its memfd is closed once the attach is over,
+// before any client connects. Why it did not start goes into `error` (at
+// most `error_size` bytes with the NUL), for the attach to show.
+extern "C" __attribute__((visibility("default"))) int memprof_agent_attach(
+    const char* server_library, char* error, size_t error_size) noexcept {
+  using namespace memprof::agent;
+  const NotSampledHere quiet;
+  try {
+    std::string why;
+    const StartFailure failure{&why};
+    int result = 0;
+    if (server_library != nullptr && *server_library != '\0') {
+      if (auto ops = LoadServer(server_library); !ops) {
+        failure.Say(ops.error().message);
+        result = -1;
+      }
+    }
+    if (result == 0) result = StartFromEnvironment(/*preloaded=*/false, server_library, failure);
+    if (result != 0 && error != nullptr && error_size > 0) {
+      std::strncpy(error, why.c_str(), error_size - 1);
+      error[error_size - 1] = '\0';
+    }
+    return result;
+  } catch (...) {
+    return -1;
+  }
 }
 
 extern "C" void memprof_agent_stop(void) noexcept {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,14 +151,22 @@ Result<int64_t> CheckedSyscall(StoppedThread& thread, uint64_t insn, int64_t nr,
   return *r;
 }
 
-std::vector<unsigned char> BlockPage(const LibcEntries& libc, const std::string& agent_path) {
+// What the load thread opens and passes on: the agent's path in the target,
+// and the server's when it is not beside the agent.
+struct LoadPaths {
+  std::string agent;
+  std::string server;  // "" unless through memfds
+};
+
+std::vector<unsigned char> BlockPage(const LibcEntries& libc, const LoadPaths& paths) {
   std::vector<unsigned char> page(MEMPROF_LB_PAGE_SIZE, 0);
   for (const auto& [offset, address] : libc.block_slots) {
     std::memcpy(&page[offset], &address, sizeof address);
   }
-  static constexpr char kStart[] = "memprof_agent_start";
+  static constexpr char kStart[] = "memprof_agent_attach";
   std::memcpy(&page[MEMPROF_LB_SYMBOL], kStart, sizeof kStart);
-  std::memcpy(&page[MEMPROF_LB_PATH], agent_path.c_str(), agent_path.size() + 1);
+  std::memcpy(&page[MEMPROF_LB_PATH], paths.agent.c_str(), paths.agent.size() + 1);
+  std::memcpy(&page[MEMPROF_LB_ARGUMENT], paths.server.c_str(), paths.server.size() + 1);
   return page;
 }
 
@@ -167,21 +176,47 @@ std::vector<unsigned char> CodePage() {
   return page;
 }
 
-// Runs in the borrowed thread: maps the pages, fills them and creates the
-// load thread. On failure the pages are unmapped again.
-Result<void> StartLoadThread(StoppedThread& thread, const LibcEntries& libc,
-                             const std::string& agent_path, uint64_t& pages) {
-  auto insn = FindSyscallInstruction(thread, libc.syscall_function);
-  if (!insn) return Fail(insn.error());
-  auto mapped = CheckedSyscall(thread, *insn, SYS_mmap,
+// The target's memfds holding the agent and its server (through memfds);
+// -1 when there are none.
+struct PlantedFiles {
+  int agent = -1;
+  int server = -1;
+};
+
+// Maps the two pages (read-write for now) in the borrowed thread.
+Result<uint64_t> MapPages(StoppedThread& thread, uint64_t insn) {
+  auto mapped = CheckedSyscall(thread, insn, SYS_mmap,
                                {0, kPages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                                 static_cast<uint64_t>(-1), 0},
                                "mmap");
   if (!mapped) return Fail(mapped.error());
-  pages = static_cast<uint64_t>(*mapped);
+  return static_cast<uint64_t>(*mapped);
+}
+
+// Undoes what a failed attach left in the target: the pages and the memfds.
+void Withdraw(StoppedThread& thread, uint64_t insn, uint64_t pages, const PlantedFiles& files) {
+  if (pages != 0) (void)thread.Syscall(insn, SYS_munmap, {pages, kPages, 0, 0, 0, 0});
+  for (int fd : {files.agent, files.server}) {
+    if (fd >= 0) (void)thread.Syscall(insn, SYS_close, {static_cast<uint64_t>(fd), 0, 0, 0, 0, 0});
+  }
+}
+
+// Runs in the borrowed thread: maps the pages unless they are (through
+// memfds), fills them and creates the load thread. On failure the pages are
+// unmapped again, and the memfds closed.
+Result<void> StartLoadThread(StoppedThread& thread, const LibcEntries& libc,
+                             const LoadPaths& paths, uint64_t& pages,
+                             const PlantedFiles& files) {
+  auto insn = FindSyscallInstruction(thread, libc.syscall_function);
+  if (!insn) return Fail(insn.error());
+  if (pages == 0) {
+    auto mapped = MapPages(thread, *insn);
+    if (!mapped) return Fail(mapped.error());
+    pages = *mapped;
+  }
   const uint64_t code = pages + MEMPROF_LB_PAGE_SIZE;
   Result<void> done = [&]() -> Result<void> {
-    const auto block = BlockPage(libc, agent_path);
+    const auto block = BlockPage(libc, paths);
     const auto text = CodePage();
     if (auto w = thread.Write(pages, block.data(), block.size()); !w) return w;
     if (auto w = thread.Write(code, text.data(), text.size()); !w) return w;
@@ -199,10 +234,70 @@ Result<void> StartLoadThread(StoppedThread& thread, const LibcEntries& libc,
     return {};
   }();
   if (!done) {
-    (void)thread.Syscall(*insn, SYS_munmap, {pages, kPages, 0, 0, 0, 0});
+    Withdraw(thread, *insn, pages, files);
     pages = 0;
   }
   return done;
+}
+
+// Through memfds, in the borrowed thread: maps the pages and creates the two
+// memfds (their names written into the first page). On failure nothing is
+// left.
+Result<PlantedFiles> PlantFiles(StoppedThread& thread, const LibcEntries& libc, uint64_t& pages) {
+  auto insn = FindSyscallInstruction(thread, libc.syscall_function);
+  if (!insn) return Fail(insn.error());
+  auto mapped = MapPages(thread, *insn);
+  if (!mapped) return Fail(mapped.error());
+  pages = *mapped;
+  PlantedFiles files;
+  static constexpr char kNames[] = "memprof-agent\0memprof-agent-server";
+  const uint64_t names = pages + MEMPROF_LB_MEMFD_NAMES;
+  Result<void> done = [&]() -> Result<void> {
+    if (auto w = thread.Write(names, kNames, sizeof kNames); !w) return w;
+    auto agent = CheckedSyscall(thread, *insn, SYS_memfd_create, {names, MFD_CLOEXEC, 0, 0, 0, 0},
+                                "memfd_create");
+    if (!agent) return Fail(agent.error());
+    files.agent = static_cast<int>(*agent);
+    auto server = CheckedSyscall(thread, *insn, SYS_memfd_create,
+                                 {names + sizeof "memprof-agent", MFD_CLOEXEC, 0, 0, 0, 0},
+                                 "memfd_create");
+    if (!server) return Fail(server.error());
+    files.server = static_cast<int>(*server);
+    return {};
+  }();
+  if (!done) {
+    Withdraw(thread, *insn, pages, files);
+    pages = 0;
+    return Fail(done.error());
+  }
+  return files;
+}
+
+// Copies `from` (this process's file) into the target's descriptor `fd`
+// through /proc/<pid>/fd, with the target running.
+Result<void> CopyInto(const InjectRequest& request, int fd, const std::string& from) {
+  Fd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in) {
+    return Fail(ErrorCode::kFailedPrecondition, "cannot read " + from + ": " + std::strerror(errno));
+  }
+  const std::string to =
+      request.proc_root + "/" + std::to_string(request.pid) + "/fd/" + std::to_string(fd);
+  Fd out(::open(to.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!out) {
+    return Fail(ErrorCode::kInternal, "cannot open the target's memfd " + to + ": " +
+                                          std::strerror(errno));
+  }
+  struct stat st{};
+  if (::fstat(in.get(), &st) != 0) return Fail(ErrorCode::kInternal, "cannot stat " + from);
+  off_t offset = 0;
+  while (offset < st.st_size) {
+    const ssize_t n = ::sendfile(out.get(), in.get(), &offset, static_cast<size_t>(st.st_size - offset));
+    if (n <= 0) {
+      return Fail(ErrorCode::kInternal, "cannot copy " + from + " into the target: " +
+                                            std::strerror(n < 0 ? errno : EIO));
+    }
+  }
+  return {};
 }
 
 struct LoadResult {
@@ -255,7 +350,7 @@ Result<LoadResult> AwaitLoad(const InjectRequest& request, uint64_t pages) {
 // Stops a thread again to unmap the pages. munmap takes no lock a thread
 // could hold, so any thread will do.
 Result<std::chrono::microseconds> UnmapPages(const InjectRequest& request, const LibcEntries& libc,
-                                             uint64_t pages) {
+                                             uint64_t pages, const PlantedFiles& files) {
   for (pid_t tid : ThreadsToTry(request)) {
     auto thread = StoppedThread::Stop(request.pid, tid, Clock::now() + kStopBudget);
     if (!thread) {
@@ -265,6 +360,13 @@ Result<std::chrono::microseconds> UnmapPages(const InjectRequest& request, const
     auto insn = FindSyscallInstruction(**thread, libc.syscall_function);
     if (!insn) return Fail(insn.error());
     auto r = CheckedSyscall(**thread, *insn, SYS_munmap, {pages, kPages, 0, 0, 0, 0}, "munmap");
+    for (int fd : {files.agent, files.server}) {
+      if (fd >= 0 && r) {
+        auto closed = CheckedSyscall(**thread, *insn, SYS_close,
+                                     {static_cast<uint64_t>(fd), 0, 0, 0, 0, 0}, "close");
+        if (!closed) r = Fail(closed.error());
+      }
+    }
     const auto paused =
         std::chrono::duration_cast<std::chrono::microseconds>((*thread)->stopped_for());
     if (auto released = (*thread)->Release(); !released) return Fail(released.error());
@@ -272,6 +374,37 @@ Result<std::chrono::microseconds> UnmapPages(const InjectRequest& request, const
     return paused;
   }
   return Fail(ErrorCode::kNotFound, "process " + std::to_string(request.pid) + " is gone");
+}
+
+}  // namespace
+
+namespace {
+
+std::chrono::microseconds StoppedFor(const StoppedThread& thread) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(thread.stopped_for());
+}
+
+// Through memfds: a first stop creates them, then they are filled with the
+// target running. Returns the paths the load thread uses; on failure nothing
+// is left in the target.
+Result<LoadPaths> PlantAndFill(const InjectRequest& request, const LibcEntries& libc,
+                               ThreadFrames& frames, uint64_t& pages, PlantedFiles& files,
+                               InjectOutcome& outcome) {
+  auto thread = BorrowThread(request, frames);
+  if (!thread) return Fail(thread.error());
+  auto planted = PlantFiles(**thread, libc, pages);
+  outcome.files_pause = StoppedFor(**thread);
+  if (auto released = (*thread)->Release(); !released) return Fail(released.error());
+  if (!planted) return Fail(planted.error());
+  files = *planted;
+  Result<void> filled = CopyInto(request, files.agent, request.agent_path);
+  if (filled) filled = CopyInto(request, files.server, request.server_path);
+  if (!filled) {
+    (void)UnmapPages(request, libc, pages, files);
+    return Fail(filled.error());
+  }
+  return LoadPaths{"/proc/self/fd/" + std::to_string(files.agent),
+                   "/proc/self/fd/" + std::to_string(files.server)};
 }
 
 }  // namespace
@@ -284,20 +417,29 @@ Result<InjectOutcome> InjectAgent(const InjectRequest& request) {
   if (!libc) return Fail(libc.error());
   auto frames = ThreadFrames::ForProcess(request.pid);
   if (!frames) return Fail(frames.error());
-  auto thread = BorrowThread(request, **frames);
-  if (!thread) return Fail(thread.error());
   InjectOutcome outcome;
-  outcome.borrowed_tid = (*thread)->tid();
   uint64_t pages = 0;
-  Result<void> started = StartLoadThread(**thread, *libc, request.agent_path, pages);
-  outcome.first_pause =
-      std::chrono::duration_cast<std::chrono::microseconds>((*thread)->stopped_for());
+  PlantedFiles files;
+  LoadPaths paths{request.agent_path, ""};
+  if (!request.server_path.empty()) {
+    auto planted = PlantAndFill(request, *libc, **frames, pages, files, outcome);
+    if (!planted) return Fail(planted.error());
+    paths = *planted;
+  }
+  auto thread = BorrowThread(request, **frames);
+  if (!thread) {
+    if (pages != 0) (void)UnmapPages(request, *libc, pages, files);
+    return Fail(thread.error());
+  }
+  outcome.borrowed_tid = (*thread)->tid();
+  Result<void> started = StartLoadThread(**thread, *libc, paths, pages, files);
+  outcome.first_pause = StoppedFor(**thread);
   if (auto released = (*thread)->Release(); !released) return Fail(released.error());
   thread->reset();
   if (!started) return Fail(started.error());
   auto load = AwaitLoad(request, pages);
   if (!load) return Fail(load.error());
-  auto unmapped = UnmapPages(request, *libc, pages);
+  auto unmapped = UnmapPages(request, *libc, pages, files);
   if (!unmapped) return Fail(unmapped.error());
   outcome.second_pause = *unmapped;
   if (load->state == MEMPROF_LB_STATE_LOAD_FAILED) {
@@ -305,6 +447,7 @@ Result<InjectOutcome> InjectAgent(const InjectRequest& request) {
                                           (load->error.empty() ? "dlopen failed" : load->error));
   }
   outcome.start_result = load->start_result;
+  outcome.start_error = load->error;
   return outcome;
 }
 

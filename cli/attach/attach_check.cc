@@ -99,7 +99,9 @@ void FindAllocator(const std::string& proc_root, const std::vector<MappedFile>& 
     check.allocator = AttachCheck::Allocator::kJemalloc;
     check.allocator_file = files.empty() ? "the program" : files.front().path;
   }
-  check.agent_loaded = FindMappedFile(files, "libmemprof_agent") != nullptr;
+  // Its own file, or the memfd an earlier attach brought it in.
+  check.agent_loaded = FindMappedFile(files, "libmemprof_agent") != nullptr ||
+                       FindMappedFile(files, "memfd:memprof-agent") != nullptr;
 }
 
 void FindProfiling(const std::string& pid_dir, const std::map<std::string, std::string>& env,

@@ -19,7 +19,8 @@
 #define MEMPROF_LB_STATE 0x44
 #define MEMPROF_LB_TID 0x48
 // NUL-terminated strings: the start function's name, the agent's path, and
-// dlerror()'s text when the load failed.
+// dlerror()'s text when the load failed, or the start function's reason
+// when it did not start.
 #define MEMPROF_LB_SYMBOL 0x80
 #define MEMPROF_LB_SYMBOL_SIZE 0x80
 #define MEMPROF_LB_PATH 0x100
@@ -28,6 +29,12 @@
 #define MEMPROF_LB_ERROR_SIZE 0x100
 // Where pthread_create stores the new thread's handle.
 #define MEMPROF_LB_THREAD 0x400
+// The start function's one argument, a NUL-terminated string: where the
+// agent's server part is when the agent came through memfds ("" otherwise).
+#define MEMPROF_LB_ARGUMENT 0x500
+#define MEMPROF_LB_ARGUMENT_SIZE 0x100
+// The names of the memfds an attach through memfds creates.
+#define MEMPROF_LB_MEMFD_NAMES 0x600
 
 // MEMPROF_LB_STATE values.
 #define MEMPROF_LB_STATE_RUNNING 0

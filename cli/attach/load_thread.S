@@ -3,7 +3,8 @@
    thread of the target, created by the target's own pthread_create, so it
    may take the allocator's and the loader's locks like any other thread;
    the thread the injector borrowed for a moment holds none of them by then.
-   It detaches itself, dlopen()s the agent, calls its start function, and
+   It detaches itself, dlopen()s the agent, calls its start function with
+   the block's argument string and its error area (why it did not start), and
    writes the outcome into the block (load_block.h), the state last.
    Position independent: it is copied into the target and reaches
    everything through the block's address. */
@@ -31,7 +32,10 @@ memprof_load_thread_begin:
     call *MEMPROF_LB_DLSYM(%rbx)
     test %rax, %rax
     jz 1f
-    call *%rax                              /* int memprof_agent_start(void) */
+    lea MEMPROF_LB_ARGUMENT(%rbx), %rdi
+    lea MEMPROF_LB_ERROR(%rbx), %rsi
+    mov $MEMPROF_LB_ERROR_SIZE, %edx
+    call *%rax              /* int memprof_agent_attach(const char*, char* error, size_t) */
     mov %eax, MEMPROF_LB_RESULT(%rbx)
     movl $MEMPROF_LB_STATE_STARTED, MEMPROF_LB_STATE(%rbx)
     jmp 2f

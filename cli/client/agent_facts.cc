@@ -82,10 +82,13 @@ AgentMapping ParseAgentMapping(std::string_view maps) {
     std::string_view path = MappedPath(line);
     const bool deleted = path.ends_with(kDeleted);
     if (deleted) path.remove_suffix(kDeleted.size());
-    if (mapping.core_path.empty() && NamesFile(path, kAgentCoreFile)) {
+    if (mapping.core_path.empty() && path == kAgentCoreMemfd) {
+      mapping.core_path = std::string(path);  // a memfd is always "(deleted)": not a sign here
+    } else if (mapping.core_path.empty() && NamesFile(path, kAgentCoreFile)) {
       mapping.core_path = std::string(path);
       mapping.core_deleted = deleted;
-    } else if (mapping.server_path.empty() && NamesFile(path, kAgentServerFile)) {
+    } else if (mapping.server_path.empty() &&
+               (path == kAgentServerMemfd || NamesFile(path, kAgentServerFile))) {
       mapping.server_path = std::string(path);
     }
   }

@@ -25,6 +25,10 @@ struct AgentMapping {
 // The file names of the two shared objects, as module_loader.cc knows them.
 inline constexpr char kAgentCoreFile[] = "libmemprof_agent.so";
 inline constexpr char kAgentServerFile[] = "libmemprof_agent_server.so";
+// The two as mapped after `memprofctl attach` brought them through memfds
+// (the process did not see the installed files).
+inline constexpr char kAgentCoreMemfd[] = "/memfd:memprof-agent";
+inline constexpr char kAgentServerMemfd[] = "/memfd:memprof-agent-server";
 
 // The user a process runs as, for judging what it may write.
 struct ProcessCredentials {

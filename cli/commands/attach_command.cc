@@ -1,5 +1,7 @@
 #include "cli/commands/attach_command.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,6 +50,8 @@ nlohmann::json CheckJson(const AttachCheck& check, const AttachCapabilities& cap
                       {"ptrace_refusal", check.refusal.value_or("")},
                       {"attached", false},
                       {"pause_ms", nlohmann::json::array()},
+                      {"through_memfd", !check.agent_visible},
+                      {"memfd_pause_ms", 0.0},
                       {"socket", ""}};
   j["profiling_at_start"] = !check.profiling_at_start ? "unknown"
                             : *check.profiling_at_start ? "enabled"
@@ -81,13 +85,20 @@ Result<void> Preconditions(const AttachCheck& check, const std::string& agent) {
   if (check.refusal) {
     return Fail(ErrorCode::kPermissionDenied, "cannot attach to " + who + ": " + *check.refusal);
   }
-  if (!check.agent_visible) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                who + " does not see " + agent +
-                    " in its own file system (another mount namespace); attaching it is not "
-                    "supported yet");
-  }
+  (void)agent;
   return {};
+}
+
+// Where the agent's server part is: beside the agent, as installed and in
+// the build tree. kFailedPrecondition when it is missing.
+Result<std::string> ServerBeside(const std::string& agent) {
+  const std::string server =
+      agent.substr(0, agent.rfind('/') + 1) + "libmemprof_agent_server.so";
+  if (::access(server.c_str(), R_OK) != 0) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "the agent's server part " + server + " is missing (reinstall memprof)");
+  }
+  return server;
 }
 
 Result<Target> AwaitSocket(TargetDiscovery& discovery, pid_t pid, Clock::time_point deadline) {
@@ -142,13 +153,19 @@ Result<void> RunAttach(const AttachOptions& options, const CommandContext& conte
   request.agent_path = *agent;
   request.proc_root = proc_root;
   request.deadline = deadline;
+  if (!check->agent_visible) {  // another mount namespace: bring the files along
+    auto server = ServerBeside(*agent);
+    if (!server) return Fail(server.error());
+    request.server_path = *server;
+  }
   auto injected = InjectAgent(request);
   if (!injected) return Fail(injected.error());
   if (injected->start_result != 0) {
     return Fail(ErrorCode::kInternal,
                 "the agent was loaded into process " + std::to_string(options.pid) +
-                    " but did not start; MEMPROF_LOG_LEVEL=info in its environment would have "
-                    "logged why to its stderr");
+                    " but did not start: " +
+                    (injected->start_error.empty() ? std::string("no reason given")
+                                                   : injected->start_error));
   }
   auto target = AwaitSocket(*context.discovery, options.pid, deadline);
   if (!target) return Fail(target.error());
@@ -157,6 +174,7 @@ Result<void> RunAttach(const AttachOptions& options, const CommandContext& conte
     j["attached"] = true;
     j["pause_ms"] = nlohmann::json::array(
         {Milliseconds(injected->first_pause), Milliseconds(injected->second_pause)});
+    j["memfd_pause_ms"] = Milliseconds(injected->files_pause);
     j["socket"] = target->socket_path;
     out << j.dump(2) << '\n';
     return {};
@@ -164,6 +182,11 @@ Result<void> RunAttach(const AttachOptions& options, const CommandContext& conte
   out << "attached to process " << options.pid << " (" << check->command << "): thread "
       << injected->borrowed_tid << " paused " << Milliseconds(injected->first_pause) << " ms, then "
       << Milliseconds(injected->second_pause) << " ms\n";
+  if (!request.server_path.empty()) {
+    out << "through memfds: the process does not see " << *agent
+        << " (another mount namespace); a stop of " << Milliseconds(injected->files_pause)
+        << " ms created them\n";
+  }
   out << "socket:     " << target->socket_path << '\n';
   PrintCapabilities(*check, caps, out);
   return {};

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,43 @@ std::vector<std::string> ContainerArgv(const std::string& unshare, const std::st
   return {unshare, "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c",
           "mount -t tmpfs -o mode=1777 memprof-container \"$1\" && exec \"$0\"", program,
           socket_dir};
+}
+
+// The same container, started without memprof, in which the agent's
+// directory is hidden too (an empty tmpfs over it): the process cannot see
+// the installed agent, as in a container with its own root.
+// `emptied` (when given): a file made empty in there (/dev/null bound over
+// it), as if the container lacked it.
+std::vector<std::string> PlainContainerArgv(const std::string& unshare, const std::string& program,
+                                            const std::string& socket_dir,
+                                            const std::string& hidden_dir,
+                                            const std::string& emptied = "") {
+  return {unshare, "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c",
+          "mount -t tmpfs -o mode=1777 memprof-container \"$1\" && "
+          "mount -t tmpfs memprof-no-agent \"$2\" && "
+          "{ [ -z \"$3\" ] || mount --bind /dev/null \"$3\"; } && exec \"$0\"",
+          program, socket_dir, hidden_dir, emptied};
+}
+
+// Where the agent's server part finds `library` on this machine (ldd).
+std::string ResolvedLibrary(const std::string& server, const std::string& library) {
+  CommandResult ldd = RunCommand({"/usr/bin/ldd", server}, {}, seconds(30));
+  const size_t at = ldd.out.find(library + " => ");
+  if (at == std::string::npos) return "";
+  const size_t start = at + library.size() + 4;
+  return ldd.out.substr(start, ldd.out.find(' ', start) - start);
+}
+
+// Descriptors of `pid` that are memfds an attach made.
+int AttachMemfds(pid_t pid) {
+  int count = 0;
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  for (const auto& entry : std::filesystem::directory_iterator(fds)) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target.string().find("memfd:memprof-agent") != std::string::npos) ++count;
+  }
+  return count;
 }
 
 bool IsSocket(const std::string& path) {
@@ -90,6 +128,30 @@ class ContainerTest : public IntegrationTest {
     WaitUntil([&] { return (child = FirstChild(unshare_->pid())).has_value(); }, seconds(10));
     if (!child) ADD_FAILURE() << "unshare " << unshare_->pid() << " has no child";
     return child;
+  }
+
+  // plain_target (jemalloc, prof:true, no agent) in a container that sees
+  // neither the host's socket directory nor the agent's directory.
+  std::optional<pid_t> StartPlainInContainer(const std::string& emptied = "") {
+    TargetOptions options;
+    options.argv = PlainContainerArgv(unshare_path_, kPlainTarget, SocketDir(), AgentDir(), emptied);
+    options.env = {{"MALLOC_CONF", "prof:true"}};
+    options.socket_dir = SocketDir();
+    options.expect_agent = false;
+    auto target = TargetProcess::Start(options);
+    if (!target) {
+      ADD_FAILURE() << "cannot start the container: " << target.error().message;
+      return std::nullopt;
+    }
+    unshare_ = std::move(*target);
+    std::optional<pid_t> child;
+    WaitUntil([&] { return (child = FirstChild(unshare_->pid())).has_value(); }, seconds(10));
+    if (!child) ADD_FAILURE() << "unshare " << unshare_->pid() << " has no child";
+    return child;
+  }
+
+  static std::string AgentDir() {
+    return std::filesystem::path(kAgentPreload).parent_path().string();
   }
 
   // The socket as the host sees it, once the agent inside has made it.
@@ -172,6 +234,74 @@ TEST_F(ContainerTest, HostCliUsesAnAgentInAContainer) {
   // Gone with its namespace: nothing to find any more.
   ExpectCliError(Cli({"status", "--pid", pid}), 3, "no process with pid " + pid);
   EXPECT_EQ(dir().List(), std::vector<std::string>{"container.heap"});
+}
+
+// A process started without memprof in a container that cannot see the
+// installed agent: `attach` brings the agent and its server part through two
+// memfds (closed again once loaded), the agent publishes its socket in the
+// container's own socket directory, and the host's memprofctl finds it by
+// the host pid and profiles the process. Nothing of ours is left on the
+// host's side, and attaching again says so.
+TEST_F(ContainerTest, AProcessStartedPlainInAContainerIsAttachedThroughMemfds) {
+  std::optional<pid_t> host_pid = StartPlainInContainer();
+  ASSERT_TRUE(host_pid.has_value());
+  const std::string pid = std::to_string(*host_pid);
+  ASSERT_FALSE(FileExists("/proc/" + pid + "/root" + kAgentPreload))
+      << "the container sees the agent: this test would not test memfds";
+
+  CommandResult attach = Cli({"attach", "--pid", pid, "--json"});
+  ASSERT_EQ(attach.exit_code, 0) << attach;
+  const json attached = ParseJsonOutput(attach);
+  EXPECT_EQ(attached["attached"], true);
+  EXPECT_EQ(attached["through_memfd"], true);
+  EXPECT_GT(attached["memfd_pause_ms"].get<double>(), 0.0);
+  EXPECT_EQ(attached["socket"], ContainerSocketPath(*host_pid));
+  ASSERT_TRUE(AwaitContainerSocket(*host_pid));
+  EXPECT_EQ(AttachMemfds(*host_pid), 0) << "the memfds were left open in the process";
+
+  // Profiled from the host, by the host pid: the report names its function.
+  const std::string heap = dir().File("attached.heap");
+  std::string report;
+  WaitUntil(
+      [&] {
+        CommandResult dump = Cli({"dump", "--pid", pid, "--out", heap, "--force"});
+        if (dump.exit_code != 0) return false;
+        report = Cli({"report", "--top", "5", heap}).out;
+        return report.find("PlainTargetAllocate") != std::string::npos;
+      },
+      seconds(60), milliseconds(500));
+  EXPECT_NE(report.find("PlainTargetAllocate"), std::string::npos) << report;
+
+  CommandResult again = Cli({"attach", "--pid", pid});
+  EXPECT_EQ(again.exit_code, 0) << again;
+  EXPECT_NE(again.out.find("already attached"), std::string::npos) << again;
+
+  StopContainer(*host_pid);
+  // On the host: only the profile this test wrote; no socket, no agent file.
+  EXPECT_EQ(dir().List(), std::vector<std::string>{"attached.heap"});
+}
+
+// The agent's server part needs its libraries (gRPC, protobuf) in the
+// container: where one is missing, the attach says which, from the loader,
+// exits 1, and the process runs on with no socket and no memfd left.
+TEST_F(ContainerTest, AContainerWithoutTheAgentsLibrariesSaysWhichAndRunsOn) {
+  const std::string server = AgentDir() + "/libmemprof_agent_server.so";
+  const std::string grpc = ResolvedLibrary(server, "libgrpc++.so.1.51");
+  ASSERT_FALSE(grpc.empty()) << "ldd " << server << " names no libgrpc++.so.1.51";
+  std::optional<pid_t> host_pid = StartPlainInContainer(grpc);
+  ASSERT_TRUE(host_pid.has_value());
+  const std::string pid = std::to_string(*host_pid);
+
+  CommandResult attach = Cli({"attach", "--pid", pid});
+  ExpectCliError(attach, 1,
+                 "the agent was loaded into process " + pid + " but did not start: cannot load "
+                 "the agent's server /proc/self/fd/");
+  EXPECT_NE(attach.err.find("libgrpc++.so.1.51"), std::string::npos) << attach;
+  EXPECT_EQ(AttachMemfds(*host_pid), 0) << "the memfds were left open in the process";
+  EXPECT_FALSE(FileExists(ContainerSocketPath(*host_pid)));
+  EXPECT_TRUE(FileExists("/proc/" + pid + "/status"));
+  StopContainer(*host_pid);
+  EXPECT_TRUE(dir().List().empty());
 }
 
 }  // namespace

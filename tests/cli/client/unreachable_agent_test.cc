@@ -106,6 +106,17 @@ TEST(AgentFactsTest, FindsTheAgentInARecordedMemoryMap) {
   EXPECT_EQ(none.server_path, "");
 }
 
+// After `attach` through memfds the two are memfds, always "(deleted)":
+// found, and not taken for a replaced library.
+TEST(AgentFactsTest, AnAgentAttachedThroughMemfdsIsFound) {
+  const AgentMapping m = ParseAgentMapping(
+      "7f00-7f10 r--p 00000000 00:01 7   /memfd:memprof-agent (deleted)\n"
+      "7f20-7f30 r--p 00000000 00:01 8   /memfd:memprof-agent-server (deleted)\n");
+  EXPECT_EQ(m.core_path, "/memfd:memprof-agent");
+  EXPECT_FALSE(m.core_deleted);
+  EXPECT_EQ(m.server_path, "/memfd:memprof-agent-server");
+}
+
 TEST(AgentFactsTest, AReplacedLibraryIsSeenAsDeleted) {
   const AgentMapping m = ParseAgentMapping(
       "7f00-7f10 r-xp 00000000 fd:01 42   /opt/memprof/lib/libmemprof_agent.so (deleted)\n");
