@@ -51,13 +51,27 @@ int StartWith(EnvSnapshot env, const StartFailure& failure) {
   return -1;
 }
 
+// How the agent is being started (AgentConfig::started_by).
+enum class StartedBy { kPreload, kLinked, kAttach };
+
+const char* Name(StartedBy how) {
+  switch (how) {
+    case StartedBy::kPreload: return "preload";
+    case StartedBy::kLinked: return "linked";
+    case StartedBy::kAttach: return "attach";
+  }
+  return "";
+}
+
 // `server_library`: where the server part is, when not beside this library
 // (an attach through memfds; empty otherwise).
-int StartFromEnvironment(bool preloaded, const char* server_library = nullptr,
+int StartFromEnvironment(StartedBy how, const char* server_library = nullptr,
                          const StartFailure& failure = {}) noexcept {
   const NotSampledHere quiet;  // a host thread: what the agent allocates is not the host's
+  const bool preloaded = how == StartedBy::kPreload;
   try {
     EnvSnapshot env = EnvSnapshot::Capture();
+    env.Set(kStartedByVariable, Name(how));
     if (server_library != nullptr && *server_library != '\0') {
       env.Set("MEMPROF_SERVER_LIBRARY", server_library);
     }
@@ -83,7 +97,7 @@ int StartFromEnvironment(bool preloaded, const char* server_library = nullptr,
 // Runs when the library is loaded. The static constructor only reads the
 // environment and starts the agent if it was preloaded.
 __attribute__((constructor)) void OnLoad() {
-  if (LoadedByPreload()) StartFromEnvironment(/*preloaded=*/true);
+  if (LoadedByPreload()) StartFromEnvironment(StartedBy::kPreload);
 }
 
 __attribute__((destructor)) void OnUnload() {
@@ -99,7 +113,7 @@ __attribute__((destructor)) void OnUnload() {
 }  // namespace memprof::agent
 
 extern "C" int memprof_agent_start(void) noexcept {
-  return memprof::agent::StartFromEnvironment(/*preloaded=*/false);
+  return memprof::agent::StartFromEnvironment(memprof::agent::StartedBy::kLinked);
 }
 
 // What `memprofctl attach`'s load thread calls (cli/attach/load_thread.S):
@@ -122,7 +136,7 @@ extern "C" __attribute__((visibility("default"))) int memprof_agent_attach(
         result = -1;
       }
     }
-    if (result == 0) result = StartFromEnvironment(/*preloaded=*/false, server_library, failure);
+    if (result == 0) result = StartFromEnvironment(StartedBy::kAttach, server_library, failure);
     if (result != 0 && error != nullptr && error_size > 0) {
       std::strncpy(error, why.c_str(), error_size - 1);
       error[error_size - 1] = '\0';

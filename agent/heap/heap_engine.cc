@@ -9,6 +9,7 @@ ProcessIdentity IdentityOf(const HeapEngineOptions& options) {
   ProcessIdentity identity = CurrentProcessIdentity(options.malloc_conf);
   if (options.pid != 0) identity.pid = options.pid;
   if (options.started_unix_ms != 0) identity.started_unix_ms = options.started_unix_ms;
+  identity.started_by = options.started_by;
   return identity;
 }
 

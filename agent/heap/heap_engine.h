@@ -21,6 +21,7 @@ struct HeapEngineOptions {
   // The process as the core saw it start; 0 keeps what /proc says now.
   pid_t pid = 0;
   int64_t started_unix_ms = 0;
+  std::string started_by;  // AgentConfig::started_by
   DumpLimits dump_limits;
 };
 

@@ -16,6 +16,7 @@ struct ProcessIdentity {
   std::vector<std::string> command_line;
   std::string malloc_conf;
   int64_t started_unix_ms = 0;
+  std::string started_by;  // "preload", "linked", "attach"; "" when unknown
 };
 
 ProcessIdentity CurrentProcessIdentity(std::string malloc_conf);

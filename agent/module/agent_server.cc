@@ -39,6 +39,7 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(const AgentConfig& conf
       HeapEngineOptions{.malloc_conf = config.malloc_conf,
                         .pid = pid,
                         .started_unix_ms = started_unix_ms,
+                        .started_by = config.started_by,
                         .dump_limits = DumpLimits{.max_active = kMaxConcurrentDumps,
                                                   .max_waiting = kMaxWaitingDumps,
                                                   .stall_timeout = config.dump_stall_timeout}});

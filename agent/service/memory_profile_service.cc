@@ -252,6 +252,7 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_dumps_served(dumps_.DumpsServed());
   r.set_rss_bytes(CurrentRssBytes());
   r.set_agent_started_unix_ms(identity_.started_unix_ms);
+  r.set_started_by(identity_.started_by);
   ToProto(captures_.State(), *r.mutable_capture());
   FillMemoryLimit(r);
   return {};

@@ -142,6 +142,7 @@ AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>&
       {{"none", ChildrenPolicy::kNone}, {"inherit", ChildrenPolicy::kInherit}},
       ChildrenPolicy::kNone, config.warnings);
   config.server_library = Get(getenv, "MEMPROF_SERVER_LIBRARY");
+  config.started_by = Get(getenv, kStartedByVariable);
   return config;
 }
 

@@ -50,6 +50,10 @@ inline constexpr char kHostPidEnv[] = "MEMPROF_HOST_PID";
 inline constexpr std::chrono::milliseconds kDefaultDumpStallTimeout = std::chrono::seconds(30);
 
 // Everything the agent reads from its environment, read once at start.
+// The variable, in the core's copy of the environment only, that says how
+// the agent was started (AgentConfig::started_by).
+inline constexpr char kStartedByVariable[] = "MEMPROF_INTERNAL_STARTED_BY";
+
 struct AgentConfig {
   bool enabled = true;       // MEMPROF_AGENT=off|0|false|no disables the agent
   std::string socket_dir;    // MEMPROF_SOCKET_DIR, default /tmp/memprof
@@ -69,6 +73,10 @@ struct AgentConfig {
   ForkPolicy fork = ForkPolicy::kFollow;              // MEMPROF_FORK=follow|off
   ChildrenPolicy children = ChildrenPolicy::kNone;    // MEMPROF_CHILDREN=none|inherit
   std::string server_library;  // MEMPROF_SERVER_LIBRARY: where the server part is
+  // How the agent came into the process: "preload", "linked" (the program
+  // called memprof_agent_start) or "attach". Set by the core in its own copy
+  // of the environment (kStartedByVariable), never read from the real one.
+  std::string started_by;
   // Problems found while reading the environment (logged at start).
   std::vector<std::string> warnings;
 };

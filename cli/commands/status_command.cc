@@ -40,6 +40,13 @@ std::string MemoryLimitText(const StatusResponse& status) {
   return "none (no memory cgroup limit below \"max\")";
 }
 
+std::string StartedByText(const StatusResponse& status) {
+  if (status.started_by() == "preload") return "preloaded (LD_PRELOAD)";
+  if (status.started_by() == "linked") return "linked into the program (memprof_agent_start)";
+  if (status.started_by() == "attach") return "attached (memprofctl attach)";
+  return status.started_by();
+}
+
 std::string StartedText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
   if (status.agent_started_unix_ms() == 0) return "unknown";
   return FormatLocalTime(status.agent_started_unix_ms()) + " (" +
@@ -101,6 +108,7 @@ nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) 
       // Unset reads as all zero and "": a key's type never changes.
       {"memory_limit", MemoryLimitToJson(status.memory_limit())},
       {"memory_limit_error", status.memory_limit_error()},
+      {"started_by", status.started_by()},
   };
   return json;
 }
@@ -137,6 +145,7 @@ void PrintStatus(const StatusResponse& status, const Target& target,
   table.AddRow({"RSS:", FormatBytes(status.rss_bytes())});
   table.AddRow({"memory limit:", MemoryLimitText(status)});
   table.AddRow({"agent version:", status.agent_version()});
+  if (!status.started_by().empty()) table.AddRow({"agent loaded:", StartedByText(status)});
   table.AddRow({"agent started:", StartedText(status, now)});
   table.AddRow({"socket:", target.socket_path});
   table.Print(out);

@@ -52,6 +52,7 @@ TEST_F(AttachTest, AProfilingJemallocTargetIsAttachedAndProfiled) {
   EXPECT_EQ(j.value("attached", false), true);
   EXPECT_EQ(j.value("profiling_at_start", ""), "enabled");
   EXPECT_TRUE(AgentMapped(t->pid()));
+  EXPECT_EQ(StatusJson(*t)["started_by"], "attach");
   const std::string report = DumpUntilJeprofNames(*t, kPlainTarget,
                                                   "PlainTargetAllocate");
   EXPECT_NE(report.find("PlainTargetAllocate"), std::string::npos) << report;

@@ -53,6 +53,8 @@ TEST_P(StatusTest, JsonFollowsTheContract) {
   EXPECT_EQ(j["executable"], shape().binary);
   ASSERT_FALSE(j["command_line"].empty());
   EXPECT_EQ(j["command_line"].back(), shape().binary);
+  // How the agent came in: the linked target calls memprof_agent_start.
+  EXPECT_EQ(j["started_by"], GetParam() == Shape::kLinked ? "linked" : "preload");
 }
 
 TEST_P(StatusTest, SampleIntervalReflectsMallocConf) {

@@ -28,7 +28,9 @@ class MemoryProfileServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     engine_ = std::make_unique<HeapEngine>(
-        HeapEngineOptions{.malloc_conf = "prof:true", .dump_limits = {.max_active = 2}});
+        HeapEngineOptions{.malloc_conf = "prof:true",
+                          .started_by = "",
+                          .dump_limits = {.max_active = 2}});
     allocator_ = &engine_->allocator();
     profiling_ = &engine_->profiling();
     dumps_ = &engine_->dumps();

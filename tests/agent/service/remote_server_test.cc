@@ -31,7 +31,9 @@ class RemoteServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     engine_ = std::make_unique<HeapEngine>(
-        HeapEngineOptions{.malloc_conf = "prof:true", .dump_limits = {.max_active = 2}});
+        HeapEngineOptions{.malloc_conf = "prof:true",
+                          .started_by = "",
+                          .dump_limits = {.max_active = 2}});
     service_ = std::make_unique<MemoryProfileService>(*engine_, RemoteAuthorizer());
     ca_ = MakeTestCa("test CA");
     PemPair server = MakeTestLeaf(ca_, "agent", CertUse::kServer, "IP:127.0.0.1");

@@ -37,8 +37,8 @@ TEST_F(StatusCommandTest, JsonHasEveryContractKeyWithStableTypes) {
       "schema_version",       "pid",          "uid",       "sample_interval_bytes",
       "window_end_unix_ms",   "dumps_served", "rss_bytes", "agent_started_unix_ms",
       "activation_generation"};
-  const char* strings[] = {"executable",        "agent_version", "allocator",
-                           "allocator_version", "malloc_conf",   "socket"};
+  const char* strings[] = {"executable",  "agent_version",      "allocator", "allocator_version",
+                           "malloc_conf", "memory_limit_error", "socket",    "started_by"};
   const char* booleans[] = {"profiling_supported", "profiling_enabled", "profiling_active"};
   for (const char* key : numbers) EXPECT_TRUE(j.at(key).is_number_integer()) << key;
   for (const char* key : strings) EXPECT_TRUE(j.at(key).is_string()) << key;
@@ -46,7 +46,8 @@ TEST_F(StatusCommandTest, JsonHasEveryContractKeyWithStableTypes) {
   EXPECT_TRUE(j.at("command_line").is_array());
   EXPECT_TRUE(j.at("capture").at("armed").is_boolean());
   EXPECT_TRUE(j.at("capture").at("held").is_array());
-  EXPECT_EQ(j.size(), std::size(numbers) + std::size(strings) + std::size(booleans) + 2);
+  EXPECT_TRUE(j.at("memory_limit").at("limit_bytes").is_number_integer());
+  EXPECT_EQ(j.size(), std::size(numbers) + std::size(strings) + std::size(booleans) + 3);
   EXPECT_EQ(j["allocator"], "other");
   EXPECT_EQ(j["socket"], "/tmp/memprof/42.sock");
 }
