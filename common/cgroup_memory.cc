@@ -238,4 +238,11 @@ Result<void> RefreshCgroupMemoryLimit(CgroupMemoryLimit& limit) {
   return {};
 }
 
+Result<void> RefreshCgroupMemoryUsage(CgroupMemoryLimit& limit) {
+  auto usage = ReadUsage(limit.version, limit.directory);
+  if (!usage) return Fail(usage.error());
+  limit.usage_bytes = *usage;
+  return {};
+}
+
 }  // namespace memprof

@@ -64,9 +64,13 @@ std::string CgroupDirectory(const CgroupMount& mount, const std::string& path);
 [[nodiscard]] Result<std::optional<CgroupMemoryLimit>> ReadCgroupMemoryLimit(
     const std::string& root = "/", const std::string& pid = "self");
 
-// Reads the limit and usage of `limit` again from its directory (one file
-// each): what the peak watcher does every poll.
+// Reads the limit and usage of `limit` again from its directory (a file or
+// two for the limit, one for the usage): what the peak watcher does every
+// poll.
 [[nodiscard]] Result<void> RefreshCgroupMemoryLimit(CgroupMemoryLimit& limit);
+// Reads only the usage again (one file): the watcher's fast polls near the
+// limit.
+[[nodiscard]] Result<void> RefreshCgroupMemoryUsage(CgroupMemoryLimit& limit);
 
 }  // namespace memprof
 

@@ -98,6 +98,7 @@ Result<CaptureState> CaptureWatcher::Arm(const CaptureSettings& settings) {
     high_water_ = *allocated;
     limit_ = limit;
     next_near_percent_ = settings.near_limit_percent;
+    close_to_limit_ = false;  // the first poll says
     ++arm_generation_;
     if (!running_) StartThreadLocked();
   }
@@ -175,32 +176,37 @@ Result<CaptureWatcher::Opened> CaptureWatcher::Open(uint64_t sequence) {
 void CaptureWatcher::Loop() {
   BecomeAgentThread("capture");
   std::unique_lock lock(mu_);
+  uint64_t tick = 0;
   while (armed_) {
-    cv_.wait_for(lock, poll_);
+    // Close to the limit, the cgroup is looked at ten times as often; the
+    // allocator, as before.
+    const bool fast = close_to_limit_;
+    cv_.wait_for(lock, fast ? poll_ / kNearLimitPollDivisor : poll_);
     if (!armed_) break;
     const JemallocControl* jemalloc = allocator_.Jemalloc();
     if (jemalloc == nullptr) break;
-    PollOnce(lock, *jemalloc);
+    PollOnce(lock, *jemalloc, !fast || ++tick % kNearLimitPollDivisor == 0);
   }
   running_ = false;
 }
 
-// One look at the allocator (and the cgroup), with `lock` (on mu_) released
-// while they are read and while a capture is written.
-void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock,
-                              const JemallocControl& jemalloc) {
+// One look at the cgroup and, when `full`, at the allocator, with `lock` (on
+// mu_) released while they are read and while a capture is written.
+void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock, const JemallocControl& jemalloc,
+                              bool full) {
   const uint64_t generation = arm_generation_;
   const uint64_t high_water = high_water_;
   const CaptureSettings settings = settings_;
   std::optional<CgroupMemoryLimit> limit = limit_;
   const uint32_t next_near = next_near_percent_;
   lock.unlock();
-  const bool active = jemalloc.ProfilingActive();
-  auto allocated = active ? jemalloc.ReadAllocated() : Result<uint64_t>(0);
-  const bool grown = active && allocated && settings.growth_bytes != 0 &&
+  const bool active = !full || jemalloc.ProfilingActive();
+  auto allocated = active && full ? jemalloc.ReadAllocated() : Result<uint64_t>(0);
+  const bool grown = full && active && allocated && settings.growth_bytes != 0 &&
                      CaptureDue(*allocated, high_water, settings.growth_bytes);
-  const bool near = active && allocated && NearLimitCaptureDue(limit, next_near);
-  if (grown || near) {
+  const bool near = active && allocated && NearLimitCaptureDue(limit, next_near, full);
+  if (near && !full) allocated = jemalloc.ReadAllocated();  // for the capture's record
+  if ((grown || near) && allocated) {
     Capture(jemalloc, CaptureInfo{.allocated_bytes = *allocated,
                                   .trigger = near ? CaptureTrigger::kNearLimit
                                                   : CaptureTrigger::kGrowth,
@@ -216,6 +222,10 @@ void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock,
   }
   if (grown) high_water_ = std::max(high_water_, *allocated);
   limit_ = limit;
+  close_to_limit_ = limit && NearLimitDue(limit->usage_bytes, limit->limit_bytes,
+                                          settings.near_limit_percent -
+                                              std::min(settings.near_limit_percent,
+                                                       kNearLimitApproachPercent));
   if (!limit) return;
   if (near) {
     next_near_percent_ = NextNearLimitPercent(limit->usage_bytes, limit->limit_bytes,
@@ -228,9 +238,10 @@ void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock,
 }
 
 bool CaptureWatcher::NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit,
-                                         uint32_t next_percent) {
+                                         uint32_t next_percent, bool full) {
   if (!limit) return false;
-  if (auto fresh = RefreshCgroupMemoryLimit(*limit); !fresh) {
+  auto fresh = full ? RefreshCgroupMemoryLimit(*limit) : RefreshCgroupMemoryUsage(*limit);
+  if (!fresh) {
     // The level's limit was lifted or its cgroup is gone (the process was
     // moved): find the one that applies now, if any.
     auto again = ReadCgroupMemoryLimit();

@@ -30,6 +30,12 @@ inline constexpr uint64_t kMaxCaptureGrowthBytes = uint64_t{1} << 40;  // 1 TiB
 inline constexpr uint32_t kMinNearLimitPercent = 1;
 inline constexpr uint32_t kMaxNearLimitPercent = 99;
 inline constexpr uint32_t kNearLimitStepPercent = 2;
+// Within this many percent of the limit below the first share, the watcher
+// reads the cgroup kNearLimitPollDivisor times per kCapturePollInterval (a
+// process that grows fast crosses several steps in 100 ms); the allocator is
+// still read once per interval.
+inline constexpr uint32_t kNearLimitApproachPercent = 10;
+inline constexpr int kNearLimitPollDivisor = 10;
 
 // What `activate [--capture-growth SIZE] [--capture-near-limit P%] --keep N`
 // asks for: either trigger, or both.
@@ -71,8 +77,9 @@ struct CaptureState {
 // high-water mark by `growth_bytes`, has jemalloc write a heap profile into a
 // memfd on that thread and makes the allocated bytes of that moment the new
 // mark. Near the limit, it reads the usage and limit of the memory cgroup
-// level that binds (common/cgroup_memory.h: two small files) on the same
-// tick, and takes a profile when the usage reaches `near_limit_percent`, then
+// level that binds (common/cgroup_memory.h: two or three small files) on the
+// same tick (ten times per tick once within kNearLimitApproachPercent of the
+// first share), and takes a profile when the usage reaches `near_limit_percent`, then
 // at every further kNearLimitStepPercent; when the usage falls back below
 // the first share by a step, the next approach starts at it again. The
 // profiles go into a CaptureKeeper (at most `keep`, oldest
@@ -119,9 +126,11 @@ class CaptureWatcher {
 
  private:
   void Loop();
-  void PollOnce(std::unique_lock<std::mutex>& lock, const JemallocControl& jemalloc);
-  // Whether the cgroup's usage calls for a capture now; refreshes `limit`.
-  bool NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit, uint32_t next_percent);
+  void PollOnce(std::unique_lock<std::mutex>& lock, const JemallocControl& jemalloc, bool full);
+  // Whether the cgroup's usage calls for a capture now; refreshes `limit`
+  // (only its usage unless `full`).
+  bool NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit, uint32_t next_percent,
+                           bool full);
   void Capture(const JemallocControl& jemalloc, CaptureInfo info);
   void StartThreadLocked();
   static void LogArmed(const CaptureSettings& settings, uint64_t allocated,
@@ -141,6 +150,7 @@ class CaptureWatcher {
   uint64_t arm_generation_ = 0; // guarded by mu_: bumped by each Arm
   std::optional<CgroupMemoryLimit> limit_;  // guarded by mu_: near-limit capture's level
   uint32_t next_near_percent_ = 0;          // guarded by mu_
+  bool close_to_limit_ = false;             // guarded by mu_: poll the cgroup faster
 };
 
 }  // namespace memprof::agent

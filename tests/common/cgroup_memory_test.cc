@@ -176,6 +176,10 @@ TEST_F(CgroupTreeTest, RefreshReadsTheLevelAgainAndSaysWhenItIsGone) {
   ASSERT_TRUE(RefreshCgroupMemoryLimit(level));
   EXPECT_EQ(level.limit_bytes, 2000000u);
   EXPECT_EQ(level.usage_bytes, 950000u);
+  Level("/sys/fs/cgroup/app", "memory.max", "3000000", "memory.current", "960000");
+  ASSERT_TRUE(RefreshCgroupMemoryUsage(level));
+  EXPECT_EQ(level.limit_bytes, 2000000u) << "the usage alone was read again";
+  EXPECT_EQ(level.usage_bytes, 960000u);
   std::filesystem::remove_all(root_.path() + "/sys/fs/cgroup/app");
   auto gone = RefreshCgroupMemoryLimit(level);
   ASSERT_FALSE(gone);
