@@ -15,6 +15,13 @@
 #include "common/socket_path.h"
 
 namespace memprof::cli {
+
+std::string HowToGetAnAgent(pid_t pid) {
+  std::string text = kHowToGetAnAgent;
+  const std::string placeholder = "--pid PID";
+  text.replace(text.find(placeholder), placeholder.size(), "--pid " + std::to_string(pid));
+  return text;
+}
 namespace {
 
 // Compared as the agent's configuration does: case does not matter.
@@ -84,7 +91,7 @@ Error ShutOut(const std::string& path, const PathFacts& dir, uid_t caller) {
 Error NotLoaded(const MissingSocket& m) {
   return Error(ErrorCode::kNotFound, Who(m.facts) + " has no memprof agent (no socket at " +
                                          m.socket_path + ", and no " + kAgentCoreFile +
-                                         " in its memory map); " + kHowToGetAnAgent);
+                                         " in its memory map); " + HowToGetAnAgent(m.facts.pid));
 }
 
 // What a user who may not read a process's files can do: ask root. Root
@@ -107,7 +114,7 @@ Error Unknowable(const MissingSocket& m) {
                    "read /proc/" +
                    std::to_string(m.facts.pid) + "/maps (" + m.facts.mapping_error +
                    WhoMayRead(m.caller) + ")" + FindOut(m.caller) +
-                   ". Without an agent: " + kHowToGetAnAgent);
+                   ". Without an agent: " + HowToGetAnAgent(m.facts.pid));
 }
 
 std::optional<Error> EnvironmentReason(const MissingSocket& m) {

@@ -15,8 +15,12 @@ namespace memprof::cli {
 
 // How a program gets an agent: the end of every "has no memprof agent".
 inline constexpr char kHowToGetAnAgent[] =
-    "a program gets an agent when started with `memprofctl run -- CMD`, with "
-    "LD_PRELOAD=libmemprof_agent.so, or by calling memprof_agent_start()";
+    "a running process gets one with `memprofctl attach --pid PID`; a program gets an agent when "
+    "started with `memprofctl run -- CMD`, with LD_PRELOAD=libmemprof_agent.so, or by calling "
+    "memprof_agent_start()";
+
+// The same for process `pid`: `memprofctl attach --pid <pid>`.
+std::string HowToGetAnAgent(pid_t pid);
 
 // Why memprofctl cannot reach a process's agent, found from outside (PRODUCT.md
 // rule 11): the Explain* functions are pure and judge facts gathered by the

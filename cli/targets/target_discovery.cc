@@ -364,7 +364,7 @@ Result<Target> TargetDiscovery::ResolvePid(pid_t pid) const {
   if (const std::string what = NonSocketKind(*path); !what.empty()) {
     return Fail(ErrorCode::kNotFound, who + " has no memprof agent: " + *path + " is " + what +
                                           ", not a socket (remove it if it is left over); " +
-                                          kHowToGetAnAgent);
+                                          HowToGetAnAgent(pid));
   }
   // Loaded or not, and why it does not serve here: what /proc tells.
   return Fail(DiagnoseMissingSocket(proc_root_, pid, socket_dir_,

@@ -60,6 +60,9 @@ TEST_F(ErrorTest, ProcessWithoutAgentSaysHowToGetOne) {
   std::string p = std::to_string(t->pid());
   CommandResult r = CliFor(*t, "status");
   ExpectCliError(r, 3, "process " + p + " (glibc_target) has no memprof agent");
+  EXPECT_NE(r.err.find("a running process gets one with `memprofctl attach --pid " + p + "`"),
+            std::string::npos)
+      << r;
   EXPECT_NE(r.err.find("(no socket at " + t->socket_path() +
                        ", and no libmemprof_agent.so in its memory map)"),
             std::string::npos)

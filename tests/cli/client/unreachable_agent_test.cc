@@ -162,7 +162,7 @@ TEST(UnreachableAgentTest, AProcessWithoutTheAgentGetsTheWaysToGetOne) {
   ExpectError(ExplainMissingSocket(m), ErrorCode::kNotFound,
               "process 3101 (plain_target) has no memprof agent (no socket at "
               "/tmp/memprof/3101.sock, and no libmemprof_agent.so in its memory map); " +
-                  std::string(kHowToGetAnAgent));
+                  HowToGetAnAgent(3101));
 }
 
 TEST(UnreachableAgentTest, WhatMemprofctlMayNotReadIsSaidNotGuessed) {
@@ -176,7 +176,7 @@ TEST(UnreachableAgentTest, WhatMemprofctlMayNotReadIsSaidNotGuessed) {
              "memprofctl cannot tell whether it loaded the memprof agent: it may not read "
              "/proc/3101/maps (Permission denied; only the process's user and root may, and only "
              "root once the process changed its user); run memprofctl as root to find out. "
-             "Without an agent: a program gets an agent");
+             "Without an agent: a running process gets one with `memprofctl attach --pid 3101`");
   // Root is refused only by a process beyond its reach; no advice to be root.
   m.caller = 0;
   const Error as_root = ExplainMissingSocket(m);

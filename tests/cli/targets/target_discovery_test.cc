@@ -66,6 +66,9 @@ TEST_F(TargetDiscoveryTest, ProcessWithoutSocketExplainsHowToGetAnAgent) {
   EXPECT_NE(msg.find("memprofctl run"), std::string::npos);
   EXPECT_NE(msg.find("LD_PRELOAD=libmemprof_agent.so"), std::string::npos);
   EXPECT_NE(msg.find("memprof_agent_start()"), std::string::npos);
+  EXPECT_NE(msg.find("a running process gets one with `memprofctl attach --pid 55`"),
+            std::string::npos)
+      << msg;
 }
 
 // A process whose agent is loaded but does not serve where memprofctl looks:
