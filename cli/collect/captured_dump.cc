@@ -111,7 +111,7 @@ void Print(const std::vector<WrittenCapture>& written, const Target& target,
 Result<std::optional<WrittenCapture>> Fetch(const TargetSelector& selector, const Target& target,
                                             const std::string& out_dir, const std::string& host,
                                             const memprof::v1::CaptureInfo& info, bool json,
-                                            TargetDiscovery& discovery, ProfileClient& client,
+                                            const TargetDiscovery& discovery, ProfileClient& client,
                                             const Console& console, const std::stop_token& stop) {
   const std::string path = PathFor(out_dir, host, target, info);
   DumpDestination destination{selector, path, kRawDumpFormat, json, info.sequence()};
@@ -145,17 +145,11 @@ bool EndsSoon(const TargetDiscovery& discovery, pid_t pid) {
   return true;
 }
 
-struct FollowProgress {
-  uint64_t last_sequence = 0;
-  uint64_t written = 0;
-};
-
 // One look at the agent: writes the captures newer than the last written.
 // false once following should end (the process or its capturing ended), with
 // a note saying which.
-Result<bool> FollowOnce(const TargetSelector& selector, const Target& target,
-                        const std::string& out_dir, const std::string& host, bool json,
-                        FollowProgress& progress, TargetDiscovery& discovery,
+Result<bool> FollowOnce(const Target& target, const std::string& out_dir, bool json,
+                        CaptureProgress& progress, const TargetDiscovery& discovery,
                         ProfileClient& client, const Console& console,
                         const std::stop_token& stop) {
   const std::string who = "pid " + std::to_string(target.pid);
@@ -166,22 +160,9 @@ Result<bool> FollowOnce(const TargetSelector& selector, const Target& target,
                     << '\n';
     return false;
   }
-  for (const auto& info : status->capture().held()) {
-    if (info.sequence() <= progress.last_sequence) continue;
-    auto fetched = Fetch(selector, target, out_dir, host, info, json, discovery, client, console,
-                         stop);
-    if (!fetched && EndsSoon(discovery, target.pid)) {
-      console.notes() << who << " ended while capture #" << info.sequence()
-                      << " was fetched (nothing of it was written); " << progress.written
-                      << " captures written to " << out_dir << '\n';
-      return false;
-    }
-    if (!fetched) return Fail(fetched.error());
-    progress.last_sequence = info.sequence();
-    if (!fetched->has_value()) continue;
-    ++progress.written;
-    Print({**fetched}, target, out_dir, json, /*one_line=*/true, console);
-  }
+  auto saved = SaveNewCaptures(target, *status, out_dir, json, progress, discovery, client,
+                               console, stop);
+  if (!saved || !*saved) return saved;
   if (status->capture().armed()) return true;
   console.notes() << who << ": capturing was disarmed (deactivate, or a window that ended); "
                   << progress.written << " captures written to " << out_dir << '\n';
@@ -193,12 +174,11 @@ Result<bool> FollowOnce(const TargetSelector& selector, const Target& target,
 Result<void> Follow(const TargetSelector& selector, const Target& target,
                     const std::string& out_dir, bool json, TargetDiscovery& discovery,
                     ProfileClient& client, const Console& console, const std::stop_token& stop) {
-  const std::string host = HostForFileNames(target);
-  FollowProgress progress;
+  (void)selector;
+  CaptureProgress progress;
   IntervalTicker ticker(kFollowPollInterval, SteadyTickClock());
   while (ticker.WaitNext(stop)) {
-    auto more = FollowOnce(selector, target, out_dir, host, json, progress, discovery, client,
-                           console, stop);
+    auto more = FollowOnce(target, out_dir, json, progress, discovery, client, console, stop);
     if (!more) return Fail(more.error());
     if (!*more) break;
   }
@@ -211,6 +191,31 @@ Result<void> Follow(const TargetSelector& selector, const Target& target,
 }
 
 }  // namespace
+
+Result<bool> SaveNewCaptures(const Target& target, const memprof::v1::StatusResponse& status,
+                             const std::string& out_dir, bool json, CaptureProgress& progress,
+                             const TargetDiscovery& discovery, ProfileClient& client,
+                             const Console& console, const std::stop_token& stop) {
+  const std::string host = HostForFileNames(target);
+  const TargetSelector selector{.pid = target.pid, .name = "", .resolved = target};
+  for (const auto& info : status.capture().held()) {
+    if (info.sequence() <= progress.last_sequence) continue;
+    auto fetched = Fetch(selector, target, out_dir, host, info, json, discovery, client, console,
+                         stop);
+    if (!fetched && EndsSoon(discovery, target.pid)) {
+      console.notes() << "pid " << target.pid << " ended while capture #" << info.sequence()
+                      << " was fetched (nothing of it was written); " << progress.written
+                      << " captures written to " << out_dir << '\n';
+      return false;
+    }
+    if (!fetched) return Fail(fetched.error());
+    progress.last_sequence = info.sequence();
+    if (!fetched->has_value()) continue;
+    ++progress.written;
+    Print({**fetched}, target, out_dir, json, /*one_line=*/true, console);
+  }
+  return true;
+}
 
 Result<void> RunCapturedDump(const TargetSelector& selector, const std::string& out_dir,
                              bool json, bool follow, TargetDiscovery& discovery,

@@ -2,6 +2,7 @@
 #define MEMPROF_CLI_COLLECT_CAPTURED_DUMP_H_
 
 #include <chrono>
+#include <cstdint>
 #include <stop_token>
 #include <string>
 
@@ -36,6 +37,24 @@ namespace memprof::cli {
                                            const std::string& out_dir, bool json, bool follow,
                                            TargetDiscovery& discovery, ProfileClient& client,
                                            const Console& console, const std::stop_token& stop);
+
+// What following one target's captures has written so far.
+struct CaptureProgress {
+  uint64_t last_sequence = 0;  // captures up to this one are written (or were dropped)
+  uint64_t written = 0;
+};
+
+// Writes the captures `status` lists as held and newer than
+// progress.last_sequence into `out_dir` (as `dump --captured`, a line each,
+// or with `json` a document per line). false when the process ended while
+// one was fetched (with a note); an error for any other failure. Used by
+// --follow and by the exporter's --captures-dir.
+[[nodiscard]] Result<bool> SaveNewCaptures(const Target& target,
+                                           const memprof::v1::StatusResponse& status,
+                                           const std::string& out_dir, bool json,
+                                           CaptureProgress& progress, const TargetDiscovery& discovery,
+                                           ProfileClient& client, const Console& console,
+                                           const std::stop_token& stop);
 
 // How often --follow asks the agent for new captures: the agent checks
 // every 100 ms, so a capture is on disk within about 200 ms plus its transfer.

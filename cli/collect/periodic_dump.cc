@@ -153,19 +153,19 @@ std::string UnusedPath(const std::string& dir, const std::function<std::string(i
   return path;
 }
 
-Result<void> CheckOutputDirectory(const std::string& dir) {
+Result<void> CheckOutputDirectory(const std::string& dir, const std::string& flag) {
   struct stat st {};
   if (dir.empty() || ::stat(dir.c_str(), &st) != 0) {
     if (dir.empty() || errno == ENOENT) {
       return Fail(ErrorCode::kInvalidArgument,
-                  "--out-dir '" + dir + "' does not exist; create it first (mkdir -p)");
+                  flag + " '" + dir + "' does not exist; create it first (mkdir -p)");
     }
     return Fail(ErrorCode::kInternal,
-                "cannot use --out-dir '" + dir + "': " + std::strerror(errno));
+                "cannot use " + flag + " '" + dir + "': " + std::strerror(errno));
   }
   if (!S_ISDIR(st.st_mode)) {
     return Fail(ErrorCode::kInvalidArgument,
-                "--out-dir '" + dir + "' is not a directory; name a directory to write into");
+                flag + " '" + dir + "' is not a directory; name a directory to write into");
   }
   // The probe is an unnamed file: it never shows up in DIR.
   auto probe = AtomicFileWriter::Create(JoinPath(dir, ".memprof-write-probe"));
@@ -173,7 +173,7 @@ Result<void> CheckOutputDirectory(const std::string& dir) {
     const ErrorCode code = probe.error().code == ErrorCode::kPermissionDenied
                                ? ErrorCode::kPermissionDenied
                                : ErrorCode::kInternal;
-    return Fail(code, "cannot write into --out-dir '" + dir + "' (" + probe.error().message + ")");
+    return Fail(code, "cannot write into " + flag + " '" + dir + "' (" + probe.error().message + ")");
   }
   return {};
 }

@@ -52,7 +52,8 @@ std::string UnusedDumpPath(const std::string& dir, const std::string& host, pid_
 // unnamed file in it) before any agent is contacted. kInvalidArgument for a
 // missing directory or a non-directory, kPermissionDenied when it cannot be
 // written.
-[[nodiscard]] Result<void> CheckOutputDirectory(const std::string& dir);
+[[nodiscard]] Result<void> CheckOutputDirectory(const std::string& dir,
+                                                const std::string& flag = "--out-dir");
 
 // Runs the plan against `target`. Each dump has the guarantees of `dump
 // --out` (unnamed temp file in DIR, size and SHA-256 verified, fsynced, then

@@ -3,8 +3,11 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <thread>
 
+#include "cli/collect/capture_saver.h"
 #include "cli/collect/heap_capture.h"
+#include "cli/collect/periodic_dump.h"
 #include "cli/commands/option_validators.h"
 #include "cli/exporter/exporter_routes.h"
 #include "cli/exporter/heap_profile_endpoint.h"
@@ -61,6 +64,11 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
                   "starts) (100ms to 1m, default 2s)")
       ->check(DurationValidator(kMinTargetTimeout, kMaxTargetTimeout))
       ->type_name("DURATION");
+  cmd->add_option("--captures-dir", options.captures_dir,
+                  "Keep every peak and near-limit capture of every agent on disk in DIR as it is "
+                  "taken (as `dump --captured --follow` does for one), so that captures outlive "
+                  "their process, an OOM kill too")
+      ->type_name("DIR");
   cmd->footer(
       "Targets are found at every scrape, as `memprofctl list` finds them (only those this\n"
       "user may talk to answer). Runs until Ctrl-C or SIGTERM, then exits 0.\n"
@@ -75,6 +83,7 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
       "  memprofctl exporter                          # http://127.0.0.1:9464/metrics\n"
       "  memprofctl exporter --listen 127.0.0.1:0     # any free port, printed on stderr\n"
       "  memprofctl exporter --listen 0.0.0.0:9464 --allow-remote\n"
+      "  memprofctl exporter --captures-dir /var/lib/memprof/captures\n"
       "  pprof -top http://127.0.0.1:9464/debug/pprof/pid/1234/heap\n");
   return cmd;
 }
@@ -116,6 +125,9 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
   auto timeout = ParseDuration(options.target_timeout, kMinTargetTimeout, kMaxTargetTimeout);
   if (!timeout) return Fail(timeout.error());
   if (!stop.stop_possible()) return Fail(ErrorCode::kInternal, "the exporter needs a stop signal");
+  if (!options.captures_dir.empty()) {
+    if (auto ok = CheckOutputDirectory(options.captures_dir, "--captures-dir"); !ok) return ok;
+  }
   const ClientFactory factory = [&make_client, timeout = *timeout] { return make_client(timeout); };
   HeapProfileEndpoint heap(
       discovery, factory,
@@ -141,7 +153,20 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
   console.notes() << "memprofctl exporter: serving " << base << kMetricsPath << " and " << base
                   << kPprofIndexPath << " for the agents in " << discovery.socket_dir()
                   << "; Ctrl-C or SIGTERM stops it" << std::endl;
+  std::jthread saver;
+  if (!options.captures_dir.empty()) {
+    console.notes() << "memprofctl exporter: keeping every capture in " << options.captures_dir
+                    << std::endl;
+    saver = std::jthread([&discovery, &make_client, timeout = *timeout, &options, &console,
+                          stop](const std::stop_token&) {
+      CaptureSaver(
+          discovery, [&make_client, timeout] { return make_client(timeout); },
+          options.captures_dir, console)
+          .Run(stop);
+    });
+  }
   WaitForStop(stop);
+  if (saver.joinable()) saver.join();
   server->reset();  // waits for requests in progress (their agent calls are cancelled)
   console.notes() << "memprofctl exporter: stopped" << std::endl;
   return {};

@@ -27,6 +27,7 @@ struct ExporterOptions {
   std::string listen = "127.0.0.1:9464";
   bool allow_remote = false;          // required for a non-loopback --listen
   std::string target_timeout = "2s";  // deadline of each call to an agent
+  std::string captures_dir;           // --captures-dir: keep every agent's captures there
 };
 
 // Bounds of --target-timeout, and how many agents one scrape asks at once.

@@ -22,7 +22,7 @@ _memprofctl_options() {
     profile) echo "$_memprofctl_targets --duration -o --out --force --out-dir -f --format --json" ;;
     stats) echo "$_memprofctl_targets --json --raw -f --format --watch --count" ;;
     doctor | purge) echo "$_memprofctl_targets --json" ;;
-    exporter) echo '--listen --allow-remote --target-timeout' ;;
+    exporter) echo '--listen --allow-remote --target-timeout --captures-dir' ;;
     attach) echo '-p --pid --dry-run --json' ;;
     report)
       echo '--inuse-objects --alloc-space --alloc-objects --base --focus --ignore --top' \
@@ -64,7 +64,7 @@ _memprofctl_value() {
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       ;;
-    --out-dir | --sysroot)
+    --out-dir | --sysroot | --captures-dir)
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       ;;

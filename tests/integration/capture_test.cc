@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
@@ -251,6 +253,55 @@ TEST_F(CaptureTest, FollowSaysSoWhenTheProcessEndsBeforeAnyCapture) {
             std::string::npos)
       << follow->StderrText();
   EXPECT_TRUE(std::filesystem::is_empty(out_dir));
+}
+
+// `exporter --captures-dir`: the exporter keeps every agent's captures on
+// disk as they are taken, with nobody running `dump --captured`; after the
+// spike the largest one names the spike. A directory that is not there is a
+// usage error before anything starts.
+TEST_F(CaptureTest, TheExporterKeepsEveryCaptureOnDisk) {
+  const std::string missing = dir().File("no-such-dir");
+  ExpectCliError(Cli({"exporter", "--listen", "127.0.0.1:0", "--captures-dir", missing}), 2,
+                 "--captures-dir '" + missing + "' does not exist; create it first (mkdir -p)");
+  TargetProcess* target = StartSpikeTarget();
+  ASSERT_NE(target, nullptr);
+  CommandResult armed = CliFor(*target, "activate", {"--capture-growth", "64MiB"});
+  ASSERT_EQ(armed.exit_code, 0) << armed;
+  const std::string out_dir = dir().File("kept");
+  std::filesystem::create_directory(out_dir);
+  std::unique_ptr<Subprocess> exporter =
+      SpawnCli({"exporter", "--listen", "127.0.0.1:0", "--captures-dir", out_dir});
+  ASSERT_NE(exporter, nullptr);
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] { return exporter->StderrText().find("keeping every capture in") != std::string::npos; },
+      seconds(30)))
+      << exporter->StderrText();
+  ASSERT_TRUE(target->process().WriteStdin("spike\n"));
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] { return target->process().StdoutText().find("freed") != std::string::npos; },
+      seconds(60)));
+  // Every capture the agent took is on disk (the exporter asks every 100 ms).
+  std::string largest;
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] {
+        const json capture = StatusJson(*target)["capture"];
+        const auto files = test_support::DirectoryEntries(out_dir);
+        if (capture["taken_total"] == 0 || files.size() != capture["taken_total"]) return false;
+        largest = out_dir + "/" + files.back();
+        return true;
+      },
+      seconds(30), milliseconds(200)))
+      << exporter->StderrText();
+  EXPECT_NE(exporter->StderrText().find("capture #1"), std::string::npos) << exporter->StderrText();
+  double spike = 0;
+  for (const std::string& file : test_support::DirectoryEntries(out_dir)) {
+    spike = std::max(spike, FlatBytes(out_dir + "/" + file, kSpikeFunction));
+  }
+  EXPECT_GE(spike, 64.0 * (1 << 20)) << largest;
+  exporter->Signal(SIGTERM);
+  std::optional<ExitStatus> stopped = exporter->Wait(seconds(20));
+  ASSERT_TRUE(stopped.has_value());
+  EXPECT_EQ(stopped->exit_code, 0) << exporter->StderrText();
 }
 
 // Near-limit capture measures against a memory cgroup limit. Where none
