@@ -104,8 +104,26 @@ void FindAllocator(const std::string& proc_root, const std::vector<MappedFile>& 
                        FindMappedFile(files, "memfd:memprof-agent") != nullptr;
 }
 
+// gperftools' tcmalloc samples from start-up when TCMALLOC_SAMPLE_PARAMETER
+// was set then (and non-zero), and only libtcmalloc has the sampler, not
+// libtcmalloc_minimal.
+void FindTcmallocSampling(const std::map<std::string, std::string>& env, AttachCheck& check) {
+  if (check.allocator_file.find("libtcmalloc_minimal") != std::string::npos) {
+    check.profiling_at_start = false;
+    check.profiling_source = "libtcmalloc_minimal has no sampler";
+    return;
+  }
+  const auto it = env.find("TCMALLOC_SAMPLE_PARAMETER");
+  const bool sampling = it != env.end() && !it->second.empty() && it->second != "0";
+  check.profiling_at_start = sampling;
+  check.profiling_source = sampling ? "TCMALLOC_SAMPLE_PARAMETER=" + it->second +
+                                          " in its environment"
+                                    : "no TCMALLOC_SAMPLE_PARAMETER in its environment";
+}
+
 void FindProfiling(const std::string& pid_dir, const std::map<std::string, std::string>& env,
                    AttachCheck& check) {
+  if (check.allocator == AttachCheck::Allocator::kTcmalloc) return FindTcmallocSampling(env, check);
   if (check.allocator != AttachCheck::Allocator::kJemalloc) return;
   if (auto it = env.find("MALLOC_CONF"); it != env.end()) {
     if (auto prof = ProfFromConf(it->second)) {
@@ -223,10 +241,18 @@ AttachCapabilities CapabilitiesOf(const AttachCheck& check) {
       }
       break;
     case AttachCheck::Allocator::kTcmalloc:
-      caps.works = {"status", "stats", "doctor", "purge", "dump"};
-      caps.refused = {"activate", "profile"};
-      caps.refusal_reason = "gperftools tcmalloc samples only when TCMALLOC_SAMPLE_PARAMETER was "
-                            "set at start; its dumps are what it sampled";
+      // As the agent serves it: with the sampler on since start-up,
+      // activate, dump and profile serve what it sampled.
+      caps.works = {"status", "stats", "doctor", "purge"};
+      if (check.profiling_at_start.value_or(false)) {
+        for (const char* c : {"activate", "deactivate", "dump", "profile"}) caps.works.push_back(c);
+      } else {
+        caps.refused = {"activate", "dump", "profile"};
+        caps.refusal_reason = "gperftools tcmalloc samples only when TCMALLOC_SAMPLE_PARAMETER was "
+                              "set when the process started (" + check.profiling_source +
+                              "); restart it with TCMALLOC_SAMPLE_PARAMETER=524288 (or use "
+                              "`memprofctl run --allocator tcmalloc`)";
+      }
       break;
     case AttachCheck::Allocator::kGlibc:
       caps.works = {"status", "stats", "doctor", "purge"};

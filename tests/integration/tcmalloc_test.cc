@@ -4,6 +4,8 @@
 // heap endpoint; and `memprofctl run --allocator tcmalloc`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +43,51 @@ class TcmallocTest : public ExporterTest {
     return ReadFile(path);
   }
 };
+
+// `attach` (issue 31) says what works on a tcmalloc process as the agent
+// serves it: with the sampler on since start-up, everything; without it,
+// status, stats, doctor and purge, and the three profiling commands refused
+// with the restart recipe, both by the agent and beforehand by --dry-run.
+TEST_F(TcmallocTest, AttachPromisesWhatTheAgentServes) {
+  for (const bool sampling : {true, false}) {
+    SCOPED_TRACE(sampling ? "TCMALLOC_SAMPLE_PARAMETER set" : "no sampling");
+    TargetOptions options;
+    options.argv = {kTcmallocTarget};
+    if (sampling) options.env["TCMALLOC_SAMPLE_PARAMETER"] = kSamplePeriod;
+    options.expect_agent = false;
+    TargetProcess* t = Start(options);
+    ASSERT_NE(t, nullptr);
+    CommandResult dry = CliFor(*t, "attach", {"--dry-run", "--json"});
+    ASSERT_EQ(dry.exit_code, 0) << dry;
+    const json promised = ParseJsonOutput(dry);
+    EXPECT_EQ(promised["allocator"], "tcmalloc") << promised;
+    CommandResult attached = CliFor(*t, "attach");
+    ASSERT_EQ(attached.exit_code, 0) << attached;
+    for (const char* command : {"stats", "doctor", "purge"}) {
+      EXPECT_EQ(CliFor(*t, command).exit_code, 0) << command;
+    }
+    const std::vector<std::string> works = promised["works"];
+    const std::vector<std::string> refused = promised["refused"];
+    const bool dump_works = std::find(works.begin(), works.end(), "dump") != works.end();
+    EXPECT_EQ(dump_works, sampling) << promised;
+    CommandResult activate = CliFor(*t, "activate");
+    CommandResult dump = CliFor(*t, "dump", {"--out", dir().File("attached.heap"), "--force"});
+    if (sampling) {
+      EXPECT_EQ(activate.exit_code, 0) << activate;
+      EXPECT_EQ(dump.exit_code, 0) << dump;
+      EXPECT_TRUE(refused.empty()) << promised;
+    } else {
+      ExpectCliError(activate, 5, "restart it with TCMALLOC_SAMPLE_PARAMETER=");
+      ExpectCliError(dump, 5, "TCMALLOC_SAMPLE_PARAMETER");
+      EXPECT_EQ(refused, (std::vector<std::string>{"activate", "dump", "profile"})) << promised;
+      EXPECT_NE(promised["refusal_reason"].get<std::string>().find(
+                    "no TCMALLOC_SAMPLE_PARAMETER in its environment"),
+                std::string::npos)
+          << promised;
+    }
+    ASSERT_TRUE(t->Terminate().has_value());
+  }
+}
 
 TEST_F(TcmallocTest, StatusNamesTcmallocAndItsSampling) {
   TargetProcess* t = StartTcmalloc();
