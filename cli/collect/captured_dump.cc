@@ -134,6 +134,12 @@ Result<void> CheckFollowable(const memprof::v1::StatusResponse& status, const Ta
   return CheckHeld(status, target);
 }
 
+Error NothingWritten(pid_t pid, const std::string& out_dir) {
+  return Error(ErrorCode::kUnavailable, "pid " + std::to_string(pid) +
+                                            " took no capture before following ended; nothing "
+                                            "was written to " + out_dir);
+}
+
 // Whether the process ends within a moment: a process being killed closes
 // its agent's connections before /proc shows it gone.
 bool EndsSoon(const TargetDiscovery& discovery, pid_t pid) {
@@ -175,6 +181,9 @@ Result<void> Follow(const TargetSelector& selector, const Target& target,
                     const std::string& out_dir, bool json, TargetDiscovery& discovery,
                     ProfileClient& client, const Console& console, const std::stop_token& stop) {
   (void)selector;
+  console.notes() << "pid " << target.pid << ": following its captures into " << out_dir
+                  << ", each written as it is taken (until it ends, capturing is disarmed, or "
+                     "Ctrl-C)\n";
   CaptureProgress progress;
   IntervalTicker ticker(kFollowPollInterval, SteadyTickClock());
   while (ticker.WaitNext(stop)) {
@@ -183,9 +192,7 @@ Result<void> Follow(const TargetSelector& selector, const Target& target,
     if (!*more) break;
   }
   if (progress.written == 0 && !stop.stop_requested()) {
-    return Fail(ErrorCode::kUnavailable, "pid " + std::to_string(target.pid) +
-                                             " took no capture before following ended; nothing "
-                                             "was written to " + out_dir);
+    return Fail(NothingWritten(target.pid, out_dir));
   }
   return {};
 }
@@ -225,6 +232,10 @@ Result<void> RunCapturedDump(const TargetSelector& selector, const std::string& 
   auto target = discovery.Resolve(selector);
   if (!target) return Fail(target.error());
   auto status = client.Status(*target);
+  if (!status && follow && EndsSoon(discovery, target->pid)) {
+    console.notes() << "pid " << target->pid << " ended; 0 captures written to " << out_dir << '\n';
+    return Fail(NothingWritten(target->pid, out_dir));
+  }
   if (!status) return Fail(status.error());
   if (follow) {
     if (auto ok = CheckFollowable(*status, *target); !ok) return ok;

@@ -203,7 +203,11 @@ TEST_F(RemoteAgentTest, ListenWithoutTlsFilesServesTheUnixSocketOnly) {
       "set; set MEMPROF_TLS_CERT (the agent's certificate chain, PEM), MEMPROF_TLS_KEY (its "
       "private key, PEM) and MEMPROF_TLS_CA (the CA certificates that client certificates must "
       "chain to, PEM)\n";
-  EXPECT_NE(target->process().StderrText().find(warning), std::string::npos)
+  // The agent wrote it before its socket was up; the harness reads the
+  // target's stderr on a thread of its own, so it may not have it yet.
+  EXPECT_TRUE(test_support::WaitUntil(
+      [&] { return target->process().StderrText().find(warning) != std::string::npos; },
+      std::chrono::seconds(10)))
       << target->process().StderrText();
   EXPECT_FALSE(ListensOnTcpPort(target->pid(), kPort));
   CommandResult remote = ClientInB({"--insecure"});
