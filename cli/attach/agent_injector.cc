@@ -158,8 +158,10 @@ struct LoadPaths {
   std::string server;  // "" unless through memfds
 };
 
-std::vector<unsigned char> BlockPage(const LibcEntries& libc, const LoadPaths& paths) {
+std::vector<unsigned char> BlockPage(const LibcEntries& libc, const LoadPaths& paths,
+                                     const int32_t (&close_fds)[2]) {
   std::vector<unsigned char> page(MEMPROF_LB_PAGE_SIZE, 0);
+  std::memcpy(&page[MEMPROF_LB_CLOSE_FDS], close_fds, sizeof close_fds);
   for (const auto& [offset, address] : libc.block_slots) {
     std::memcpy(&page[offset], &address, sizeof address);
   }
@@ -216,7 +218,8 @@ Result<void> StartLoadThread(StoppedThread& thread, const LibcEntries& libc,
   }
   const uint64_t code = pages + MEMPROF_LB_PAGE_SIZE;
   Result<void> done = [&]() -> Result<void> {
-    const auto block = BlockPage(libc, paths);
+    const int32_t close_fds[2] = {files.agent, files.server};
+    const auto block = BlockPage(libc, paths, close_fds);
     const auto text = CodePage();
     if (auto w = thread.Write(pages, block.data(), block.size()); !w) return w;
     if (auto w = thread.Write(code, text.data(), text.size()); !w) return w;
@@ -315,6 +318,28 @@ Result<void> ReadRemote(const Fd& mem, uint64_t address, void* out, size_t size)
                                         std::strerror(errno));
 }
 
+// The load thread's id as this process sees it: it wrote gettid() of its
+// own pid namespace (a container's), which /proc here numbers otherwise.
+// NSpid in each thread's status has both. The thread's own id when no
+// thread matches (same namespace, or it is gone).
+pid_t HostTid(const std::string& pid_dir, pid_t ns_tid) {
+  DIR* d = ::opendir((pid_dir + "/task").c_str());
+  if (d == nullptr) return ns_tid;
+  pid_t found = ns_tid;
+  while (const dirent* entry = ::readdir(d)) {
+    const pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (tid <= 0) continue;
+    auto text = ReadTextFile(pid_dir + "/task/" + entry->d_name + "/status");
+    auto status = text ? ParseProcStatus(*text) : Result<ProcStatus>(Fail(text.error()));
+    if (status && !status->ns_pids.empty() && status->ns_pids.back() == ns_tid) {
+      found = tid;
+      break;
+    }
+  }
+  ::closedir(d);
+  return found;
+}
+
 // Waits for the load thread to write its outcome, then for it to end (it
 // still runs the pages' last instructions after the write).
 Result<LoadResult> AwaitLoad(const InjectRequest& request, uint64_t pages) {
@@ -336,7 +361,7 @@ Result<LoadResult> AwaitLoad(const InjectRequest& request, uint64_t pages) {
   char error[MEMPROF_LB_ERROR_SIZE] = {};
   (void)ReadRemote(mem, pages + MEMPROF_LB_ERROR, error, sizeof error - 1);
   result.error = error;
-  const std::string task = pid_dir + "/task/" + std::to_string(result.tid);
+  const std::string task = pid_dir + "/task/" + std::to_string(HostTid(pid_dir, result.tid));
   struct stat st;
   while (::stat(task.c_str(), &st) == 0) {
     if (Clock::now() >= request.deadline) {
@@ -439,7 +464,9 @@ Result<InjectOutcome> InjectAgent(const InjectRequest& request) {
   if (!started) return Fail(started.error());
   auto load = AwaitLoad(request, pages);
   if (!load) return Fail(load.error());
-  auto unmapped = UnmapPages(request, *libc, pages, files);
+  // The load thread closed the memfds itself (load_thread.S): the thread
+  // borrowed now may be one of the agent's, whose descriptor table is its own.
+  auto unmapped = UnmapPages(request, *libc, pages, PlantedFiles{});
   if (!unmapped) return Fail(unmapped.error());
   outcome.second_pause = *unmapped;
   if (load->state == MEMPROF_LB_STATE_LOAD_FAILED) {

@@ -18,6 +18,11 @@
 #define MEMPROF_LB_RESULT 0x40
 #define MEMPROF_LB_STATE 0x44
 #define MEMPROF_LB_TID 0x48
+// Read by the load thread: two descriptors (int32) it closes before it
+// ends, -1 for none: the memfds an attach through memfds made. Closed there,
+// on a thread that shares the process's descriptor table, since the agent's
+// own threads have tables of their own (agent/core/private_fd_table.h).
+#define MEMPROF_LB_CLOSE_FDS 0x50
 // NUL-terminated strings: the start function's name, the agent's path, and
 // dlerror()'s text when the load failed, or the start function's reason
 // when it did not start.

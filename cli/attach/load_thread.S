@@ -47,7 +47,17 @@ memprof_load_thread_begin:
     mov $(MEMPROF_LB_ERROR_SIZE - 1), %edx
     call *MEMPROF_LB_STRNCPY(%rbx)
 3:  movl $MEMPROF_LB_STATE_LOAD_FAILED, MEMPROF_LB_STATE(%rbx)
-2:  xor %eax, %eax
+2:  mov MEMPROF_LB_CLOSE_FDS(%rbx), %edi
+    test %edi, %edi
+    js 4f
+    mov $3, %eax                            /* SYS_close */
+    syscall
+4:  mov (MEMPROF_LB_CLOSE_FDS + 4)(%rbx), %edi
+    test %edi, %edi
+    js 5f
+    mov $3, %eax
+    syscall
+5:  xor %eax, %eax
     pop %rbx
     ret
 memprof_load_thread_end:
