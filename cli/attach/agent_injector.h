@@ -53,7 +53,7 @@ struct InjectOutcome {
 // creates two memfds in the target; this process writes the two libraries
 // into them (through /proc/<pid>/fd, with the target running), the load
 // thread dlopen()s /proc/self/fd/N and passes the server's to the agent, and
-// the stop of 4. closes them too (the mappings keep the code).
+// the load thread closes them before it ends (the mappings keep the code).
 //
 // Any failure before the load thread exists leaves the target as it was
 // (the pages unmapped, the thread's registers restored). The load thread's
