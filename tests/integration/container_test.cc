@@ -113,31 +113,27 @@ class ContainerTest : public IntegrationTest {
   // it is our own, empty directory.
   // Returns the target's pid on the host.
   std::optional<pid_t> StartInContainer() {
-    TargetOptions options;
-    options.argv = ContainerArgv(unshare_path_, kLinkedTarget, SocketDir());
-    options.env = {{"MALLOC_CONF", kProfilingReadyConf}};
-    options.socket_dir = SocketDir();
-    options.expect_agent = false;  // its socket is not at <dir>/<unshare pid>.sock
-    auto target = TargetProcess::Start(options);
-    if (!target) {
-      ADD_FAILURE() << "cannot start the container: " << target.error().message;
-      return std::nullopt;
-    }
-    unshare_ = std::move(*target);
-    std::optional<pid_t> child;
-    WaitUntil([&] { return (child = FirstChild(unshare_->pid())).has_value(); }, seconds(10));
-    if (!child) ADD_FAILURE() << "unshare " << unshare_->pid() << " has no child";
-    return child;
+    return StartContainer(ContainerArgv(unshare_path_, kLinkedTarget, SocketDir()),
+                          kProfilingReadyConf);
   }
 
   // plain_target (jemalloc, prof:true, no agent) in a container that sees
   // neither the host's socket directory nor the agent's directory.
   std::optional<pid_t> StartPlainInContainer(const std::string& emptied = "") {
+    return StartContainer(
+        PlainContainerArgv(unshare_path_, kPlainTarget, SocketDir(), AgentDir(), emptied),
+        "prof:true");
+  }
+
+  // Starts `argv` (unshare ... TARGET) with MALLOC_CONF=`malloc_conf`;
+  // returns the target's pid on the host, its first child.
+  std::optional<pid_t> StartContainer(std::vector<std::string> argv,
+                                      const std::string& malloc_conf) {
     TargetOptions options;
-    options.argv = PlainContainerArgv(unshare_path_, kPlainTarget, SocketDir(), AgentDir(), emptied);
-    options.env = {{"MALLOC_CONF", "prof:true"}};
+    options.argv = std::move(argv);
+    options.env = {{"MALLOC_CONF", malloc_conf}};
     options.socket_dir = SocketDir();
-    options.expect_agent = false;
+    options.expect_agent = false;  // its socket is not at <dir>/<unshare pid>.sock
     auto target = TargetProcess::Start(options);
     if (!target) {
       ADD_FAILURE() << "cannot start the container: " << target.error().message;
