@@ -1,6 +1,7 @@
 #include "agent/allocators/jemalloc_control.h"
 
 #include <dlfcn.h>
+#include <sys/types.h>
 
 #include <cerrno>
 #include <cstring>
@@ -19,7 +20,8 @@ Error MallctlError(const char* name, int err) {
   std::string what = std::string("jemalloc mallctl(\"") + name + "\") failed: ";
   switch (err) {
     case ENOENT:
-      if (std::strncmp(name, "prof.", 5) == 0) {
+      if (std::strncmp(name, "prof.", 5) == 0 ||
+          std::strncmp(name, "experimental.prof_recent.", 25) == 0) {
         return Error(ErrorCode::kFailedPrecondition,
                      what + "heap profiling is not enabled in this process (opt.prof=false)");
       }
@@ -183,6 +185,32 @@ Result<uint64_t> JemallocControl::UnusedBytes() const {
 
 Result<void> JemallocControl::PurgeAllArenas() const {
   return Write("arena." MEMPROF_ARENAS_ALL ".purge", nullptr, 0);
+}
+
+Result<int64_t> JemallocControl::RecentAllocMax() const {
+  auto max = Read<ssize_t>("experimental.prof_recent.alloc_max");
+  if (!max) return Fail(max.error());
+  return static_cast<int64_t>(*max);
+}
+
+Result<int64_t> JemallocControl::SetRecentAllocMax(int64_t max) const {
+  auto old = Exchange<ssize_t>("experimental.prof_recent.alloc_max", static_cast<ssize_t>(max));
+  if (!old) return Fail(old.error());
+  return static_cast<int64_t>(*old);
+}
+
+Result<void> JemallocControl::DumpRecentAllocations(WriteCb write, void* opaque) const {
+  // The control takes a {write_cb, cbopaque} pair by value.
+  struct WritePacket {
+    WriteCb write;
+    void* opaque;
+  } packet{write, opaque};
+  return Write("experimental.prof_recent.alloc_dump", &packet, sizeof(packet));
+}
+
+std::string JemallocControl::ProfTimeResolution() const {
+  auto v = Read<const char*>("opt.prof_time_resolution");
+  return (v && *v != nullptr) ? std::string(*v) : std::string("default");
 }
 
 }  // namespace memprof::agent

@@ -61,9 +61,28 @@ class JemallocControl {
   // Thread caches keep theirs (they are in use as far as arenas know).
   [[nodiscard]] Result<void> PurgeAllArenas() const;
 
+  // jemalloc's record of recent sampled allocations (the "last-N" mode,
+  // experimental.prof_recent.*; jemalloc 5.3 and later): each record has the
+  // allocation's size, time, thread and stack, and once it is freed the same
+  // of the free. kFailedPrecondition without profiling (opt.prof=false) or in
+  // a jemalloc without the mode.
+  using WriteCb = void (*)(void*, const char*);
+  // How many records jemalloc keeps: 0 none (the default), -1 without limit.
+  [[nodiscard]] Result<int64_t> RecentAllocMax() const;
+  // Sets that bound and returns the previous one. Lowering it drops the
+  // oldest records beyond the new bound, and 0 drops them all.
+  [[nodiscard]] Result<int64_t> SetRecentAllocMax(int64_t max) const;
+  // experimental.prof_recent.alloc_dump: the records, oldest first, as one
+  // line of compact JSON handed to `write` in pieces (jemalloc buffers them
+  // by 64 KiB). Allocations go on meanwhile: jemalloc moves the records
+  // aside while it writes them and takes them back afterwards.
+  [[nodiscard]] Result<void> DumpRecentAllocations(WriteCb write, void* opaque) const;
+  // opt.prof_time_resolution: "default" (jemalloc times sampled allocations
+  // with CLOCK_MONOTONIC_COARSE) or "high" (CLOCK_REALTIME).
+  std::string ProfTimeResolution() const;
+
  private:
   using MallctlFn = int (*)(const char*, void*, size_t*, void*, size_t);
-  using WriteCb = void (*)(void*, const char*);
   using StatsPrintFn = void (*)(WriteCb, void*, const char*);
 
   JemallocControl(MallctlFn mallctl, StatsPrintFn stats_print)

@@ -128,6 +128,12 @@ Result<CaptureKeeper::Opened> CaptureKeeper::Open(uint64_t sequence) {
   return Opened{std::move(copy), it->info};
 }
 
+void CaptureKeeper::Remove(uint64_t sequence) {
+  std::lock_guard lock(mu_);
+  std::erase_if(held_, [sequence](const Entry& h) { return h.info.sequence == sequence; });
+  PublishLocked();
+}
+
 void CaptureKeeper::CloseCopiesAfterFork() {
   for (ForkSlot& slot : fork_slots_) {
     const int fd = slot.fd.load();

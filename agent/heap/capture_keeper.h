@@ -94,6 +94,8 @@ class CaptureKeeper {
     CaptureInfo info;
   };
   [[nodiscard]] Result<Opened> Open(uint64_t sequence);
+  // Drops capture `sequence` now, if it is held.
+  void Remove(uint64_t sequence);
 
   // In a forked child (the atfork handler), without a lock: closes the
   // child's copies of the capture files, each only if still the agent's.

@@ -20,6 +20,7 @@ HeapEngine::HeapEngine(const HeapEngineOptions& options)
       allocator_(DetectAllocator()),
       profiling_(*allocator_),
       dumps_(*allocator_, options.dump_limits),
-      captures_(*allocator_) {}
+      captures_(*allocator_),
+      allocations_(*allocator_, profiling_, identity_.pid) {}
 
 }  // namespace memprof::agent

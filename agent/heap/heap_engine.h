@@ -8,6 +8,7 @@
 #include <string>
 
 #include "agent/allocators/allocator.h"
+#include "agent/heap/allocation_recorder.h"
 #include "agent/heap/capture_watcher.h"
 #include "agent/heap/dump_streamer.h"
 #include "agent/heap/process_identity.h"
@@ -43,6 +44,7 @@ class HeapEngine {
   ProfilingController& profiling() { return profiling_; }
   DumpStreamer& dumps() { return dumps_; }
   CaptureWatcher& captures() { return captures_; }
+  AllocationRecorder& allocations() { return allocations_; }
 
  private:
   ProcessIdentity identity_;
@@ -51,6 +53,7 @@ class HeapEngine {
   ProfilingController profiling_;
   DumpStreamer dumps_;
   CaptureWatcher captures_;
+  AllocationRecorder allocations_;  // uses profiling_: declared after it
 };
 
 }  // namespace memprof::agent

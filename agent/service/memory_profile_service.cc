@@ -5,9 +5,11 @@
 #include <grpc/grpc_security_constants.h>
 #include <grpcpp/security/auth_context.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <limits>
 
 #include "agent/heap/purge.h"
 #include "agent/logging/agent_logger.h"
@@ -202,6 +204,7 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
     grpc::CallbackServerContext* context, const v1::DumpRequest* request) {
   if (auto refusal = Refusal(*context)) return new DumpReactor(calls_, *refusal);
   if (request->capture_sequence() != 0) return StreamCapture(context, *request);
+  if (request->allocation_window() != 0) return StreamAllocations(context, *request);
   try {
     DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
     if (auto profiler = allocator_.ReadyProfiler()) header.format = (*profiler)->Format();
@@ -227,6 +230,45 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamCapture(
     Logger().error("streaming a capture failed: {}", e.what());
     return new DumpReactor(calls_, grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
   }
+}
+
+grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamAllocations(
+    grpc::CallbackServerContext* context, const v1::DumpRequest& request) {
+  try {
+    auto profile = allocations_.Fetch(request.allocation_window());
+    if (!profile) return new DumpReactor(calls_, ToGrpcStatus(profile.error()));
+    DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
+    header.format = kAllocationProfileFormat;
+    auto* reactor = new DumpReactor(calls_, context, dumps_, header, request.chunk_size_bytes());
+    reactor->StartWith(std::move(*profile));
+    return reactor;
+  } catch (const std::exception& e) {
+    Logger().error("streaming an allocation profile failed: {}", e.what());
+    return new DumpReactor(calls_, grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+  }
+}
+
+grpc::ServerUnaryReactor* MemoryProfileService::OpenAllocationWindow(
+    grpc::CallbackServerContext* context, const v1::AllocationWindowRequest* request,
+    v1::AllocationWindowResponse* response) {
+  return Answer(context, [&] { return DoOpenAllocationWindow(*request, *response); });
+}
+
+Result<void> MemoryProfileService::DoOpenAllocationWindow(const v1::AllocationWindowRequest& request,
+                                                          v1::AllocationWindowResponse& response) {
+  AllocationWindowRequest window;
+  window.duration = std::chrono::milliseconds(
+      std::min<uint64_t>(request.duration_ms(), std::numeric_limits<int64_t>::max()));
+  window.record_bound = static_cast<int64_t>(
+      std::min<uint64_t>(request.record_bound(), std::numeric_limits<int64_t>::max()));
+  auto opened = allocations_.Open(window);
+  if (!opened) return Fail(opened.error());
+  response.set_window(opened->id);
+  response.set_window_end_unix_ms(opened->end_unix_ms);
+  response.set_record_bound(static_cast<uint64_t>(opened->record_bound));
+  response.set_sample_interval_bytes(opened->sample_interval_bytes);
+  response.set_profiling_activated(opened->profiling_activated);
+  return {};
 }
 
 Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {

@@ -56,6 +56,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
         profiling_(engine.profiling()),
         dumps_(engine.dumps()),
         captures_(engine.captures()),
+        allocations_(engine.allocations()),
         authorizer_(std::move(authorizer)) {}
 
   // Every call is counted from its start until it has finished.
@@ -78,6 +79,9 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   grpc::ServerUnaryReactor* Purge(grpc::CallbackServerContext* context,
                                   const v1::PurgeRequest* request,
                                   v1::PurgeResponse* response) override;
+  grpc::ServerUnaryReactor* OpenAllocationWindow(grpc::CallbackServerContext* context,
+                                                 const v1::AllocationWindowRequest* request,
+                                                 v1::AllocationWindowResponse* response) override;
 
  private:
   std::optional<grpc::Status> Refusal(const grpc::CallbackServerContext& context) const;
@@ -88,6 +92,10 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   Result<void> ApplyCapture(const v1::ActivateRequest& request);
   grpc::ServerWriteReactor<v1::DumpChunk>* StreamCapture(grpc::CallbackServerContext* context,
                                                          const v1::DumpRequest& request);
+  grpc::ServerWriteReactor<v1::DumpChunk>* StreamAllocations(grpc::CallbackServerContext* context,
+                                                             const v1::DumpRequest& request);
+  Result<void> DoOpenAllocationWindow(const v1::AllocationWindowRequest& request,
+                                      v1::AllocationWindowResponse& response);
   Result<void> DoDeactivate(const v1::DeactivateRequest& request, v1::DeactivateResponse& response);
   Result<void> FillStats(const v1::StatsRequest& request, v1::StatsResponse& response) const;
   Result<void> DoPurge(v1::PurgeResponse& response) const;
@@ -97,6 +105,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   ProfilingController& profiling_;
   DumpStreamer& dumps_;
   CaptureWatcher& captures_;
+  AllocationRecorder& allocations_;
   Authorizer authorizer_;
   CallTracker calls_;
 };

@@ -20,11 +20,12 @@ constexpr uint32_t kDumpChunkBytes = 1024 * 1024;
 
 Result<DumpSummary> StreamDump(const Target& target, ProfileClient& client,
                                const DumpReceiver::Writer& write, const std::stop_token& stop,
-                               uint64_t capture_sequence) {
+                               uint64_t capture_sequence, uint64_t allocation_window) {
   DumpReceiver receiver(write);
   memprof::v1::DumpRequest request;
   request.set_chunk_size_bytes(kDumpChunkBytes);
   request.set_capture_sequence(capture_sequence);
+  request.set_allocation_window(allocation_window);
   auto streamed = client.Dump(
       target, request,
       [&receiver](const memprof::v1::DumpChunk& chunk) { return receiver.OnChunk(chunk); });

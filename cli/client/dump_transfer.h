@@ -15,13 +15,15 @@
 
 namespace memprof::cli {
 
-// Streams one heap profile from `target` into `write`, chunk by chunk, and
+// Streams one heap profile (or, with `allocation_window`, that window's
+// allocation profile) from `target` into `write`, chunk by chunk, and
 // verifies it (size, SHA-256; see DumpReceiver). kCancelled when `stop` was
 // requested, even if the stream happened to finish.
 [[nodiscard]] Result<DumpSummary> StreamDump(const Target& target, ProfileClient& client,
                                              const DumpReceiver::Writer& write,
                                              const std::stop_token& stop,
-                                             uint64_t capture_sequence = 0);
+                                             uint64_t capture_sequence = 0,
+                                             uint64_t allocation_window = 0);
 
 // An unnamed file (O_TMPFILE) in $TMPDIR or /tmp, for a raw profile while it
 // is analysed: nothing is left behind whatever happens to memprofctl. Read

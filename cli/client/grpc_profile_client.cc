@@ -392,6 +392,19 @@ Result<memprof::v1::PurgeResponse> GrpcProfileClient::Purge(const Target& target
       });
 }
 
+Result<memprof::v1::AllocationWindowResponse> GrpcProfileClient::OpenAllocationWindow(
+    const Target& target, const memprof::v1::AllocationWindowRequest& request) {
+  return CallUnary<memprof::v1::AllocationWindowResponse>(
+      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
+        grpc::Status status = stub.OpenAllocationWindow(ctx, request, response);
+        if (status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return status;
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            "the agent in " + DescribeTarget(target) +
+                                " is older than this memprofctl and records no allocation "
+                                "windows; restart it with the current agent");
+      });
+}
+
 Result<void> GrpcProfileClient::Dump(const Target& target, const memprof::v1::DumpRequest& request,
                                      const DumpChunkSink& sink) {
   // Retries (only before any chunk arrived), and the wait for the agent to

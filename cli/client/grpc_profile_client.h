@@ -34,6 +34,8 @@ class GrpcProfileClient final : public ProfileClient {
   Result<memprof::v1::StatsResponse> Stats(const Target& target,
                                            const memprof::v1::StatsRequest& request) override;
   Result<memprof::v1::PurgeResponse> Purge(const Target& target) override;
+  Result<memprof::v1::AllocationWindowResponse> OpenAllocationWindow(
+      const Target& target, const memprof::v1::AllocationWindowRequest& request) override;
   Result<void> Dump(const Target& target, const memprof::v1::DumpRequest& request,
                     const DumpChunkSink& sink) override;
 

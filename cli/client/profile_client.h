@@ -31,6 +31,11 @@ class ProfileClient {
   // Purge, from memprof 0.x on: an older agent answers kFailedPrecondition
   // with a message that says so.
   [[nodiscard]] virtual Result<memprof::v1::PurgeResponse> Purge(const Target& target) = 0;
+  // Opens an allocation window (jemalloc only); its profile is fetched with
+  // Dump(allocation_window). An older agent: kFailedPrecondition saying so.
+  // The default (test fakes): kFailedPrecondition.
+  [[nodiscard]] virtual Result<memprof::v1::AllocationWindowResponse> OpenAllocationWindow(
+      const Target& target, const memprof::v1::AllocationWindowRequest& request);
   // Streams a heap profile into `sink`; returns when the stream ends, the
   // sink fails or the call is cancelled (kCancelled).
   [[nodiscard]] virtual Result<void> Dump(const Target& target,

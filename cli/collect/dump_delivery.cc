@@ -76,7 +76,7 @@ Result<DeliveredDump> DumpToOutput(const DumpDestination& destination,
   if (!target) return Fail(target.error());
   auto summary = StreamDump(
       *target, client, [&output](std::string_view data) { return output->Write(data); }, stop,
-      destination.capture_sequence);
+      destination.capture_sequence, destination.allocation_window);
   auto fail = [&](const Error& e) {
     return Fail(WithNote(e, output->FailureNote(e, destination.out)));
   };

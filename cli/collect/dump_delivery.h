@@ -26,6 +26,7 @@ struct DumpDestination {
   std::string format = kRawDumpFormat;
   bool json = false;  // console.out carries --json, so "-" is refused
   uint64_t capture_sequence = 0;  // non-zero: that peak capture, not a new dump
+  uint64_t allocation_window = 0;  // non-zero: that window's allocation profile
   // An existing `out` is replaced only with --force (kReplace).
   ExistingFile existing = ExistingFile::kRefuse;
 };

@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "cli/collect/allocation_window.h"
 #include "cli/collect/dump_delivery.h"
 #include "cli/collect/periodic_dump.h"
 #include "cli/collect/profile_outcome.h"
@@ -72,6 +73,27 @@ void Print(const ProfileOutcome& outcome, bool json, const Console& console) {
   }
 }
 
+Result<void> RunAllocations(const ProfileOptions& options, milliseconds duration,
+                            TargetDiscovery& discovery, ProfileClient& client,
+                            const Console& console, const ProfileRuntime& runtime) {
+  AllocationWindowRequest request;
+  request.target = options.target.selector();
+  request.duration = duration;
+  request.record_bound = options.record_bound;
+  request.out = options.out;
+  request.out_dir = options.out_dir;
+  request.format = options.format;
+  request.existing = ExistingFileFor(options.force);
+  auto outcome = RunAllocationWindow(request, discovery, client, console, runtime);
+  if (!outcome) return Fail(outcome.error());
+  if (options.target.json) {
+    console.out << AllocationOutcomeToJson(*outcome).dump(2) << '\n';
+  } else {
+    console.notes() << DescribeAllocationOutcome(*outcome) << '\n';
+  }
+  return {};
+}
+
 }  // namespace
 
 CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
@@ -97,6 +119,16 @@ CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
                   "heap (the raw profile, default), or analyse it right away on this host: "
                   "text, collapsed, pprof, svg, json (as `memprofctl dump --format`)")
       ->type_name("FORMAT");
+  CLI::Option* allocations = cmd->add_flag(
+      "--allocations", options.allocations,
+      "An allocation profile instead of a heap profile: what was allocated during the window, "
+      "what of it was freed (and after how long) and what survived (jemalloc only)");
+  cmd->add_option("--record-bound", options.record_bound,
+                  "With --allocations: most sampled allocations the agent records (default "
+                  "100000, about 100 bytes each in the process); the window ends early near it")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{10000000}))
+      ->needs(allocations)
+      ->type_name("N");
   AddJsonFlag(*cmd, options.target.json);
   cmd->footer(
       "Profiling is activated for the duration (unless it is already active for long enough)\n"
@@ -110,7 +142,9 @@ CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options) {
       "  memprofctl profile --pid 1234 --duration 30s --out profile.heap\n"
       "  memprofctl profile --name '^redis' --duration 5m --format svg --out heap.svg\n"
       "  memprofctl profile --pid 1234 --duration 1m --out p.heap --json | jq .profiled_seconds\n"
-      "  memprofctl profile --all --duration 1m --out-dir heaps --json   # every local agent\n");
+      "  memprofctl profile --all --duration 1m --out-dir heaps --json   # every local agent\n"
+      "  memprofctl profile --pid 1234 --duration 30s --allocations --out p.allocs\n"
+      "  memprofctl report p.allocs --lifetimes     # what churns, what survives\n");
   return cmd;
 }
 
@@ -119,6 +153,7 @@ Result<void> RunProfile(const ProfileOptions& options, TargetDiscovery& discover
                         const ProfileRuntime& runtime) {
   auto duration = Validate(options);
   if (!duration) return Fail(duration.error());
+  if (options.allocations) return RunAllocations(options, *duration, discovery, client, console, runtime);
   ProfileWindowRequest request{
       options.target.selector(), *duration,      options.out,
       options.out_dir,           options.format, ExistingFileFor(options.force)};

@@ -30,6 +30,8 @@ struct ProfileOptions {
   std::string out_dir;          // or DIR: {host}-{pid}-{UTC time}.{extension} in it
   std::string format = "heap";  // as `dump --format`
   bool force = false;           // --force: replace an existing --out FILE
+  bool allocations = false;     // --allocations: an allocation profile of the window
+  uint64_t record_bound = 0;    // --record-bound: 0 is the agent's default
 };
 
 CLI::App* RegisterProfileCommand(CLI::App& app, ProfileOptions& options);

@@ -1,0 +1,286 @@
+#include "agent/heap/allocation_recorder.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <utility>
+
+#include "agent/allocators/jemalloc_allocator.h"
+#include "agent/logging/agent_logger.h"
+#include "agent/shared/agent_thread.h"
+#include "agent/shared/owned_fd.h"
+#include "common/duration.h"
+
+namespace memprof::agent {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr milliseconds kMinWindow = std::chrono::seconds(1);
+constexpr milliseconds kMaxWindow = std::chrono::hours(24);
+// prof.active, when the window turns it on, stays on this much longer than
+// the window by itself; the window's end turns it off before then.
+constexpr milliseconds kActivationMargin = std::chrono::seconds(5);
+// How often the records are counted: never closer than the first bound,
+// never further apart than the second.
+constexpr milliseconds kMinPoll(100);
+constexpr milliseconds kMaxPoll(2000);
+
+// For the atfork child handler, without a lock: the bound to put back in a
+// child forked during a window (kNoWindow: none open).
+constexpr int64_t kNoWindow = -2;
+std::atomic<int64_t> g_found_bound{kNoWindow};
+std::atomic<const JemallocControl*> g_jemalloc{nullptr};
+
+void StopRecordingInChild() {
+  const int64_t found = g_found_bound.exchange(kNoWindow);
+  const JemallocControl* jemalloc = g_jemalloc.load();
+  // jemalloc's own child handler ran first (it registered before the agent
+  // loaded), so mallctl is usable here.
+  if (found != kNoWindow && jemalloc != nullptr) (void)jemalloc->SetRecentAllocMax(found);
+}
+
+Error AlreadyOpen(uint64_t id, Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+  return Error(ErrorCode::kFailedPrecondition,
+               "allocation window #" + std::to_string(id) +
+                   " is already open in this process (it ends in " +
+                   FormatDuration(std::max(left, milliseconds(0))) +
+                   "); one runs at a time: try again when it has ended");
+}
+
+}  // namespace
+
+AllocationRecorder::AllocationRecorder(const Allocator& allocator, ProfilingController& profiling,
+                                       pid_t pid)
+    : allocator_(allocator), profiling_(profiling), pid_(pid) {
+  static const int registered = pthread_atfork(nullptr, nullptr, &StopRecordingInChild);
+  (void)registered;
+}
+
+AllocationRecorder::~AllocationRecorder() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    cv_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mu_);
+  if (!open_) return;
+  if (auto jemalloc = Jemalloc()) RestoreLocked(**jemalloc, *open_);
+  open_.reset();
+}
+
+Result<const JemallocControl*> AllocationRecorder::Jemalloc() const {
+  if (allocator_.Jemalloc() == nullptr) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                std::string("allocation profiles need jemalloc's record of recent allocations; "
+                            "this process's allocator is ") +
+                    AllocatorKindName(allocator_.Info().kind));
+  }
+  return RequireHeapProfiling(allocator_);
+}
+
+Result<AllocationWindowInfo> AllocationRecorder::Open(const AllocationWindowRequest& request) {
+  if (request.duration < kMinWindow || request.duration > kMaxWindow) {
+    return Fail(ErrorCode::kInvalidArgument, "allocation window " +
+                                                 FormatDuration(request.duration) + " is outside " +
+                                                 FormatDuration(kMinWindow) + ".." +
+                                                 FormatDuration(kMaxWindow));
+  }
+  const int64_t bound = request.record_bound == 0 ? kDefaultRecordBound : request.record_bound;
+  if (bound < 1 || bound > kMaxRecordBound) {
+    return Fail(ErrorCode::kInvalidArgument, "record bound " + std::to_string(bound) +
+                                                 " is outside 1.." +
+                                                 std::to_string(kMaxRecordBound));
+  }
+  auto jemalloc = Jemalloc();
+  if (!jemalloc) return Fail(jemalloc.error());
+  std::lock_guard lock(mu_);
+  if (open_) return Fail(AlreadyOpen(open_->id, open_->deadline));
+  Window window;
+  window.start = Clock::now();
+  window.deadline = window.start + request.duration;
+  if (auto r = StartRecording(**jemalloc, window, bound); !r) return Fail(r.error());
+  window.id = ++last_id_;
+  AllocationWindowFacts& facts = window.facts;
+  facts.pid = pid_;
+  facts.start_unix_ms = NowUnixMs();
+  facts.requested_ms = request.duration.count();
+  facts.clock = ProfClock::Of(**jemalloc);
+  facts.start_ns = facts.clock.NowNs();
+  facts.sample_interval_bytes = (*jemalloc)->SampleInterval();
+  facts.record_bound = bound;
+  if (held_) {
+    profiles_.Remove(held_->keeper_sequence);  // a newer window replaces an unfetched profile
+    held_.reset();
+  }
+  open_ = window;
+  next_poll_ = window.start + std::min(request.duration, milliseconds(1000));
+  if (!thread_running_) {
+    if (thread_.joinable()) thread_.join();  // left its loop: needs no lock to end
+    thread_running_ = true;
+    thread_ = std::thread([this] { Loop(); });
+  }
+  cv_.notify_all();
+  Logger().info("allocation window #{} opened for {} (record bound {}{})", window.id,
+                FormatDuration(request.duration), bound,
+                window.activation_generation != 0 ? ", profiling activated for it" : "");
+  return AllocationWindowInfo{window.id, facts.start_unix_ms + facts.requested_ms, bound,
+                              facts.sample_interval_bytes, window.activation_generation != 0};
+}
+
+// Empties jemalloc's record and sets the window's bound; turns prof.active
+// on for the window if it is off.
+Result<void> AllocationRecorder::StartRecording(const JemallocControl& jemalloc, Window& window,
+                                                int64_t bound) {
+  auto found = jemalloc.RecentAllocMax();
+  if (!found) return Fail(found.error());
+  if (*found < 0) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "this process's jemalloc keeps a record of every sampled allocation "
+                "(opt.prof_recent_alloc_max:-1); an allocation window would bound it and so "
+                "drop records its owner keeps; nothing was changed");
+  }
+  window.found_bound = *found;
+  if (auto r = jemalloc.SetRecentAllocMax(0); !r) return Fail(r.error());
+  if (auto r = jemalloc.SetRecentAllocMax(bound); !r) {
+    (void)jemalloc.SetRecentAllocMax(window.found_bound);
+    return Fail(r.error());
+  }
+  g_jemalloc.store(&jemalloc);
+  g_found_bound.store(window.found_bound);
+  if (jemalloc.ProfilingActive()) return {};
+  auto activated = profiling_.Activate(std::chrono::duration_cast<milliseconds>(
+      window.deadline - window.start + kActivationMargin));
+  if (!activated) {
+    g_found_bound.store(kNoWindow);
+    (void)jemalloc.SetRecentAllocMax(window.found_bound);
+    return Fail(activated.error());
+  }
+  window.activation_generation = activated->generation;
+  return {};
+}
+
+Result<std::unique_ptr<HeapDump>> AllocationRecorder::Fetch(uint64_t id) {
+  std::lock_guard lock(mu_);
+  if (open_ && open_->id == id) EndLocked(WindowEndReason::kClient);
+  if (!held_ || held_->id != id) {
+    return Fail(ErrorCode::kNotFound,
+                "allocation window #" + std::to_string(id) +
+                    " has no profile in this process: it was never opened, was fetched "
+                    "already, or was replaced by a newer window (an unfetched profile is kept " +
+                    FormatDuration(kUnfetchedProfileLifetime) + " after its window ends)");
+  }
+  auto opened = profiles_.Open(held_->keeper_sequence);
+  profiles_.Remove(held_->keeper_sequence);
+  held_.reset();
+  cv_.notify_all();
+  if (!opened) return Fail(opened.error());
+  return std::make_unique<HeapDump>(std::move(opened->fd), opened->info.size_bytes, id,
+                                    opened->info.created_unix_ms);
+}
+
+uint64_t AllocationRecorder::OpenWindow() const {
+  std::lock_guard lock(mu_);
+  return open_ ? open_->id : 0;
+}
+
+// Writes the window's profile (before the records go), then puts back what
+// the window found.
+void AllocationRecorder::EndLocked(WindowEndReason reason) {
+  Window window = *open_;
+  open_.reset();
+  auto jemalloc = Jemalloc();
+  if (!jemalloc) {
+    Logger().warn("allocation window #{} ended without a profile: {}", window.id,
+                  jemalloc.error().message);
+    return;
+  }
+  window.facts.end_ns = window.facts.clock.NowNs();
+  window.facts.created_unix_ms = NowUnixMs();
+  window.facts.ended_by = reason;
+  auto fd = CreateDumpFile();
+  if (fd) {
+    const int number = profiles_.BeginCapture(OwnedFd(std::move(*fd)));
+    auto size = WriteAllocationProfile(**jemalloc, window.facts, number);
+    if (size) {
+      CaptureInfo info;
+      info.created_unix_ms = window.facts.created_unix_ms;
+      info.size_bytes = *size;
+      const CaptureInfo added = profiles_.Add(number, info);
+      held_ = Held{window.id, added.sequence, Clock::now() + kUnfetchedProfileLifetime};
+      Logger().info("allocation window #{} ended ({}): profile of {} bytes", window.id,
+                    WindowEndReasonName(reason), *size);
+    } else {
+      profiles_.Abandon(number);
+      Logger().warn("allocation window #{} ended without a profile: {}", window.id,
+                    size.error().message);
+    }
+  } else {
+    Logger().warn("allocation window #{} ended without a profile: {}", window.id,
+                  fd.error().message);
+  }
+  RestoreLocked(**jemalloc, window);
+}
+
+void AllocationRecorder::RestoreLocked(const JemallocControl& jemalloc, const Window& window) {
+  g_found_bound.store(kNoWindow);
+  if (auto r = jemalloc.SetRecentAllocMax(window.found_bound); !r) {
+    Logger().warn("could not put jemalloc's record bound back to {}: {}", window.found_bound,
+                  r.error().message);
+  }
+  if (window.activation_generation == 0) return;
+  // Only if nobody changed the activation since: theirs stands.
+  if (auto r = profiling_.Deactivate(window.activation_generation); !r) {
+    Logger().info("profiling left as it is after the allocation window: {}", r.error().message);
+  }
+}
+
+// The next count comes before the records can reach the end-early mark at
+// the rate seen so far (half the time it would take), within the poll bounds.
+Clock::time_point AllocationRecorder::NextPollLocked(int64_t count) const {
+  const auto now = Clock::now();
+  const auto elapsed = std::chrono::duration_cast<milliseconds>(now - open_->start);
+  const int64_t mark = open_->facts.record_bound * kBoundEndPerMille / 1000;
+  milliseconds wait = kMaxPoll;
+  if (count > 0 && elapsed.count() > 0) {
+    const double per_ms = static_cast<double>(count) / static_cast<double>(elapsed.count());
+    wait = milliseconds(static_cast<int64_t>(static_cast<double>(mark - count) / per_ms / 2));
+  }
+  return now + std::clamp(wait, kMinPoll, kMaxPoll);
+}
+
+void AllocationRecorder::Loop() {
+  BecomeAgentThread("allocs");
+  std::unique_lock lock(mu_);
+  while (!stopping_ && (open_ || held_)) {
+    const auto wake = open_ ? std::min(open_->deadline, next_poll_) : held_->expires;
+    cv_.wait_until(lock, wake);
+    if (stopping_) break;
+    const auto now = Clock::now();
+    if (open_ && now >= open_->deadline) {
+      EndLocked(WindowEndReason::kDuration);
+    } else if (open_ && now >= next_poll_) {
+      auto jemalloc = Jemalloc();
+      auto count = jemalloc ? CountRecentAllocations(**jemalloc) : Result<int64_t>(int64_t{0});
+      const int64_t mark = open_->facts.record_bound * kBoundEndPerMille / 1000;
+      if (count && *count >= mark) {
+        EndLocked(WindowEndReason::kBound);
+      } else {
+        next_poll_ = NextPollLocked(count ? *count : 0);
+      }
+    } else if (!open_ && held_ && now >= held_->expires) {
+      Logger().info("allocation window #{}: its profile was not fetched within {}; dropped",
+                    held_->id, FormatDuration(kUnfetchedProfileLifetime));
+      profiles_.Remove(held_->keeper_sequence);
+      held_.reset();
+    }
+  }
+  thread_running_ = false;
+}
+
+}  // namespace memprof::agent

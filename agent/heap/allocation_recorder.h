@@ -1,0 +1,124 @@
+#ifndef MEMPROF_AGENT_HEAP_ALLOCATION_RECORDER_H_
+#define MEMPROF_AGENT_HEAP_ALLOCATION_RECORDER_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "agent/allocators/allocator.h"
+#include "agent/heap/allocation_profile_writer.h"
+#include "agent/heap/capture_keeper.h"
+#include "agent/heap/dump_streamer.h"
+#include "agent/heap/profiling_controller.h"
+#include "common/result.h"
+
+namespace memprof::agent {
+
+// Records allocations kept by the window: jemalloc's records (96 bytes each
+// in jemalloc 5.3, plus the stacks they share) bound the memory a window can
+// take in the process.
+inline constexpr int64_t kDefaultRecordBound = 100000;
+inline constexpr int64_t kMaxRecordBound = 10000000;
+// The window ends early once this share (per mille) of the bound is used.
+inline constexpr int64_t kBoundEndPerMille = 900;
+// An allocation profile nobody fetched is dropped this long after its window ended.
+inline constexpr std::chrono::minutes kUnfetchedProfileLifetime(10);
+
+struct AllocationWindowRequest {
+  std::chrono::milliseconds duration{0};  // 1 s .. 24 h
+  int64_t record_bound = 0;               // 0: kDefaultRecordBound
+};
+
+struct AllocationWindowInfo {
+  uint64_t id = 0;  // 1, 2, ... in this process
+  int64_t end_unix_ms = 0;
+  int64_t record_bound = 0;
+  uint64_t sample_interval_bytes = 0;
+  bool profiling_activated = false;  // prof.active was off: the window turned it on for its length
+};
+
+// One allocation window at a time (`memprofctl profile --allocations`):
+// jemalloc records every sampled allocation made during the window, and its
+// free if it comes (experimental.prof_recent, bounded by the window's record
+// bound); at the window's end the agent writes the records into an
+// allocation profile (allocation_profile_writer.h) held in a memfd until a
+// client fetches it, and puts back what it found: jemalloc's record bound
+// (which frees the records) and prof.active.
+//
+// The window ends by itself, whether or not the client that opened it is
+// still there: at its end, early when the records near the bound (counted
+// as often as the rate of sampling makes necessary), or when a client
+// fetches it. A second window while one is open is refused
+// (kFailedPrecondition).
+//
+// Fork: a child forked during a window gets the parent's records and bound
+// (jemalloc's state is copied); an atfork child handler puts the bound back
+// to what the window found there, so a long-lived worker does not go on
+// recording. The held profile's memfd is closed in the child with the
+// keeper's files (capture_keeper.h).
+//
+// Threading: one thread ("memprof-allocs") from a window's start until its
+// profile is fetched or dropped. Thread-safe.
+class AllocationRecorder {
+ public:
+  AllocationRecorder(const Allocator& allocator, ProfilingController& profiling, pid_t pid);
+  ~AllocationRecorder();
+  AllocationRecorder(const AllocationRecorder&) = delete;
+  AllocationRecorder& operator=(const AllocationRecorder&) = delete;
+
+  // Opens a window. kFailedPrecondition: no jemalloc with profiling, a window
+  // already open, or jemalloc already keeps every record (-1: a bound would
+  // drop them); kInvalidArgument: a duration or bound out of range.
+  [[nodiscard]] Result<AllocationWindowInfo> Open(const AllocationWindowRequest& request);
+  // Ends window `id` now if it is still open, and hands its profile over
+  // (once: it is then dropped from the agent). kNotFound: no such profile.
+  [[nodiscard]] Result<std::unique_ptr<HeapDump>> Fetch(uint64_t id);
+  // The open window's id, or 0.
+  uint64_t OpenWindow() const;
+
+ private:
+  struct Window {
+    uint64_t id = 0;
+    std::chrono::steady_clock::time_point start;
+    std::chrono::steady_clock::time_point deadline;
+    AllocationWindowFacts facts;
+    int64_t found_bound = 0;          // jemalloc's bound before the window
+    uint64_t activation_generation = 0;  // non-zero: the window activated profiling
+  };
+  struct Held {
+    uint64_t id = 0;
+    uint64_t keeper_sequence = 0;
+    std::chrono::steady_clock::time_point expires;
+  };
+
+  Result<const JemallocControl*> Jemalloc() const;
+  Result<void> StartRecording(const JemallocControl& jemalloc, Window& window, int64_t bound);
+  void EndLocked(WindowEndReason reason);
+  void RestoreLocked(const JemallocControl& jemalloc, const Window& window);
+  std::chrono::steady_clock::time_point NextPollLocked(int64_t count) const;
+  void Loop();
+
+  const Allocator& allocator_;
+  ProfilingController& profiling_;
+  const pid_t pid_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<Window> open_;        // guarded by mu_
+  std::optional<Held> held_;          // guarded by mu_
+  std::chrono::steady_clock::time_point next_poll_;  // guarded by mu_
+  uint64_t last_id_ = 0;              // guarded by mu_
+  bool stopping_ = false;             // guarded by mu_
+  bool thread_running_ = false;       // guarded by mu_
+  std::thread thread_;
+  CaptureKeeper profiles_{1};  // the held profile's memfd (fork-safe)
+};
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_HEAP_ALLOCATION_RECORDER_H_
