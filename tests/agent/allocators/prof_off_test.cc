@@ -1,10 +1,13 @@
 // Runs on jemalloc whose heap profiling was not enabled at start-up
 // (opt.prof=false, the jemalloc default).
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "agent/allocators/allocator.h"
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
+#include "agent/heap/allocation_recorder.h"
 #include "agent/heap/dump_streamer.h"
 #include "agent/heap/profiling_controller.h"
 
@@ -35,6 +38,18 @@ TEST(ProfilingOffTest, ActivateAndDumpExplainHowToRestart) {
   }
   EXPECT_FALSE(controller.Deactivate());
   EXPECT_EQ(dumps.DumpsServed(), 0u);
+}
+
+TEST(ProfilingOffTest, AnAllocationWindowExplainsHowToRestart) {
+  auto allocator = DetectAllocator();
+  ProfilingController controller(*allocator);
+  AllocationRecorder recorder(*allocator, controller, ::getpid());
+  auto opened = recorder.Open(AllocationWindowRequest{std::chrono::seconds(5), 0});
+  ASSERT_FALSE(opened.has_value());
+  EXPECT_EQ(opened.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(opened.error().message.find("not enabled when the process started"), std::string::npos)
+      << opened.error().message;
+  EXPECT_EQ(recorder.OpenWindow(), 0u);
 }
 
 TEST(ProfilingOffTest, ResetAndSampleIntervalExplainHowToRestart) {
