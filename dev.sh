@@ -9,8 +9,8 @@
 #                       build and run only the sanitizer stages (both by default)
 #   bash dev.sh fuzz [SECONDS]
 #                       build the libFuzzer targets with clang-14 in ./build-fuzz
-#                       and fuzz the heap_v2 parser, then merging and --trend,
-#                       for SECONDS each (default 30)
+#                       and fuzz the heap_v2 parser, merging and --trend, and
+#                       the allocation profile parser, for SECONDS each (default 30)
 #   bash dev.sh demo    deps + build + the end-to-end demo against memprof-demo
 #   bash dev.sh fresh-check
 #                       demo and test on a bare Debian 12 root made with
@@ -196,8 +196,8 @@ fuzz_run() {
   local seconds="$1"
   [[ "${seconds}" =~ ^[1-9][0-9]*$ ]] || die "fuzz: SECONDS must be a positive whole number, got '${seconds}'"
   [[ "${2:-}" == --built ]] || fuzz_build
-  # Both at once, one core each (libFuzzer runs one thread); their logs are
-  # printed one after the other when both are done.
+  # All at once, a core each where there are enough (libFuzzer runs one
+  # thread); their logs are printed one after the other when all are done.
   local logs=() pids=()
   logs+=("$(mktemp -t memprof-fuzz-log.XXXXXX)")
   fuzz_one heap_v2_parser_fuzz "${seconds}" "${ROOT}/tests/data/analysis/corpus" \
@@ -206,6 +206,10 @@ fuzz_run() {
   logs+=("$(mktemp -t memprof-fuzz-log.XXXXXX)")
   fuzz_one merge_trend_fuzz "${seconds}" "${ROOT}/tests/data/analysis/merge_corpus" \
     "${ROOT}/tests/data/analysis/corpus" >"${logs[1]}" 2>&1 &
+  pids+=($!)
+  logs+=("$(mktemp -t memprof-fuzz-log.XXXXXX)")
+  fuzz_one allocation_profile_fuzz "${seconds}" "${ROOT}/tests/data/analysis/alloc_corpus" \
+    >"${logs[2]}" 2>&1 &
   pids+=($!)
   local i failed=0
   for i in "${!pids[@]}"; do
@@ -221,7 +225,8 @@ fuzz_build() {
   mapfile -t settings < <(new_build_dir_settings "${FUZZ_BUILD_DIR}")
   CC=clang-14 CXX=clang++-14 cmake -S "${ROOT}" -B "${FUZZ_BUILD_DIR}" -DMEMPROF_FUZZ=ON \
     -DMEMPROF_BUILD_AGENT=OFF -DMEMPROF_WERROR=ON "${settings[@]}" >/dev/null
-  cmake --build "${FUZZ_BUILD_DIR}" --target heap_v2_parser_fuzz merge_trend_fuzz -j"$(nproc)"
+  cmake --build "${FUZZ_BUILD_DIR}" --target heap_v2_parser_fuzz merge_trend_fuzz \
+    allocation_profile_fuzz -j"$(nproc)"
 }
 
 # fuzz_one TARGET SECONDS SEED_DIR...

@@ -12,6 +12,11 @@ namespace {
 
 constexpr uint64_t kMaxTop = 1000000;
 
+bool MetricChosen(const ReportOptions& options) {
+  return options.inuse_space || options.inuse_objects || options.alloc_space ||
+         options.alloc_objects;
+}
+
 analysis::Metric MetricOf(const ReportOptions& options) {
   if (options.inuse_objects) return analysis::Metric::kInuseObjects;
   if (options.alloc_space) return analysis::Metric::kAllocSpace;
@@ -20,12 +25,17 @@ analysis::Metric MetricOf(const ReportOptions& options) {
 }
 
 void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {
+  CLI::Option* space = cmd.add_flag(
+      "--inuse-space", options.inuse_space,
+      "Live bytes (the default for heap dumps; allocation profiles: what survived the window)");
   CLI::Option* objects =
       cmd.add_flag("--inuse-objects", options.inuse_objects, "Count live objects, not bytes");
   CLI::Option* alloc_space = cmd.add_flag(
-      "--alloc-space", options.alloc_space, "Bytes allocated since start (needs prof_accum:true)");
+      "--alloc-space", options.alloc_space,
+      "Bytes allocated since start (needs prof_accum:true; the default for allocation profiles)");
   CLI::Option* alloc_objects = cmd.add_flag("--alloc-objects", options.alloc_objects,
                                             "Objects allocated since start (needs prof_accum:true)");
+  space->excludes(objects)->excludes(alloc_space)->excludes(alloc_objects);
   objects->excludes(alloc_space)->excludes(alloc_objects);
   alloc_space->excludes(alloc_objects);
   // One value per --base (repeat it for several), so that
@@ -73,7 +83,8 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
       "report", "Analyse a heap profile: top functions, flame graph, pprof (no target needed)");
   cmd->add_option("DUMP", options.dumps,
                   "Heap profile(s) written by `memprofctl dump` (heap_v2); several are merged "
-                  "(summed), or ranked over time with --trend")
+                  "(summed), or ranked over time with --trend; or one allocation profile "
+                  "(`memprofctl profile --allocations`)")
       ->required()
       ->check(ExistingFileValidator());
   cmd->add_option("-f,--format", options.format, "text (default), collapsed, pprof, svg or json")
@@ -87,6 +98,9 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
   cmd->add_flag("--trend", options.trend,
                 "Order the dumps by time and rank functions by steady growth (needs 3 or more; "
                 "text or json)");
+  cmd->add_flag("--lifetimes", options.lifetimes,
+                "Allocation profiles: per allocation site, bytes allocated, freed and survived, "
+                "the allocation rate and the lifetimes of freed objects (text or json)");
   AddSelectionOptions(*cmd, options);
   AddPresentationOptions(*cmd, options);
   cmd->footer(
@@ -101,7 +115,10 @@ CLI::App* RegisterReportCommand(CLI::App& app, ReportOptions& options) {
       "  memprofctl report heaps/*.heap                              # all pods, summed\n"
       "  memprofctl report new/*.heap --base old1.heap --base old2.heap  # what grew, fleet-wide\n"
       "  memprofctl report --trend heaps/web1-1234-*.heap            # what grows steadily\n"
-      "  memprofctl report profile.heap --format collapsed | flamegraph.pl > heap.svg\n");
+      "  memprofctl report profile.heap --format collapsed | flamegraph.pl > heap.svg\n"
+      "  memprofctl report allocs.prof                              # top allocating functions\n"
+      "  memprofctl report allocs.prof --inuse-space -f svg -o s.svg  # what survived the window\n"
+      "  memprofctl report allocs.prof --lifetimes                  # how long objects live\n");
   return cmd;
 }
 
@@ -123,6 +140,22 @@ Result<report::Format> FormatOf(const ReportOptions& options) {
   return *format;
 }
 
+// --lifetimes prints a table per site: no stacks to draw or to write as pprof.
+Result<void> CheckLifetimesOptions(const report::ReportRequest& request) {
+  if (!request.lifetimes) return {};
+  if (request.format != report::Format::kText && request.format != report::Format::kJson) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "report: --lifetimes prints a table per allocation site, in text or json; it has "
+                "no " + std::string(report::FormatNames()[static_cast<size_t>(request.format)]) +
+                    " form (drop --lifetimes for flame graphs and pprof)");
+  }
+  if (request.trend) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "report: --lifetimes reads one allocation profile; --trend ranks heap dumps");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
@@ -138,6 +171,7 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
   }
   request.format = *format;
   request.metric = MetricOf(options);
+  request.metric_chosen = MetricChosen(options);
   request.focus = options.focus;
   request.ignore = options.ignore;
   if (options.top > 0) request.top = options.top;
@@ -148,6 +182,8 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
   if (options.pid > 0) request.pid = options.pid;
   request.sysroot = options.sysroot;
   request.trend = options.trend;
+  request.lifetimes = options.lifetimes;
+  if (auto ok = CheckLifetimesOptions(request); !ok) return Fail(ok.error());
   return request;
 }
 

@@ -23,9 +23,11 @@ struct ReportOptions {
   std::string format;              // --format; "" is text (or json with --json)
   std::vector<std::string> bases;  // several: summed, then subtracted
   bool trend = false;              // rank call sites by steady growth over the dumps
+  bool lifetimes = false;          // allocation profiles: per site, lifetimes and survival
   std::string focus;
   std::string ignore;
   size_t top = 0;  // 0: every row
+  bool inuse_space = false;  // the default for heap dumps; allocation profiles: survivors
   bool inuse_objects = false;
   bool alloc_space = false;
   bool alloc_objects = false;

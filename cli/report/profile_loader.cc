@@ -60,6 +60,8 @@ std::vector<std::string> PeekMappedLibraries(const std::string& path) {
     lines.emplace_back(line);
     text.remove_prefix(std::min(end + 1, text.size()));
   }
+  // An allocation profile ends its maps with this line (its parser drops it).
+  if (!lines.empty() && lines.back() == "--- end") lines.pop_back();
   return lines;
 }
 

@@ -21,7 +21,8 @@ namespace memprof::report {
 
 // The MAPPED_LIBRARIES: lines at the end of the dump at `path`, read from
 // its last megabyte without parsing the rest, so that symbolization can
-// start while the dump is parsed. Empty when there is no such section there
+// start while the dump is parsed (an allocation profile's final "--- end"
+// line is left out). Empty when there is no such section there
 // (or no file). A guess: the caller compares it with what the parser found.
 std::vector<std::string> PeekMappedLibraries(const std::string& path);
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cli/report/aggregate/aggregate.h"
+#include "cli/report/allocation_report.h"
 #include "cli/report/aggregate/base_profile.h"
 #include "cli/report/dump_process_check.h"
 #include "cli/report/render/collapsed_report.h"
@@ -15,6 +16,7 @@
 #include "cli/report/render/svg_report.h"
 #include "cli/report/render/text_report.h"
 #include "cli/report/merge/profile_merge.h"
+#include "cli/report/parse/allocation_profile_parser.h"
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
 #include "cli/report/profile_loader.h"
@@ -79,8 +81,10 @@ analysis::SvgOptions SvgOptionsFor(const ReportRequest& request) {
 }
 
 std::unique_ptr<analysis::ReportRenderer> MakeRenderer(
-    const ReportRequest& request, const analysis::SymbolizationSummary& symbolization) {
+    const ReportRequest& request, const analysis::SymbolizationSummary& symbolization,
+    const analysis::AllocationSummary* allocation) {
   analysis::ReportOptions options;
+  options.allocation = allocation;
   options.show_bytes = request.show_bytes;
   options.sort_by_cum = request.sort_by_cum;
   options.top = request.top;
@@ -111,7 +115,8 @@ SummaryContext SummaryContextFor(const ReportRequest& request,
 Result<void> RenderAggregated(const ReportRequest& request, const analysis::HeapProfile& profile,
                               const analysis::InternedAddresses& interned,
                               pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
-                              analysis::SymbolizationSummary* symbolization) {
+                              analysis::SymbolizationSummary* symbolization,
+                              const analysis::AllocationSummary* allocation) {
   const SummaryContext context = SummaryContextFor(request, symbolizer.Modules());
   analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
                                      request.lines};
@@ -123,7 +128,7 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
   summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
                                [](const auto& row) { return row.shown(); });
   if (symbolization != nullptr) *symbolization = summary;
-  return MakeRenderer(request, summary)->Render(*aggregation, out);
+  return MakeRenderer(request, summary, allocation)->Render(*aggregation, out);
 }
 
 // The symbolizer started from the maps at the end of the (first) dump,
@@ -202,8 +207,76 @@ std::string_view FormatExtension(Format format) {
   return "txt";
 }
 
+namespace {
+
+// The symbolizer for `profile`'s maps: the early one when the peek saw
+// them right. With --pid, first checks that the process wrote the dump.
+Result<std::unique_ptr<pprof::ParallelSymbolizer>> ReadySymbolizer(
+    const ReportRequest& request, const analysis::HeapProfile& profile,
+    const symbolize::ParsedMemoryMap& map, EarlySymbolizer& early) {
+  if (request.pid) {
+    // The first dump's own maps: merged dumps' are moved into one space.
+    const bool alone = request.more_dump_paths.empty() && BasePaths(request).empty();
+    auto ok = CheckDumpProcess(*request.pid, alone ? profile.mapped_libraries
+                                                   : PeekMappedLibraries(request.dump_path));
+    if (!ok) return Fail(ok.error());
+  }
+  if (early.symbolizer != nullptr && early.maps_lines == profile.mapped_libraries) {
+    return std::move(early.symbolizer);
+  }
+  early.symbolizer.reset();  // stops its threads: the dump's maps were not what the peek saw
+  return StartReportSymbolizer(request, map.mappings);
+}
+
+// Symbolizes and writes `profile` in request.format; `allocation` when it
+// is an allocation profile.
+Result<void> RenderProfile(const ReportRequest& request, const analysis::HeapProfile& profile,
+                           EarlySymbolizer& early, std::ostream& out,
+                           analysis::SymbolizationSummary* symbolization,
+                           const analysis::AllocationSummary* allocation = nullptr) {
+  auto map = symbolize::ParseMemoryMap(profile.mapped_libraries);
+  auto symbolizer = ReadySymbolizer(request, profile, map, early);
+  if (!symbolizer) return Fail(symbolizer.error());
+  if (request.format != Format::kPprof) {
+    const analysis::InternedAddresses interned = analysis::InternLookupAddresses(profile);
+    (*symbolizer)->ResolveAll(interned.addresses);
+    return RenderAggregated(request, profile, interned, **symbolizer, out, symbolization,
+                            allocation);
+  }
+  (*symbolizer)->ResolveAll(pprof::DistinctLookupAddresses(profile));
+  pprof::PprofOptions pprof_options;
+  pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
+  if (allocation != nullptr) SetAllocationPprofOptions(*allocation, pprof_options);
+  return pprof::WritePprof(profile, **symbolizer, map.mappings, pprof_options, out);
+}
+
+// An allocation profile: read alone, by default ranked by bytes allocated.
+Result<void> RunAllocationReport(const ReportRequest& request, std::ostream& out,
+                                 analysis::SymbolizationSummary* symbolization) {
+  if (auto ok = CheckAllocationRequest(request); !ok) return ok;
+  EarlySymbolizer early = StartEarly(request);
+  auto loaded = LoadAllocationProfile(request.dump_path);
+  if (!loaded) return Fail(loaded.error());
+  const analysis::HeapProfile& profile = loaded->samples.profile;
+  if (request.lifetimes) {
+    auto map = symbolize::ParseMemoryMap(profile.mapped_libraries);
+    auto symbolizer = ReadySymbolizer(request, profile, map, early);
+    if (!symbolizer) return Fail(symbolizer.error());
+    return WriteLifetimes(request, *loaded, **symbolizer, out);
+  }
+  ReportRequest ranked = request;
+  ranked.metric = AllocationMetric(request);
+  return RenderProfile(ranked, profile, early, out, symbolization, &loaded->samples.summary);
+}
+
+}  // namespace
+
 Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
                                analysis::SymbolizationSummary* symbolization) {
+  if (analysis::IsAllocationProfileFile(request.dump_path)) {
+    return RunAllocationReport(request, out, symbolization);
+  }
+  if (request.lifetimes) return LifetimesNeedAllocationProfile(request.dump_path);
   if (request.trend) return RunTrendPipeline(request, out);
   EarlySymbolizer early = StartEarly(request);
   auto profile = LoadRequestedProfile(request);
@@ -211,30 +284,7 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
   if (auto ok = CheckMetricHasData(*profile, request.metric, request.dump_path); !ok) {
     return Fail(ok.error());
   }
-  if (request.pid) {
-    // The first dump's own maps: merged dumps' are moved into one space.
-    const bool alone = request.more_dump_paths.empty() && BasePaths(request).empty();
-    auto ok = CheckDumpProcess(*request.pid, alone ? profile->mapped_libraries
-                                                   : PeekMappedLibraries(request.dump_path));
-    if (!ok) return Fail(ok.error());
-  }
-  auto map = symbolize::ParseMemoryMap(profile->mapped_libraries);
-  std::unique_ptr<pprof::ParallelSymbolizer> symbolizer = std::move(early.symbolizer);
-  if (symbolizer == nullptr || early.maps_lines != profile->mapped_libraries) {
-    symbolizer.reset();  // stops its threads: the dump's maps were not what the peek saw
-    auto started = StartReportSymbolizer(request, map.mappings);
-    if (!started) return Fail(started.error());
-    symbolizer = std::move(*started);
-  }
-  if (request.format != Format::kPprof) {
-    const analysis::InternedAddresses interned = analysis::InternLookupAddresses(*profile);
-    symbolizer->ResolveAll(interned.addresses);
-    return RenderAggregated(request, *profile, interned, *symbolizer, out, symbolization);
-  }
-  symbolizer->ResolveAll(pprof::DistinctLookupAddresses(*profile));
-  pprof::PprofOptions pprof_options;
-  pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
-  return pprof::WritePprof(*profile, *symbolizer, map.mappings, pprof_options, out);
+  return RenderProfile(request, *profile, early, out, symbolization);
 }
 
 }  // namespace memprof::report

@@ -42,6 +42,9 @@ struct ReportRequest {
   std::vector<std::string> more_base_paths;
   Format format = Format::kText;
   analysis::Metric metric = analysis::Metric::kInuseSpace;
+  // Whether `metric` was asked for (a flag): an allocation profile's
+  // default is kAllocSpace, a heap dump's kInuseSpace.
+  bool metric_chosen = false;
   std::string focus;   // regex; "" = unset
   std::string ignore;  // regex; "" = unset
   std::optional<size_t> top;
@@ -59,6 +62,10 @@ struct ReportRequest {
   // --trend: rank call sites by steady growth over the dumps (text or json;
   // trend_pipeline.h) instead of reporting their sum.
   bool trend = false;
+  // --lifetimes: per allocation site, what was allocated, freed and
+  // survived and how long the freed objects lived (allocation profiles
+  // only; text or json; allocation_report.h).
+  bool lifetimes = false;
 };
 
 // The symbolizer settings a request implies (--lines, --pid, --sysroot).
@@ -77,7 +84,10 @@ symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request);
 
 // dump(s) -> unsample (-> sum -> minus base(s)) -> symbolize -> the format.
 // One dump without a base takes exactly the single-dump path (no merge step).
-// With `trend`, RunTrendPipeline instead.
+// With `trend`, RunTrendPipeline instead. An allocation profile (told by its
+// first line) is read alone: parse -> unsample per record -> symbolize ->
+// the format, ranked by bytes allocated unless a metric was chosen, or the
+// --lifetimes table (allocation_report.h).
 // When `symbolization` is given it receives what could not be named and how
 // to fix it (for stderr: analysis::FormatSymbolizationSummary); --format json
 // carries the same in its "symbolization" object.

@@ -19,15 +19,15 @@ _memprofctl_options() {
     activate) echo "$_memprofctl_targets --for --sample-interval --reset --capture-growth --capture-near-limit --keep --json" ;;
     deactivate) echo "$_memprofctl_targets --json" ;;
     dump) echo "$_memprofctl_targets -o --out --force --out-dir --every --count --captured --follow -f --format --json" ;;
-    profile) echo "$_memprofctl_targets --duration -o --out --force --out-dir -f --format --json" ;;
+    profile) echo "$_memprofctl_targets --duration -o --out --force --out-dir -f --format --json --allocations --record-bound" ;;
     stats) echo "$_memprofctl_targets --json --raw -f --format --watch --count" ;;
     doctor | purge) echo "$_memprofctl_targets --json" ;;
     exporter) echo '--listen --allow-remote --target-timeout --captures-dir' ;;
     attach) echo '-p --pid --dry-run --json' ;;
     report)
-      echo '--inuse-objects --alloc-space --alloc-objects --base --focus --ignore --top' \
-        '--show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format --json -o --out' \
-        '--force --trend'
+      echo '--inuse-space --inuse-objects --alloc-space --alloc-objects --base --focus --ignore' \
+        '--top --show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format --json -o' \
+        '--out --force --trend --lifetimes'
       ;;
     run | help | version) ;;
   esac

@@ -104,6 +104,23 @@ class ValidateJsonTest(unittest.TestCase):
         failed["result"] = {}
         self.assertEqual(self.check("multi-target", json.dumps(failed), "--lines").returncode, 0)
 
+    def test_lifetimes_sites_need_every_figure_and_allow_null_percentiles(self):
+        site = {"function": "Parse", "allocated_bytes": 10.5, "freed_bytes": 10.5,
+                "survived_bytes": 0.0, "allocated_objects": 1.2, "freed_objects": 1.2,
+                "survived_objects": 0.0, "allocation_rate_bytes_per_second": 3.0,
+                "lifetime_p50_ns": None, "lifetime_p90_ns": None, "lifetime_p99_ns": 7}
+        header = {"pid": 1, "window_start_unix_ms": 1700000000000, "window_ns": 10,
+                  "window_requested_ms": 0, "ended_by": "client", "records": 1,
+                  "records_in_window": 1, "records_lost": False, "covered_ns": 10,
+                  "sample_interval": 1024, "record_bound": 100, "clock": "realtime",
+                  "clock_resolution_ns": 1}
+        doc = {"schema_version": 1, "allocation_profile": header, "sites": [site]}
+        r = self.check("report-lifetimes", json.dumps(doc))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        del doc["sites"][0]["lifetime_p90_ns"]
+        self.assert_invalid(self.check("report-lifetimes", json.dumps(doc)),
+                            "'lifetime_p90_ns' is a required property")
+
     def test_every_schema_in_docs_is_a_valid_schema(self):
         r = self.run_script("--check-schemas", SCHEMAS)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -296,7 +296,31 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const Lo
   return used;
 }
 
+// The name Reduce gives the flat value of a cut stack (see FlatFunctionNames).
+std::string FlatName(const std::vector<uint32_t>& path, const LocationTable& table) {
+  for (uint32_t location : path) {
+    if (IsIgnoredAddress(table.at(location).address)) continue;
+    return table.names()[table.NameIds(location).front()];
+  }
+  return {};
+}
+
 }  // namespace
+
+std::vector<std::string> FlatFunctionNames(const HeapProfile& profile,
+                                           AddressSymbolizer& symbolizer,
+                                           const InternedAddresses& interned, bool lines) {
+  LocationTable table(symbolizer, interned, lines);
+  std::vector<std::string> names;
+  names.reserve(profile.samples.size());
+  size_t frame = 0;  // the sample's first in interned.ids
+  for (const Sample& sample : profile.samples) {
+    const std::span<const uint32_t> ids(interned.ids.data() + frame, sample.stack.size());
+    frame += sample.stack.size();
+    names.push_back(FlatName(CutAllocatorFrames(ids, table), table));
+  }
+  return names;
+}
 
 void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_change) {
   std::sort(rows.begin(), rows.end(), [=](const FunctionRow& a, const FunctionRow& b) {

@@ -91,6 +91,16 @@ struct Aggregation {
                                                    AddressSymbolizer& symbolizer,
                                                    const AggregateOptions& options);
 
+// The function each sample's flat value goes to in AggregateProfile's
+// table: the innermost name of the first location left after the
+// allocator's frames are cut (addresses jeprof ignores skipped); "" when
+// no frame is left. One per sample of `profile`, in order; `interned` is
+// InternLookupAddresses(profile). No filters: --focus and --ignore are not
+// applied.
+std::vector<std::string> FlatFunctionNames(const HeapProfile& profile,
+                                           AddressSymbolizer& symbolizer,
+                                           const InternedAddresses& interned, bool lines);
+
 // Sorts rows like jeprof's PrintText: by flat (or cum) descending, ties by
 // name in byte order. `by_change` (a --base diff) ranks by the size of the
 // change first: what shrank most ranks as high as what grew most, where

@@ -68,4 +68,19 @@ Result<std::string> Gunzip(std::string_view data, std::string_view source_name,
   return text;
 }
 
+std::string GunzipPrefix(std::string_view data, size_t max_bytes) {
+  z_stream stream{};
+  if (inflateInit2(&stream, kGzipOnly) != Z_OK) return {};
+  std::unique_ptr<z_stream, InflateEnd> owner(&stream);
+  std::string text(max_bytes, '\0');
+  stream.avail_in = static_cast<uInt>(std::min<size_t>(data.size(), UINT_MAX));
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.next_out = reinterpret_cast<Bytef*>(text.data());
+  stream.avail_out = static_cast<uInt>(std::min<size_t>(max_bytes, UINT_MAX));
+  const int status = inflate(&stream, Z_SYNC_FLUSH);
+  if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) return {};
+  text.resize(text.size() - stream.avail_out);
+  return text;
+}
+
 }  // namespace memprof::analysis

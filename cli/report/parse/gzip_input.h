@@ -20,6 +20,11 @@ bool IsGzip(std::string_view data);
 [[nodiscard]] Result<std::string> Gunzip(std::string_view data, std::string_view source_name,
                                          size_t max_bytes);
 
+// The first `max_bytes` (or fewer) bytes that `data`, a gzip file, inflates
+// to: enough to tell a format by its first line without inflating it all.
+// "" when it cannot be inflated at all.
+std::string GunzipPrefix(std::string_view data, size_t max_bytes);
+
 }  // namespace memprof::analysis
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_GZIP_INPUT_H_

@@ -1,5 +1,6 @@
 #include "cli/report/parse/heap_dump_reader.h"
 
+#include "cli/report/parse/allocation_profile_parser.h"
 #include "cli/report/parse/dump_scanner.h"
 #include "cli/report/parse/gperftools_parser.h"
 #include "cli/report/parse/gzip_input.h"
@@ -26,6 +27,11 @@ Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view sourc
   if (first.starts_with("heap_v2/")) return ParseHeapV2Text(text, source_name, limits);
   if (first.starts_with("heap profile:")) return ParseGperftoolsText(text, source_name, limits);
   std::string where = std::string(source_name) + ":1: ";
+  if (LooksLikeAllocationProfile(first)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                where + "an allocation profile, not a heap profile: report it alone (it cannot "
+                        "be merged with heap dumps, used as --base or in --trend)");
+  }
   if (text.empty()) {
     return Fail(ErrorCode::kInvalidArgument,
                 where + "empty input: expected a heap profile, " + std::string(kFormats));

@@ -49,32 +49,48 @@ void SetValueType(pb::ValueType& type, StringTable& strings, const char* name, c
 }
 
 // The sample types in the order jeprof's --inuse_objects ... flags name
-// them, counts before bytes as profile.proto's convention asks.
-void SetHeader(pb::Profile& profile, StringTable& strings, const analysis::HeapProfile& heap,
-               const PprofOptions& options) {
-  SetValueType(*profile.add_sample_type(), strings, "inuse_objects", "count");
-  SetValueType(*profile.add_sample_type(), strings, "inuse_space", "bytes");
-  if (heap.has_alloc) {
+// them, counts before bytes as profile.proto's convention asks; an
+// allocation profile's in the order of Go's allocs profile.
+void SetSampleTypes(pb::Profile& profile, StringTable& strings, const analysis::HeapProfile& heap,
+                    const PprofOptions& options) {
+  if (options.allocation_profile) {
     SetValueType(*profile.add_sample_type(), strings, "alloc_objects", "count");
     SetValueType(*profile.add_sample_type(), strings, "alloc_space", "bytes");
   }
-  profile.set_default_sample_type(strings.Intern("inuse_space"));
+  SetValueType(*profile.add_sample_type(), strings, "inuse_objects", "count");
+  SetValueType(*profile.add_sample_type(), strings, "inuse_space", "bytes");
+  if (heap.has_alloc && !options.allocation_profile) {
+    SetValueType(*profile.add_sample_type(), strings, "alloc_objects", "count");
+    SetValueType(*profile.add_sample_type(), strings, "alloc_space", "bytes");
+  }
+  profile.set_default_sample_type(
+      strings.Intern(options.allocation_profile ? "alloc_space" : "inuse_space"));
+}
+
+void SetHeader(pb::Profile& profile, StringTable& strings, const analysis::HeapProfile& heap,
+               const PprofOptions& options) {
+  SetSampleTypes(profile, strings, heap, options);
   SetValueType(*profile.mutable_period_type(), strings, "space", "bytes");
   profile.set_period(static_cast<int64_t>(heap.sample_period));
   if (options.time_nanos) profile.set_time_nanos(*options.time_nanos);
+  if (options.duration_nanos) profile.set_duration_nanos(*options.duration_nanos);
   if (!options.drop_frames.empty()) profile.set_drop_frames(strings.Intern(options.drop_frames));
 }
 
 void AddSample(pb::Profile& profile, LocationTable& locations, const analysis::Sample& sample,
-               bool has_alloc) {
+               bool has_alloc, bool alloc_first) {
   pb::Sample* out = profile.add_sample();
   out->mutable_location_id()->Reserve(static_cast<int>(sample.stack.size()));
   for (size_t i = 0; i < sample.stack.size(); ++i) {
     out->add_location_id(locations.IdFor(analysis::LookupAddress(sample.stack, i)));
   }
+  if (alloc_first) {
+    out->add_value(ToCount(sample.alloc.objects));
+    out->add_value(ToCount(sample.alloc.bytes));
+  }
   out->add_value(ToCount(sample.inuse.objects));
   out->add_value(ToCount(sample.inuse.bytes));
-  if (has_alloc) {
+  if (has_alloc && !alloc_first) {
     out->add_value(ToCount(sample.alloc.objects));
     out->add_value(ToCount(sample.alloc.bytes));
   }
@@ -140,7 +156,7 @@ Result<void> WritePprof(const analysis::HeapProfile& heap, analysis::AddressSymb
   LocationTable locations(profile, strings, mapping_table, symbolizer);
   profile.mutable_sample()->Reserve(static_cast<int>(heap.samples.size()));
   for (const analysis::Sample& sample : heap.samples) {
-    AddSample(profile, locations, sample, heap.has_alloc);
+    AddSample(profile, locations, sample, heap.has_alloc, options.allocation_profile);
   }
   return Serialize(profile, out);
 }

@@ -31,6 +31,13 @@ struct PprofOptions {
   // Prefix for the mapped paths when reading build IDs ("/proc/<pid>/root"
   // for a target in a container). Mapping.filename keeps the unprefixed path.
   std::string sysroot;
+  // The profile is an allocation profile over a window (`duration_nanos`
+  // long, starting at time_nanos): its sample types are those of Go's
+  // allocs profile, alloc_objects/count, alloc_space/bytes, inuse_objects/
+  // count, inuse_space/bytes in that order, default alloc_space; inuse is
+  // what survived the window.
+  bool allocation_profile = false;
+  std::optional<int64_t> duration_nanos;
 };
 
 // Writes `profile` as a gzipped perftools.profiles.Profile, the format of
@@ -38,7 +45,8 @@ struct PprofOptions {
 //  - sample types inuse_objects/count and inuse_space/bytes, then
 //    alloc_objects/count and alloc_space/bytes when profile.has_alloc;
 //    default_sample_type inuse_space; period_type space/bytes with the
-//    dump's sample period.
+//    dump's sample period. An allocation profile (PprofOptions::
+//    allocation_profile) has the alloc types first and alloc_space as default.
 //  - values are the unsampled estimates rounded to the nearest integer.
 //  - one Mapping per executable entry of `mappings` (ids in input order,
 //    from 1), with its build ID and has_* flags saying what symbolization

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/report/render/allocation_header.h"
 #include "common/json_schema_versions.h"
 
 namespace memprof::analysis {
@@ -225,6 +226,9 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   report["unit"] = IsObjectMetric(aggregation.metric) ? "objects" : "bytes";
   report["total"] = aggregation.total;
   report["shown_total"] = aggregation.shown_total;
+  if (options_.allocation != nullptr) {
+    report["allocation_profile"] = AllocationHeaderJson(*options_.allocation);
+  }
   if (aggregation.is_diff) {
     // --base: every value above and below is a change (signed).
     report["diff"] = true;

@@ -7,6 +7,7 @@
 
 #include "cli/report/aggregate/aggregate.h"
 #include "cli/report/aggregate/symbolization_summary.h"
+#include "cli/report/model/allocation_profile.h"
 #include "common/result.h"
 
 namespace memprof::analysis {
@@ -18,6 +19,8 @@ struct ReportOptions {
   std::optional<size_t> top;  // at most this many function rows
   // What symbolization found, for the renderers that carry it (json).
   const SymbolizationSummary* symbolization = nullptr;
+  // The report is of an allocation profile: text and json say so first.
+  const AllocationSummary* allocation = nullptr;
 };
 
 // Writes one aggregated profile in one format. The pprof and flame-graph

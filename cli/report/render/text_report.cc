@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/report/render/allocation_header.h"
 #include "cli/report/render/report_format.h"
 
 namespace memprof::analysis {
@@ -26,6 +27,7 @@ void WriteHeader(std::ostream& out) {
 Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
   Metric metric = aggregation.metric;
   bool bytes = options_.show_bytes;
+  if (options_.allocation != nullptr) WriteAllocationHeaderText(*options_.allocation, out);
   if (aggregation.total != 0) {
     out << "Total: " << FormatValue(aggregation.total, metric, bytes) << ' '
         << UnitName(metric, bytes) << '\n';

@@ -145,6 +145,28 @@ TEST_F(PprofWriterTest, HeaderDescribesAHeapProfile) {
   EXPECT_EQ(Str(profile, profile.drop_frames()), kAllocatorDropFrames);
 }
 
+// An allocation profile reads like Go's allocs profile: the alloc types
+// first, alloc_space by default, and the window as time and duration.
+TEST_F(PprofWriterTest, AllocationProfileHasGoAllocsSampleTypesAndItsWindow) {
+  PprofOptions options;
+  options.allocation_profile = true;
+  options.time_nanos = 1700000000000000000;
+  options.duration_nanos = 30000000000;
+  pb::Profile profile = Write(options);
+  std::vector<std::string> types;
+  for (const pb::ValueType& type : profile.sample_type())
+    types.push_back(Str(profile, type.type()) + "/" + Str(profile, type.unit()));
+  EXPECT_EQ(types, (std::vector<std::string>{"alloc_objects/count", "alloc_space/bytes",
+                                             "inuse_objects/count", "inuse_space/bytes"}));
+  EXPECT_EQ(Str(profile, profile.default_sample_type()), "alloc_space");
+  EXPECT_EQ(profile.time_nanos(), 1700000000000000000);
+  EXPECT_EQ(profile.duration_nanos(), 30000000000);
+  ASSERT_EQ(profile.sample_size(), 3);
+  // The first sample: alloc {2.5, 2000.6}, inuse {1.5, 1000.4}, rounded.
+  EXPECT_EQ(std::vector<int64_t>(profile.sample(0).value().begin(), profile.sample(0).value().end()),
+            (std::vector<int64_t>{3, 2001, 2, 1000}));
+}
+
 TEST_F(PprofWriterTest, OptionalHeaderFieldsStayUnset) {
   profile_.has_alloc = false;
   PprofOptions options;
@@ -152,6 +174,7 @@ TEST_F(PprofWriterTest, OptionalHeaderFieldsStayUnset) {
   pb::Profile profile = Write(options);
   EXPECT_EQ(profile.sample_type_size(), 2);
   EXPECT_EQ(profile.time_nanos(), 0);
+  EXPECT_EQ(profile.duration_nanos(), 0);
   EXPECT_EQ(profile.drop_frames(), 0);
   for (const pb::Sample& sample : profile.sample()) EXPECT_EQ(sample.value_size(), 2);
 }
