@@ -189,6 +189,18 @@ uint64_t AllocationRecorder::OpenWindow() const {
   return open_ ? open_->id : 0;
 }
 
+AllocationRecorder::State AllocationRecorder::CurrentState() const {
+  std::lock_guard lock(mu_);
+  State state;
+  if (open_) {
+    state.open_window = open_->id;
+    state.window_end_unix_ms = open_->facts.start_unix_ms + open_->facts.requested_ms;
+    state.record_bound = open_->facts.record_bound;
+  }
+  if (held_) state.held_profile = held_->id;
+  return state;
+}
+
 // Writes the window's profile (before the records go), then puts back what
 // the window found.
 void AllocationRecorder::EndLocked(WindowEndReason reason) {

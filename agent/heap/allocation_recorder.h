@@ -81,6 +81,13 @@ class AllocationRecorder {
   [[nodiscard]] Result<std::unique_ptr<HeapDump>> Fetch(uint64_t id);
   // The open window's id, or 0.
   uint64_t OpenWindow() const;
+  struct State {
+    uint64_t open_window = 0;  // 0: none
+    int64_t window_end_unix_ms = 0;
+    int64_t record_bound = 0;
+    uint64_t held_profile = 0;  // 0: none
+  };
+  State CurrentState() const;
 
  private:
   struct Window {

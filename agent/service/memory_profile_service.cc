@@ -296,6 +296,12 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_agent_started_unix_ms(identity_.started_unix_ms);
   r.set_started_by(identity_.started_by);
   ToProto(captures_.State(), *r.mutable_capture());
+  const AllocationRecorder::State allocations = allocations_.CurrentState();
+  v1::AllocationWindowState& window = *r.mutable_allocation_window();
+  window.set_open_window(allocations.open_window);
+  window.set_window_end_unix_ms(allocations.window_end_unix_ms);
+  window.set_record_bound(static_cast<uint64_t>(allocations.record_bound));
+  window.set_held_profile(allocations.held_profile);
   FillMemoryLimit(r);
   return {};
 }

@@ -1,6 +1,7 @@
 #include "cli/collect/allocation_window.h"
 
 #include <fstream>
+#include <stop_token>
 #include <string>
 
 #include "cli/client/dump_transfer.h"
@@ -19,6 +20,7 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kProgressTick(250);
 constexpr size_t kProgressWidth = 30;
+constexpr int kStatusEvery = 4;  // ticks: a Status a second
 constexpr char kAllocationsExtension[] = "allocs";
 
 double Seconds(milliseconds d) { return static_cast<double>(d.count()) / 1000.0; }
@@ -42,6 +44,7 @@ class AllocationRun {
  private:
   Result<void> Open();
   WindowWaitResult Wait();
+  bool WindowEndedByAgent();
   Result<DeliveredDump> Fetch();
   void Discard();
   void ReadHeader();
@@ -107,24 +110,38 @@ Result<void> AllocationRun::Open() {
 }
 
 WindowWaitResult AllocationRun::Wait() {
-  WindowTick tick;
-  if (runtime_.progress) {
-    tick = [this](milliseconds waited) {
+  // The wait also ends when the agent has ended the window by itself (near
+  // its record bound): a Status every kStatusEvery ticks says so.
+  std::stop_source ended;
+  std::stop_callback interrupt(runtime_.end_early, [&ended] { ended.request_stop(); });
+  int ticks = 0;
+  WindowTick tick = [&](milliseconds waited) {
+    if (runtime_.progress) {
       console_.err << '\r' << ProgressLine(waited, outcome_.requested, kProgressWidth)
                    << std::flush;
-    };
-    tick(milliseconds(0));
-  }
-  const WindowWaitResult waited = runtime_.wait(target_.local_pid(), outcome_.requested,
-                                                runtime_.end_early, kProgressTick, tick);
+    }
+    if (++ticks % kStatusEvery == 0 && WindowEndedByAgent()) ended.request_stop();
+  };
+  if (runtime_.progress) tick(milliseconds(0));
+  WindowWaitResult waited = runtime_.wait(target_.local_pid(), outcome_.requested,
+                                          ended.get_token(), kProgressTick, tick);
   if (runtime_.progress) console_.err << "\r\033[K" << std::flush;
-  if (waited.end == WindowEnd::kEndedEarly) {
+  if (waited.end == WindowEnd::kEndedEarly && !runtime_.end_early.stop_requested()) {
+    waited.end = WindowEnd::kElapsed;  // the agent's end: no interrupt to report
+  } else if (waited.end == WindowEnd::kEndedEarly) {
     console_.notes() << "pid " << target_.pid << ": interrupted: allocation window ended after "
                      << FormatElapsed(waited.waited) << " of " << FormatDuration(outcome_.requested)
                      << "; fetching its profile now (interrupt again to abort)\n"
                      << std::flush;
   }
   return waited;
+}
+
+// Whether the agent no longer has this window open (it ended near its bound).
+bool AllocationRun::WindowEndedByAgent() {
+  auto status = client_.Status(target_);
+  return status && status->has_allocation_window() &&
+         status->allocation_window().open_window() != outcome_.window;
 }
 
 Result<DeliveredDump> AllocationRun::Fetch() {

@@ -34,6 +34,20 @@ std::string ActiveText(const StatusResponse& status, std::chrono::system_clock::
   return "yes, " + DescribeWindowEnd(status.window_end_unix_ms(), now);
 }
 
+std::string AllocationWindowText(const memprof::v1::AllocationWindowState& window,
+                                 std::chrono::system_clock::time_point now) {
+  std::string text = "none open";
+  if (window.open_window() != 0) {
+    text = "#" + std::to_string(window.open_window()) + " open, " +
+           DescribeWindowEnd(window.window_end_unix_ms(), now) + " (bound " +
+           std::to_string(window.record_bound()) + " records)";
+  }
+  if (window.held_profile() != 0) {
+    text += "; #" + std::to_string(window.held_profile()) + "'s profile waits to be fetched";
+  }
+  return text;
+}
+
 std::string MemoryLimitText(const StatusResponse& status) {
   if (status.has_memory_limit()) return DescribeMemoryLimit(status.memory_limit());
   if (!status.memory_limit_error().empty()) return "unknown: " + status.memory_limit_error();
@@ -109,6 +123,11 @@ nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) 
       {"memory_limit", MemoryLimitToJson(status.memory_limit())},
       {"memory_limit_error", status.memory_limit_error()},
       {"started_by", status.started_by()},
+      {"allocation_window",
+       {{"open_window", status.allocation_window().open_window()},
+        {"window_end_unix_ms", status.allocation_window().window_end_unix_ms()},
+        {"record_bound", status.allocation_window().record_bound()},
+        {"held_profile", status.allocation_window().held_profile()}}},
   };
   return json;
 }
@@ -141,6 +160,9 @@ void PrintStatus(const StatusResponse& status, const Target& target,
     for (const std::string& line : DescribeHeldCaptures(status.capture())) {
       table.AddRow({"", line});
     }
+  }
+  if (status.has_allocation_window()) {  // unset: an agent from before allocation windows
+    table.AddRow({"allocation window:", AllocationWindowText(status.allocation_window(), now)});
   }
   table.AddRow({"RSS:", FormatBytes(status.rss_bytes())});
   table.AddRow({"memory limit:", MemoryLimitText(status)});

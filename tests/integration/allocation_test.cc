@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -67,6 +68,18 @@ class AllocationTest : public IntegrationTest {
     return bytes;
   }
 
+  // The JSON `text` is valid by docs/schemas/<schema>.schema.json.
+  void ExpectValid(const std::string& schema, const std::string& text) {
+    const std::string file = dir().File(schema + ".json");
+    ASSERT_TRUE(WriteFile(file, text));
+    CommandResult r = RunCommand({MEMPROF_IT_PYTHON3, MEMPROF_IT_JSON_VALIDATOR,
+                                  std::string(MEMPROF_IT_SCHEMA_DIR) + "/" + schema + ".schema.json",
+                                  file},
+                                 {});
+    EXPECT_EQ(r.exit_code, 0) << schema << ":\n" << text << r;
+    std::filesystem::remove(file);
+  }
+
   static const json* Site(const json& report, const std::string& function) {
     for (const json& site : report["sites"]) {
       if (site["function"].get<std::string>().find(function) != std::string::npos) return &site;
@@ -87,6 +100,7 @@ TEST_F(AllocationTest, RanksTheChurnFirstKeepsTheLeakAndLeavesOutTheCache) {
   CommandResult r = Cli(args);
   ASSERT_EQ(r.exit_code, 0) << r;
   json j = ParseJsonOutput(r);
+  ExpectValid("profile-allocations", r.out);
   EXPECT_EQ(j["pid"], t->pid());
   EXPECT_EQ(j["path"], path);
   EXPECT_EQ(j["ended_by"], "duration") << j.dump(2);
@@ -108,6 +122,7 @@ TEST_F(AllocationTest, RanksTheChurnFirstKeepsTheLeakAndLeavesOutTheCache) {
   CommandResult lifetimes = Cli({"report", path, "--lifetimes", "--format", "json"});
   ASSERT_EQ(lifetimes.exit_code, 0) << lifetimes;
   json l = ParseJsonOutput(lifetimes);
+  ExpectValid("report-lifetimes", lifetimes.out);
   EXPECT_EQ(l.value("schema_version", 0), 1);
   const json* churn = Site(l, "churn_buffer");
   const json* leak = Site(l, "leak_record");
@@ -175,6 +190,9 @@ TEST_F(AllocationTest, ASecondWindowIsRefusedWhileOneIsOpen) {
   auto running = SpawnCli(ProfileArgs(*t, "4s", first));
   ASSERT_NE(running, nullptr);
   ASSERT_TRUE(AwaitWindowOpen(*t));
+  json window = StatusJson(*t)["allocation_window"];
+  EXPECT_EQ(window["open_window"], 1) << window.dump(2);
+  EXPECT_EQ(window["record_bound"], 100000) << window.dump(2);
   CommandResult second = Cli(ProfileArgs(*t, "2s", dir().File("second.allocs")));
   EXPECT_EQ(second.exit_code, 5) << second;
   EXPECT_NE(second.err.find("is already open in this process (it ends in "), std::string::npos)
@@ -200,6 +218,43 @@ TEST_F(AllocationTest, ATargetThatExitsMidWindowWritesNothing) {
   EXPECT_NE(running->StderrText().find("exited during the allocation window"), std::string::npos)
       << running->StderrText();
   EXPECT_TRUE(NonSocketEntries().empty()) << "no file, no temp file";
+}
+
+// Near its record bound the agent ends the window by itself, and memprofctl
+// fetches it then rather than at the end of the duration.
+TEST_F(AllocationTest, AWindowNearItsBoundEndsEarlyAndSaysSo) {
+  TargetProcess* t = StartMix();
+  ASSERT_NE(t, nullptr);
+  const std::string path = dir().File("bound.allocs");
+  std::vector<std::string> args = ProfileArgs(*t, "120s", path);
+  args.insert(args.end(), {"--record-bound", "300"});
+  CommandResult r = Cli(args, {}, seconds(100));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.err.find("the window ended early: its records neared the bound of 300"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(ReadFile(path).find("\nended_by: bound\n"), std::string::npos);
+  json window = StatusJson(*t)["allocation_window"];
+  EXPECT_EQ(window["open_window"], 0) << window.dump(2);
+  EXPECT_EQ(window["held_profile"], 0) << "fetched: " << window.dump(2);
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], false);
+}
+
+TEST_F(AllocationTest, RecordBoundIsAUsageErrorWithoutAllocationsOrOutOfRange) {
+  TargetProcess* t = StartMix();
+  ASSERT_NE(t, nullptr);
+  const std::string pid = std::to_string(t->pid());
+  const std::string out = dir().File("x.allocs");
+  CommandResult alone =
+      Cli({"profile", "--pid", pid, "--duration", "1s", "--out", out, "--record-bound", "5"});
+  EXPECT_EQ(alone.exit_code, 2) << alone;
+  EXPECT_NE(alone.err.find("--record-bound requires --allocations"), std::string::npos) << alone;
+  CommandResult zero = Cli({"profile", "--pid", pid, "--duration", "1s", "--out", out,
+                            "--allocations", "--record-bound", "0"});
+  EXPECT_EQ(zero.exit_code, 2) << zero;
+  EXPECT_NE(zero.err.find("--record-bound"), std::string::npos) << zero;
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], false) << "nothing was switched on";
+  EXPECT_TRUE(NonSocketEntries().empty());
 }
 
 // The first interrupt ends the window and still writes the profile.
