@@ -51,7 +51,8 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "exporter",
       "Serve the statistics of every local agent to Prometheus (GET /metrics) and their heap "
-      "profiles to pprof and continuous profilers (GET /debug/pprof/pid/N/heap)");
+      "and allocation profiles to pprof and continuous profilers (GET /debug/pprof/pid/N/heap, "
+      "/debug/pprof/pid/N/allocs)");
   cmd->add_option("--listen", options.listen,
                   "Address to listen on: IP:PORT, [IPv6]:PORT or localhost:PORT; port 0 picks "
                   "a free one (default 127.0.0.1:9464)")
@@ -77,14 +78,18 @@ CLI::App* RegisterExporterCommand(CLI::App& app, ExporterOptions& options) {
       "must be active, but for tcmalloc, whose live heap a 1s window shows);\n"
       "/debug/pprof/pid/N/heap?seconds=S (profile S seconds, 1 to 300, first, then leave\n"
       "profiling as it was); /debug/pprof/pid/N/symbol (what pprof asks for the names a\n"
-      "profile lacks). /debug/pprof/heap?pid=N[&seconds=S] serves the same profiles.\n"
-      "One heap request per process at a time (else 429).\n\n"
+      "profile lacks); /debug/pprof/pid/N/allocs[?seconds=S] (what pid N allocates in the\n"
+      "next S seconds, default 30, as pprof's alloc_space and inuse_space; jemalloc only).\n"
+      "/debug/pprof/heap?pid=N[&seconds=S] and /debug/pprof/allocs?pid=N[&seconds=S] serve\n"
+      "the same profiles. One heap and one allocs request per process at a time (else 429).\n\n"
       "Examples:\n"
       "  memprofctl exporter                          # http://127.0.0.1:9464/metrics\n"
       "  memprofctl exporter --listen 127.0.0.1:0     # any free port, printed on stderr\n"
       "  memprofctl exporter --listen 0.0.0.0:9464 --allow-remote\n"
       "  memprofctl exporter --captures-dir /var/lib/memprof/captures\n"
-      "  pprof -top http://127.0.0.1:9464/debug/pprof/pid/1234/heap\n");
+      "  pprof -top http://127.0.0.1:9464/debug/pprof/pid/1234/heap\n"
+      "  pprof -top -sample_index=alloc_space \\\n"
+      "      'http://127.0.0.1:9464/debug/pprof/pid/1234/allocs?seconds=10'\n");
   return cmd;
 }
 
@@ -103,14 +108,17 @@ Result<std::string> Scrape(const TargetDiscovery& discovery, const ClientFactory
 // (collect/heap_capture.h), through clients whose calls have the deadline
 // of --target-timeout (for the dump: until the agent starts sending); the
 // state is put back through one that the exporter's stop does not cancel.
+// /debug/pprof/allocs records allocation windows (`allocations`) the same way.
 HeapCapture MakeHeapCapture(const TargetDiscovery& discovery, const TimedClientFactory& client,
                             const TimedClientFactory& restore_client,
-                            std::chrono::milliseconds timeout, const std::stop_token& stop) {
-  return [&discovery, &client, &restore_client, timeout, stop](
+                            std::chrono::milliseconds timeout, const std::stop_token& stop,
+                            bool allocations) {
+  return [&discovery, &client, &restore_client, timeout, stop, allocations](
              const Target& target, std::optional<std::chrono::milliseconds> window) {
     const auto c = client(timeout);
     const auto r = restore_client(timeout);
-    return CaptureHeapReport(HeapCaptureRequest{target, "pprof", window}, discovery, *c, *r, stop);
+    return CaptureHeapReport(HeapCaptureRequest{target, "pprof", window, allocations}, discovery,
+                             *c, *r, stop);
   };
 }
 
@@ -129,11 +137,13 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
     if (auto ok = CheckOutputDirectory(options.captures_dir, "--captures-dir"); !ok) return ok;
   }
   const ClientFactory factory = [&make_client, timeout = *timeout] { return make_client(timeout); };
-  HeapProfileEndpoint heap(
-      discovery, factory,
-      MakeHeapCapture(discovery, make_client,
-                      make_restore_client != nullptr ? *make_restore_client : make_client, *timeout,
-                      stop));
+  const TimedClientFactory& restore =
+      make_restore_client != nullptr ? *make_restore_client : make_client;
+  HeapProfileEndpoint heap(discovery, factory,
+                           MakeHeapCapture(discovery, make_client, restore, *timeout, stop, false));
+  HeapProfileEndpoint allocs(discovery, factory,
+                             MakeHeapCapture(discovery, make_client, restore, *timeout, stop, true),
+                             PprofProfile::kAllocs);
   SymbolEndpoint symbol(discovery, [](const Target& target, std::span<const uint64_t> addresses) {
     return NameProcessAddresses(target.local_pid(), addresses);
   });
@@ -145,6 +155,7 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
     return RenderPprofIndex(*targets);
   };
   pages.heap = [&heap](const HttpRequest& r) { return heap.Handle(r); };
+  pages.allocs = [&allocs](const HttpRequest& r) { return allocs.Handle(r); };
   pages.symbol = [&symbol](const HttpRequest& r) { return symbol.Handle(r); };
   auto server = HttpServer::Start(
       *address, [&pages](const HttpRequest& r) { return RouteExporterRequest(r, pages); });
@@ -160,8 +171,8 @@ Result<void> RunExporter(const ExporterOptions& options, const TargetDiscovery& 
     saver = std::jthread([&discovery, &make_client, timeout = *timeout, &options, &console,
                           stop](const std::stop_token&) {
       CaptureSaver(
-          discovery, [&make_client, timeout] { return make_client(timeout); },
-          options.captures_dir, console)
+          discovery, [&make_client, timeout] { return make_client(timeout); }, options.captures_dir,
+          console)
           .Run(stop);
     });
   }

@@ -23,7 +23,7 @@ HttpResponse Page(const std::function<Result<std::string>()>& render, const char
 
 bool KnownPath(const std::string& path) {
   return path == "/" || path == kMetricsPath || path == kPprofIndexPath || path == "/debug/pprof" ||
-         path == kPprofHeapPath || path == kPprofSymbolPath;
+         path == kPprofHeapPath || path == kPprofAllocsPath || path == kPprofSymbolPath;
 }
 
 }  // namespace
@@ -35,7 +35,7 @@ std::optional<HttpRequest> TargetScopedRequest(const HttpRequest& request) {
   const size_t slash = rest.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const std::string_view name = rest.substr(slash + 1);
-  if (name != "heap" && name != "symbol") return std::nullopt;
+  if (name != "heap" && name != "allocs" && name != "symbol") return std::nullopt;
   HttpRequest scoped = request;
   scoped.path = std::string(kPprofIndexPath) + std::string(name);
   scoped.query.insert(scoped.query.begin(), {"pid", std::string(rest.substr(0, slash))});
@@ -48,12 +48,13 @@ HttpResponse RouteExporterRequest(const HttpRequest& request, const ExporterPage
   if (!KnownPath(path)) {
     return HttpResponse{404,
                         kPlainText,
-                        "not found: the metrics are at /metrics, the heap profiles under "
-                        "/debug/pprof/ (see / for all endpoints)\n",
+                        "not found: the metrics are at /metrics, the heap and allocation "
+                        "profiles under /debug/pprof/ (see / for all endpoints)\n",
                         {}};
   }
-  if (path == kPprofHeapPath) {
-    return request.method == "GET" ? pages.heap(request) : MethodNotAllowed("GET");
+  if (path == kPprofHeapPath || path == kPprofAllocsPath) {
+    if (request.method != "GET") return MethodNotAllowed("GET");
+    return path == kPprofHeapPath ? pages.heap(request) : pages.allocs(request);
   }
   if (path == kPprofSymbolPath) {
     const bool allowed = request.method == "GET" || request.method == "POST";

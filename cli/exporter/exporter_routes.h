@@ -13,8 +13,9 @@ namespace memprof::cli {
 inline constexpr char kMetricsPath[] = "/metrics";
 inline constexpr char kPprofIndexPath[] = "/debug/pprof/";
 inline constexpr char kPprofHeapPath[] = "/debug/pprof/heap";
+inline constexpr char kPprofAllocsPath[] = "/debug/pprof/allocs";
 inline constexpr char kPprofSymbolPath[] = "/debug/pprof/symbol";
-// /debug/pprof/pid/N/heap and /debug/pprof/pid/N/symbol: one process's.
+// /debug/pprof/pid/N/{heap,allocs,symbol}: one process's.
 inline constexpr char kPprofTargetPrefix[] = "/debug/pprof/pid/";
 
 // What the exporter serves, a function per page (the exporter command
@@ -23,6 +24,7 @@ struct ExporterPages {
   std::function<Result<std::string>()> metrics;      // the Prometheus exposition
   std::function<Result<std::string>()> pprof_index;  // the /debug/pprof/ HTML
   std::function<HttpResponse(const HttpRequest&)> heap;
+  std::function<HttpResponse(const HttpRequest&)> allocs;
   std::function<HttpResponse(const HttpRequest&)> symbol;
 };
 
@@ -32,14 +34,15 @@ struct ExporterPages {
 //   /debug/pprof/ (and without the slash)   pages.pprof_index
 //   /debug/pprof/heap         pages.heap (GET only: a HEAD would still make
 //                             the target dump)
+//   /debug/pprof/allocs       pages.allocs (GET only, likewise)
 //   /debug/pprof/symbol       pages.symbol (GET and POST)
-//   /debug/pprof/pid/N/heap, /debug/pprof/pid/N/symbol
-//                             the same with pid=N (TargetScopedRequest)
+//   /debug/pprof/pid/N/heap, /debug/pprof/pid/N/allocs,
+//   /debug/pprof/pid/N/symbol the same with pid=N (TargetScopedRequest)
 // GET and HEAD only elsewhere (405 with Allow otherwise); any other path is
 // 404, pointing to /.
 HttpResponse RouteExporterRequest(const HttpRequest& request, const ExporterPages& pages);
 
-// /debug/pprof/pid/N/NAME (NAME heap or symbol) as /debug/pprof/NAME?pid=N:
+// /debug/pprof/pid/N/NAME (NAME heap, allocs or symbol) as /debug/pprof/NAME?pid=N:
 // the request with that path and pid=N first in its query (so a pid= of its
 // own makes the pid "given twice"); nullopt for any other path. pprof needs
 // the pid in the path: it finds the symbol endpoint of a profile by

@@ -19,18 +19,36 @@ std::string NotActive(pid_t pid) {
          ") first, or activate profiling (memprofctl activate --pid " + n + ")";
 }
 
+std::string ProfileName(PprofProfile profile) {
+  return profile == PprofProfile::kHeap ? "heap profile" : "allocation profile";
+}
+
+// The agent opens one allocation window at a time, and says so
+// ("allocation window #N is already open ..."): a window of another client
+// (`memprofctl profile --allocations`) makes the process busy, as a request
+// of ours would (429), not unprofilable (412).
+Error BusyWindowIsExhaustion(Error error) {
+  if (error.code == ErrorCode::kFailedPrecondition &&
+      error.message.find(" is already open") != std::string::npos) {
+    error.code = ErrorCode::kResourceExhausted;
+  }
+  return error;
+}
+
 }  // namespace
 
 HeapProfileEndpoint::HeapProfileEndpoint(const TargetDiscovery& discovery,
                                          ClientFactory status_client, HeapCapture capture,
-                                         size_t max_in_flight)
+                                         PprofProfile profile, size_t max_in_flight)
     : discovery_(discovery),
       status_client_(std::move(status_client)),
       capture_(std::move(capture)),
-      gate_(max_in_flight) {}
+      profile_(profile),
+      gate_(max_in_flight, ProfileName(profile)) {}
 
 HttpResponse HeapProfileEndpoint::Handle(const HttpRequest& request) {
-  auto query = ParseHeapQuery(request);
+  auto query =
+      profile_ == PprofProfile::kHeap ? ParseHeapQuery(request) : ParseAllocsQuery(request);
   if (!query) return PprofError(query.error(), false);
   auto target = discovery_.Resolve(query->pid);
   if (!target) return PprofError(target.error(), false);
@@ -72,21 +90,24 @@ HttpResponse HeapProfileEndpoint::Capture(const Target& target,
   std::optional<std::chrono::milliseconds> window;
   if (seconds) window = *seconds;
   auto profile = capture_(target, window);
+  const std::string name = ProfileName(profile_);
   if (!profile) {
     const bool exited = discovery_.ProcessGone(target.pid);
-    Error error = profile.error();
+    Error error = BusyWindowIsExhaustion(profile.error());
     if (exited) {
-      error.message = DescribeTarget(target) + " exited while its heap profile was being taken (" +
+      error.message = DescribeTarget(target) + " exited while its " + name + " was being taken (" +
                       error.message + ")";
     }
-    Log().info("http: heap profile of pid {} failed: {}", target.pid, error.message);
+    Log().info("http: {} of pid {} failed: {}", name, target.pid, error.message);
     return PprofError(error, exited);
   }
-  return HttpResponse{200,
-                      "application/octet-stream",
-                      std::move(*profile),
-                      {{"Content-Disposition", "attachment; filename=\"heap.pb.gz\""},
-                       {"X-Content-Type-Options", "nosniff"}}};
+  const char* file = profile_ == PprofProfile::kHeap ? "heap.pb.gz" : "allocs.pb.gz";
+  return HttpResponse{
+      200,
+      "application/octet-stream",
+      std::move(*profile),
+      {{"Content-Disposition", std::string("attachment; filename=\"") + file + "\""},
+       {"X-Content-Type-Options", "nosniff"}}};
 }
 
 }  // namespace memprof::cli

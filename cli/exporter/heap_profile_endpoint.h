@@ -23,8 +23,15 @@ namespace memprof::cli {
 using HeapCapture = std::function<Result<std::string>(
     const Target& target, std::optional<std::chrono::milliseconds> window)>;
 
-// How many heap profiles the exporter takes at once (each symbolizes here).
+// How many heap profiles the exporter takes at once (each symbolizes here);
+// as many allocation profiles again.
 inline constexpr size_t kMaxHeapRequests = 2;
+
+// Which of Go's memory profiles an endpoint serves.
+enum class PprofProfile {
+  kHeap,    // /debug/pprof/heap: what has been sampled (over `seconds`)
+  kAllocs,  // /debug/pprof/allocs: an allocation window of `seconds`
+};
 
 // GET /debug/pprof/heap?pid=N[&seconds=S], in the layout of Go's
 // net/http/pprof: 200 with the profile as application/octet-stream and
@@ -35,10 +42,18 @@ inline constexpr size_t kMaxHeapRequests = 2;
 // Admission by HeapRequestGate (429 with Retry-After). Failures are plain
 // text saying what is wrong and what to do, with the codes of
 // PprofErrorStatus (pprof_response.h). Thread-safe.
+//
+// With PprofProfile::kAllocs, GET /debug/pprof/allocs?pid=N[&seconds=S]:
+// the same, for an allocation window of S seconds (kDefaultAllocsSeconds
+// without it; `capture` records one), served as "allocs.pb.gz". Its own
+// gate: an allocation window and a heap profile of one process may run at
+// once. The agent refusing a window because one is already open (another
+// client's) is 429 too.
 class HeapProfileEndpoint {
  public:
   HeapProfileEndpoint(const TargetDiscovery& discovery, ClientFactory status_client,
-                      HeapCapture capture, size_t max_in_flight = kMaxHeapRequests);
+                      HeapCapture capture, PprofProfile profile = PprofProfile::kHeap,
+                      size_t max_in_flight = kMaxHeapRequests);
 
   HttpResponse Handle(const HttpRequest& request);
 
@@ -49,6 +64,7 @@ class HeapProfileEndpoint {
   const TargetDiscovery& discovery_;
   ClientFactory status_client_;
   HeapCapture capture_;
+  PprofProfile profile_;
   HeapRequestGate gate_;
 };
 

@@ -8,9 +8,12 @@
 namespace memprof::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kHeapUsage[] =
     "ask /debug/pprof/pid/N/heap (or /debug/pprof/heap?pid=N), with seconds=S to profile S "
     "seconds first (the pids are listed at /debug/pprof/)";
+constexpr char kAllocsUsage[] =
+    "ask /debug/pprof/pid/N/allocs (or /debug/pprof/allocs?pid=N), with seconds=S for a window "
+    "of S seconds (default 30) (the pids are listed at /debug/pprof/)";
 
 // A decimal number without sign, spaces or trailing bytes.
 std::optional<int64_t> WholeNumber(const std::string& text) {
@@ -42,6 +45,15 @@ Result<std::optional<std::chrono::seconds>> ParseSeconds(const HttpRequest& requ
   return std::chrono::seconds(*seconds);
 }
 
+Result<HeapQuery> ParseProfileQuery(const HttpRequest& request, const char* usage) {
+  auto pid = ParsePidArgument(request, usage);
+  if (!pid) return Fail(pid.error());
+  if (!*pid) return Fail(ErrorCode::kInvalidArgument, std::string("no pid: ") + usage);
+  auto seconds = ParseSeconds(request);
+  if (!seconds) return Fail(seconds.error());
+  return HeapQuery{**pid, *seconds};
+}
+
 }  // namespace
 
 Result<std::optional<pid_t>> ParsePidArgument(const HttpRequest& request, std::string_view usage) {
@@ -60,12 +72,13 @@ Result<std::optional<pid_t>> ParsePidArgument(const HttpRequest& request, std::s
 }
 
 Result<HeapQuery> ParseHeapQuery(const HttpRequest& request) {
-  auto pid = ParsePidArgument(request, kUsage);
-  if (!pid) return Fail(pid.error());
-  if (!*pid) return Fail(ErrorCode::kInvalidArgument, std::string("no pid: ") + kUsage);
-  auto seconds = ParseSeconds(request);
-  if (!seconds) return Fail(seconds.error());
-  return HeapQuery{**pid, *seconds};
+  return ParseProfileQuery(request, kHeapUsage);
+}
+
+Result<HeapQuery> ParseAllocsQuery(const HttpRequest& request) {
+  auto query = ParseProfileQuery(request, kAllocsUsage);
+  if (query && !query->seconds) query->seconds = kDefaultAllocsSeconds;
+  return query;
 }
 
 }  // namespace memprof::cli

@@ -12,7 +12,8 @@ std::expected<HeapRequestGate::Ticket, HeapRequestGate::Busy> HeapRequestGate::T
     pid_t pid, std::chrono::seconds expected) {
   std::lock_guard lock(mu_);
   if (auto it = running_.find(pid); it != running_.end()) {
-    return std::unexpected(Busy{"a heap profile of pid " + std::to_string(pid) +
+    const char* article = profile_.find_first_of("aeiou") == 0 ? "an " : "a ";
+    return std::unexpected(Busy{article + profile_ + " of pid " + std::to_string(pid) +
                                     " is already being taken (one at a time per process); "
                                     "try again when it is done",
                                 RetryAfter(it->second)});
@@ -21,8 +22,8 @@ std::expected<HeapRequestGate::Ticket, HeapRequestGate::Busy> HeapRequestGate::T
     Clock::time_point soonest = Clock::time_point::max();
     for (const auto& [other, end] : running_) soonest = std::min(soonest, end);
     return std::unexpected(Busy{"the exporter is already taking " +
-                                    std::to_string(running_.size()) +
-                                    " heap profiles (its limit); try again shortly",
+                                    std::to_string(running_.size()) + " " + profile_ +
+                                    "s (its limit); try again shortly",
                                 RetryAfter(soonest)});
   }
   running_.emplace(pid, Clock::now() + expected);

@@ -9,13 +9,15 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace memprof::cli {
 
-// Admission of heap profile requests: at most one at a time per pid (a
-// second dump of the same process would only queue in its agent and double
-// its work), and at most `max_in_flight` in all (each one symbolizes on
-// this host). A request that cannot go now is turned away at once, not
+// Admission of profile requests of one kind (heap, or allocation windows):
+// at most one at a time per pid (a second dump of the same process would
+// only queue in its agent and double its work; the agent opens one
+// allocation window at a time), and at most `max_in_flight` in all (each one
+// symbolizes on this host). A request that cannot go now is turned away at once, not
 // queued: waiting would hold a connection and its thread, and profilers
 // scrape again on their next interval anyway. Thread-safe.
 class HeapRequestGate {
@@ -42,7 +44,9 @@ class HeapRequestGate {
     std::chrono::seconds retry_after{1};
   };
 
-  explicit HeapRequestGate(size_t max_in_flight) : max_in_flight_(max_in_flight) {}
+  // `profile` names what it admits in its refusals ("heap profile").
+  HeapRequestGate(size_t max_in_flight, std::string profile)
+      : max_in_flight_(max_in_flight), profile_(std::move(profile)) {}
 
   // Lets a request for `pid` in that is expected to take `expected` (its
   // profiling window; 0 for a dump now), or says why not. `retry_after` is
@@ -55,6 +59,7 @@ class HeapRequestGate {
   std::chrono::seconds RetryAfter(Clock::time_point expected_end) const;
 
   const size_t max_in_flight_;
+  const std::string profile_;
   std::mutex mu_;
   std::map<pid_t, Clock::time_point> running_;  // pid -> when its request should end
 };

@@ -28,11 +28,12 @@ std::string Row(const PprofTarget& t) {
   std::string row = "<tr><td>" + pid + "</td><td>" + HtmlEscape(t.command) + "</td><td><code>" +
                     HtmlEscape(t.command_line) + "</code></td><td>" + HtmlEscape(t.profiling) +
                     "</td><td>";
+  const std::string base = std::string(kPprofTargetPrefix) + pid;
   if (t.profilable) {
-    const std::string heap = std::string(kPprofTargetPrefix) + pid + "/heap";
-    row +=
-        "<a href=\"" + heap + "\">heap</a> <a href=\"" + heap + "?seconds=30\">heap over 30s</a>";
+    row += "<a href=\"" + base + "/heap\">heap</a> <a href=\"" + base +
+           "/heap?seconds=30\">heap over 30s</a>";
   }
+  if (t.allocations) row += " <a href=\"" + base + "/allocs\">allocations over 30s</a>";
   return row + "</td></tr>\n";
 }
 
@@ -72,7 +73,7 @@ std::string RenderLandingPage() {
               "<li><a href=\"/metrics\">/metrics</a>: the statistics of every local agent, "
               "for Prometheus</li>\n"
               "<li><a href=\"/debug/pprof/\">/debug/pprof/</a>: the targets, with links to "
-              "their heap profiles</li>\n"
+              "their heap and allocation profiles</li>\n"
               "<li><code>/debug/pprof/pid/N/heap</code>: pid N's heap as a symbolized, "
               "gzipped pprof profile of what has been sampled so far (profiling must be "
               "active)</li>\n"
@@ -80,17 +81,23 @@ std::string RenderLandingPage() {
               "(" +
                   range +
                   ") first, then leave profiling as it was</li>\n"
+                  "<li><code>/debug/pprof/pid/N/allocs?seconds=S</code>: what pid N allocates "
+                  "during the next S seconds (" +
+                  range + ", default " + std::to_string(kDefaultAllocsSeconds.count()) +
+                  "), as a pprof profile (alloc_space: allocated in the window; inuse_space: "
+                  "of that, still live at its end); jemalloc only</li>\n"
                   "<li><code>/debug/pprof/pid/N/symbol</code>: names of addresses in pid N, "
                   "which pprof asks for what a profile leaves unnamed</li>\n"
                   "<li><code>/debug/pprof/heap?pid=N</code>, "
-                  "<code>/debug/pprof/heap?pid=N&amp;seconds=S</code>: the same heap profiles "
+                  "<code>/debug/pprof/heap?pid=N&amp;seconds=S</code>, "
+                  "<code>/debug/pprof/allocs?pid=N&amp;seconds=S</code>: the same profiles "
                   "with the pid as a parameter, for scrapers that set parameters (pprof's "
                   "symbol requests for these cannot say which process)</li>\n</ul>\n");
 }
 
 std::string RenderPprofIndex(const std::vector<PprofTarget>& targets) {
   std::string body =
-      "<h1>/debug/pprof/</h1>\n<p>Heap profiles of the local memprof agents "
+      "<h1>/debug/pprof/</h1>\n<p>Heap and allocation profiles of the local memprof agents "
       "(<a href=\"/\">all endpoints</a>). <code>pprof "
       "http://HOST:PORT/debug/pprof/pid/N/heap</code> reads them.</p>\n";
   if (targets.empty()) return Page("/debug/pprof/", body + "<p>No agents found.</p>\n");

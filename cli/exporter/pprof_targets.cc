@@ -36,6 +36,7 @@ PprofTarget Describe(const SocketEntry& entry, ProfileClient& client) {
   }
   row.profiling = ProfilingState(*status);
   row.profilable = !ProfilingHint(*status).has_value();
+  row.allocations = row.profilable && status->allocator() == memprof::v1::ALLOCATOR_KIND_JEMALLOC;
   return row;
 }
 

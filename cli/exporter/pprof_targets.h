@@ -21,7 +21,8 @@ struct PprofTarget {
   // As `list` says it (ProfilingState: "active", "inactive", "off",
   // "unsupported", "n/a"), or "not answering" / "untrusted socket".
   std::string profiling;
-  bool profilable = false;  // jemalloc with opt.prof: a heap profile can be asked for
+  bool profilable = false;   // jemalloc with opt.prof: a heap profile can be asked for
+  bool allocations = false;  // and an allocation profile: jemalloc (not tcmalloc)
 };
 
 // Every live local target (TargetDiscovery::Scan, as `list` finds them),

@@ -1,7 +1,9 @@
 // The exporter's pprof endpoints (issue 15): /debug/pprof/heap fetched by the
 // real pprof from real targets, stripped ones too (through the symbol
 // endpoint), its profiling windows, its failures, its index page, and two
-// requests for one process at once.
+// requests for one process at once. And /debug/pprof/allocs (issue 32): an
+// allocation window read by the real pprof, its failures and its busy
+// answers.
 #include <gtest/gtest.h>
 #include <stdio.h>
 
@@ -24,6 +26,7 @@ using test_support::HttpGet;
 
 constexpr char kServiceTarget[] = MEMPROF_IT_SERVICE_TARGET;
 constexpr char kServiceCacheLibrary[] = MEMPROF_IT_SERVICE_CACHE_LIBRARY;
+constexpr char kAllocationMixTarget[] = MEMPROF_IT_ALLOCATION_MIX_TARGET;
 using test_support::HttpReply;
 
 class ExporterPprofTest : public ExporterTest {
@@ -37,6 +40,9 @@ class ExporterPprofTest : public ExporterTest {
   }
 
   HttpReply Heap(const std::string& query) { return HttpGet(address_, "/debug/pprof/heap" + query); }
+  HttpReply Allocs(const std::string& query) {
+    return HttpGet(address_, "/debug/pprof/allocs" + query);
+  }
   HttpReply Symbol(const TargetProcess& t, const std::string& method, const std::string& body) {
     return test_support::HttpRequest(address_, method, "/debug/pprof/pid/" + Pid(t) + "/symbol",
                                      body);
@@ -52,6 +58,41 @@ class ExporterPprofTest : public ExporterTest {
                    {"MALLOC_CONF", "prof:true,prof_active:true,lg_prof_sample:0"}};
     options.ready_timeout = seconds(60);
     return Start(options);
+  }
+
+  // plain_target with jemalloc and an agent, but without prof:true.
+  TargetProcess* StartWithoutProfiling() {
+    TargetOptions options;
+    options.argv = {kPlainTarget};
+    options.env = {{"LD_PRELOAD", kAgentPreload}};
+    return Start(options);
+  }
+
+  // GET `path` with each case's query: its status, its message in the body,
+  // as plain text marked for pprof.
+  void ExpectFailures(const std::string& path,
+                      const std::vector<std::tuple<std::string, int, std::string>>& cases);
+
+  // allocation_mix_target: cache_fill's 64 MiB allocated before it says it
+  // is ready, then churn_buffer (256 KiB a millisecond, freed at once) and
+  // leak_record (64 KiB every 10 ms, kept).
+  TargetProcess* StartAllocationMixTarget(const std::string& malloc_conf) {
+    TargetOptions options;
+    options.argv = {kAllocationMixTarget};
+    options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", malloc_conf}};
+    options.ready_timeout = seconds(60);
+    return Start(options);
+  }
+
+  // GET allocs?pid=N&seconds=S in the background, returned once its window
+  // has opened (the target starts inactive, and the window activates
+  // profiling for its length).
+  std::future<HttpReply> AllocationWindowInBackground(TargetProcess& t, int seconds_to_record) {
+    const std::string query = "?pid=" + Pid(t) + "&seconds=" + std::to_string(seconds_to_record);
+    auto reply = std::async(std::launch::async, [this, query] { return Allocs(query); });
+    EXPECT_TRUE(WaitUntil([&] { return StatusJson(t)["profiling_active"] == true; }, seconds(30)))
+        << "the allocation window did not open";
+    return reply;
   }
 
   // GET heap?pid=N&seconds=S in the background, returned once its window
@@ -92,6 +133,31 @@ uint64_t AddressInProcess(pid_t pid, const std::string& path, const std::string&
     }
   }
   return 0;
+}
+
+void ExporterPprofTest::ExpectFailures(
+    const std::string& path, const std::vector<std::tuple<std::string, int, std::string>>& cases) {
+  for (const auto& [query, status, message] : cases) {
+    HttpReply r = HttpGet(address_, path + query);
+    EXPECT_EQ(r.status, status) << path << query << "\n" << r.body;
+    EXPECT_NE(r.body.find(message), std::string::npos) << path << query << "\n" << r.body;
+    EXPECT_NE(Header(r, "Content-Type").find("text/plain"), std::string::npos) << r.headers;
+    EXPECT_EQ(Header(r, "X-Go-Pprof"), "1") << r.headers;
+  }
+}
+
+// A 429 saying `message`, with when to try again.
+void ExpectTurnedAway(const HttpReply& r, const std::string& message) {
+  EXPECT_EQ(r.status, 429) << r.body;
+  EXPECT_NE(r.body.find(message), std::string::npos) << r.body;
+  EXPECT_FALSE(Header(r, "Retry-After").empty()) << r.headers;
+}
+
+// The function of the first row of `pprof -top` (the largest flat value).
+std::string TopEntry(const std::string& top) {
+  std::smatch m;
+  const std::regex first_row("flat%[^\n]*\n *[^ ]+ +[^ ]+% +[^ ]+% +[^ ]+ +[^ ]+% +([^\n]+)\n");
+  return std::regex_search(top, m, first_row) ? m[1].str() : "";
 }
 
 // "of 16777216B total" in pprof -top -unit=B.
@@ -220,30 +286,22 @@ TEST_F(ExporterPprofTest, SecondsProfilesAWindowAndPutsTheStateBack) {
 
 TEST_F(ExporterPprofTest, EachFailureHasItsStatusAndSaysWhatToDo) {
   TargetProcess* ready = StartShape(Shape::kPreloaded);
-  TargetOptions off_options;  // jemalloc and an agent, but no prof:true
-  off_options.argv = {kPlainTarget};
-  off_options.env = {{"LD_PRELOAD", kAgentPreload}};
-  TargetProcess* off = Start(off_options);
+  TargetProcess* off = StartWithoutProfiling();
   TargetProcess* no_agent = StartWithoutAgent();
   ASSERT_NE(ready, nullptr);
   ASSERT_NE(off, nullptr);
   ASSERT_NE(no_agent, nullptr);
-  const std::vector<std::tuple<std::string, int, std::string>> cases = {
-      {"", 400, "no pid: ask /debug/pprof/pid/N/heap (or /debug/pprof/heap?pid=N)"},
-      {"?pid=abc", 400, "pid=abc is not a process id"},
-      {"?pid=" + Pid(*ready) + "&seconds=0", 400,
-       "seconds=0: must be a whole number of seconds from 1 to 300"},
-      {"?pid=" + Pid(*ready) + "&seconds=301", 400, "from 1 to 300"},
-      {"?pid=" + Pid(*no_agent), 404, "has no memprof agent"},
-      {"?pid=" + Pid(*off) + "&seconds=1", 412,
-       "restart it with MALLOC_CONF=prof:true,prof_active:false"},
-  };
-  for (const auto& [query, status, message] : cases) {
-    HttpReply r = Heap(query);
-    EXPECT_EQ(r.status, status) << query << "\n" << r.body;
-    EXPECT_NE(r.body.find(message), std::string::npos) << query << "\n" << r.body;
-    EXPECT_NE(Header(r, "Content-Type").find("text/plain"), std::string::npos) << r.headers;
-  }
+  ExpectFailures("/debug/pprof/heap",
+                 {
+                     {"", 400, "no pid: ask /debug/pprof/pid/N/heap (or /debug/pprof/heap?pid=N)"},
+                     {"?pid=abc", 400, "pid=abc is not a process id"},
+                     {"?pid=" + Pid(*ready) + "&seconds=0", 400,
+                      "seconds=0: must be a whole number of seconds from 1 to 300"},
+                     {"?pid=" + Pid(*ready) + "&seconds=301", 400, "from 1 to 300"},
+                     {"?pid=" + Pid(*no_agent), 404, "has no memprof agent"},
+                     {"?pid=" + Pid(*off) + "&seconds=1", 412,
+                      "restart it with MALLOC_CONF=prof:true,prof_active:false"},
+                 });
   // A socket named after one pid but served by another: refused (SO_PEERCRED).
   ASSERT_EQ(::rename(ready->socket_path().c_str(), no_agent->socket_path().c_str()), 0);
   HttpReply forged = Heap("?pid=" + Pid(*no_agent));
@@ -268,15 +326,110 @@ TEST_F(ExporterPprofTest, ASecondRequestForOnePidIsTurnedAwayWithRetryAfter) {
   const std::string pid = Pid(*t);
   auto first = WindowInBackground(*t, 3);
   HttpReply second = Heap("?pid=" + pid + "&seconds=1");
-  EXPECT_EQ(second.status, 429) << second.body;
-  EXPECT_NE(second.body.find("a heap profile of pid " + pid + " is already being taken"),
-            std::string::npos)
-      << second.body;
-  EXPECT_FALSE(Header(second, "Retry-After").empty()) << second.headers;
+  ExpectTurnedAway(second, "a heap profile of pid " + pid + " is already being taken");
   HttpReply scrape = HttpGet(address_, "/metrics");
   EXPECT_EQ(scrape.status, 200) << "the metrics are served meanwhile";
   EXPECT_EQ(first.get().status, 200);
   EXPECT_EQ(Heap("?pid=" + pid + "&seconds=1").status, 200) << "and afterwards it is free again";
+}
+
+// What allocation_mix_target allocates during a 2 s window, as the real
+// pprof reads it from the exporter: churn_buffer allocates the most bytes,
+// and cache_fill, done before the window, allocates nothing in it.
+TEST_F(ExporterPprofTest, RealPprofReadsAnAllocationWindow) {
+  std::string pprof;
+  ASSERT_TRUE(test_support::CanRun(test_support::Pprof(MEMPROF_IT_PPROF_TOOL), &pprof));
+  TargetProcess* t = StartAllocationMixTarget("prof:true");
+  ASSERT_NE(t, nullptr);
+  // pprof waits 1.5 x seconds by default: the fetch and symbolization after
+  // the window may need more on a loaded machine.
+  const std::string url =
+      "http://" + address_ + "/debug/pprof/pid/" + Pid(*t) + "/allocs?seconds=2";
+  CommandResult top =
+      RunCommand({pprof, "-top", "-timeout", "60", "-sample_index=alloc_space", url},
+                 {{"HOME", dir().path()}});
+  ASSERT_EQ(top.exit_code, 0) << top;
+  EXPECT_EQ(TopEntry(top.out), "churn_buffer") << top.out;
+  EXPECT_NE(top.out.find("leak_record"), std::string::npos) << top.out;
+  EXPECT_EQ(top.out.find("cache_fill"), std::string::npos) << "allocated before the window\n"
+                                                           << top.out;
+
+  HttpReply direct = Allocs("?pid=" + Pid(*t) + "&seconds=1");
+  ASSERT_EQ(direct.status, 200) << direct.headers << direct.body;
+  EXPECT_EQ(Header(direct, "Content-Type"), "application/octet-stream") << direct.headers;
+  EXPECT_EQ(Header(direct, "Content-Disposition"), "attachment; filename=\"allocs.pb.gz\"");
+  EXPECT_TRUE(direct.body.starts_with("\x1f\x8b")) << "gzipped";
+  const std::string file = dir().File("allocs.pb.gz");
+  ASSERT_TRUE(WriteFile(file, direct.body));
+  CommandResult types = RunCommand({pprof, "-raw", file}, {{"HOME", dir().path()}});
+  ASSERT_EQ(types.exit_code, 0) << types;
+  // Go's allocs profile's sample types, alloc_space its default.
+  EXPECT_NE(types.out.find("alloc_objects/count alloc_space/bytes[dflt] inuse_objects/count "
+                           "inuse_space/bytes"),
+            std::string::npos)
+      << types.out.substr(0, 2000);
+}
+
+TEST_F(ExporterPprofTest, AllocsFailuresHaveTheHeapEndpointsCodes) {
+  TargetProcess* ready = StartShape(Shape::kPreloaded);
+  TargetProcess* off = StartWithoutProfiling();
+  TargetProcess* no_agent = StartWithoutAgent();
+  ASSERT_NE(ready, nullptr);
+  ASSERT_NE(off, nullptr);
+  ASSERT_NE(no_agent, nullptr);
+  ExpectFailures(
+      "/debug/pprof/allocs",
+      {
+          {"", 400, "no pid: ask /debug/pprof/pid/N/allocs (or /debug/pprof/allocs?pid=N)"},
+          {"?pid=" + Pid(*ready) + "&seconds=0", 400,
+           "seconds=0: must be a whole number of seconds from 1 to 300"},
+          {"?pid=" + Pid(*ready) + "&seconds=301", 400,
+           "seconds=301: must be a whole number of seconds from 1 to 300"},
+          {"?pid=" + Pid(*no_agent) + "&seconds=1", 404, "has no memprof agent"},
+          {"?pid=" + Pid(*off) + "&seconds=1", 412, "restart it with MALLOC_CONF=prof:true"},
+      });
+  HttpReply head =
+      test_support::HttpRequest(address_, "HEAD", "/debug/pprof/allocs?pid=" + Pid(*ready), "");
+  EXPECT_EQ(head.status, 405) << "a HEAD would still open a window";
+}
+
+// One allocation window per process: a second request while the exporter's
+// runs is turned away by the exporter, one while another client's runs by
+// the agent; both are 429. A heap profile of the same process still goes.
+TEST_F(ExporterPprofTest, ASecondAllocationWindowForOnePidIsA429) {
+  TargetProcess* t = StartAllocationMixTarget(kProfilingReadyConf);
+  ASSERT_NE(t, nullptr);
+  const std::string pid = Pid(*t);
+  auto first = AllocationWindowInBackground(*t, 3);
+  HttpReply second = Allocs("?pid=" + pid + "&seconds=1");
+  ExpectTurnedAway(second, "an allocation profile of pid " + pid + " is already being taken");
+  EXPECT_EQ(Heap("?pid=" + pid).status, 200) << "a heap profile beside it (profiling is active)";
+  EXPECT_EQ(first.get().status, 200);
+  EXPECT_TRUE(WaitUntil([&] { return StatusJson(*t)["profiling_active"] == false; }, seconds(30)))
+      << "the window put profiling back";
+
+  std::unique_ptr<Subprocess> cli = SpawnCli({"profile", "--pid", pid, "--duration", "5s",
+                                              "--allocations", "--out", dir().File("cli.allocs")});
+  ASSERT_NE(cli, nullptr);
+  ASSERT_TRUE(WaitUntil([&] { return StatusJson(*t)["profiling_active"] == true; }, seconds(30)))
+      << cli->StderrText();
+  HttpReply busy = Allocs("?pid=" + pid + "&seconds=1");
+  ExpectTurnedAway(busy, "is already open");
+  auto done = cli->Wait(seconds(60));
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->exit_code, 0) << cli->StderrText();
+}
+
+TEST_F(ExporterPprofTest, ATargetThatDiesDuringItsAllocationWindowIsA502) {
+  TargetProcess* t = StartAllocationMixTarget(kProfilingReadyConf);
+  ASSERT_NE(t, nullptr);
+  auto request = AllocationWindowInBackground(*t, 20);
+  t->process().KillAndReap();
+  HttpReply died = request.get();
+  EXPECT_EQ(died.status, 502) << died.body;
+  EXPECT_NE(died.body.find("exited while its allocation profile was being taken"),
+            std::string::npos)
+      << died.body;
 }
 
 TEST_F(ExporterPprofTest, TheIndexAndLandingPageLinkTheTargetsAndEscapeTheirCommandLines) {
@@ -300,8 +453,12 @@ TEST_F(ExporterPprofTest, TheIndexAndLandingPageLinkTheTargetsAndEscapeTheirComm
       << index.body;
   HttpReply landing = HttpGet(address_, "/");
   ASSERT_EQ(landing.status, 200);
+  EXPECT_NE(index.body.find("<a href=\"/debug/pprof/pid/" + Pid(*t) + "/allocs\">"),
+            std::string::npos)
+      << index.body;
   for (const char* link : {"href=\"/metrics\"", "href=\"/debug/pprof/\"", "/debug/pprof/pid/N/heap",
-                           "/debug/pprof/pid/N/symbol", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
+                           "/debug/pprof/pid/N/symbol", "/debug/pprof/heap?pid=N&amp;seconds=S",
+                           "/debug/pprof/pid/N/allocs?seconds=S"}) {
     EXPECT_NE(landing.body.find(link), std::string::npos) << link << "\n" << landing.body;
   }
 }

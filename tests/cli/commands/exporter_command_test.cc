@@ -71,5 +71,19 @@ TEST_F(ExporterCommandTest, HeapProfilesCallTheAgentWithTheTargetTimeout) {
   for (const milliseconds deadline : deadlines_) EXPECT_EQ(deadline, milliseconds(250));
 }
 
+// /debug/pprof/allocs opens an allocation window through the agent's client
+// (collect/allocation_window.h), with the same deadlines; an agent that
+// cannot open one is a target that cannot be profiled that way (412).
+TEST_F(ExporterCommandTest, AllocsOpensAnAllocationWindowInTheAgent) {
+  ExporterOptions options;
+  options.target_timeout = "250ms";
+  test_support::HttpReply reply = Serve(options, "/debug/pprof/allocs?pid=42&seconds=1");
+  EXPECT_EQ(reply.status, 412) << reply.body;
+  EXPECT_NE(reply.body.find("cannot open allocation windows (pid 42)"), std::string::npos)
+      << reply.body;
+  std::lock_guard lock(mu_);
+  for (const milliseconds deadline : deadlines_) EXPECT_EQ(deadline, milliseconds(250));
+}
+
 }  // namespace
 }  // namespace memprof::cli

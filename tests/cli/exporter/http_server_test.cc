@@ -20,8 +20,7 @@ namespace {
 
 // The shared HTTP/1.0 test client, to a ListenAddress.
 test_support::HttpReply HttpRequestTo(const ListenAddress& address, const std::string& method,
-                                      const std::string& path,
-                                      const std::string& extra_body = "") {
+                                      const std::string& path, const std::string& extra_body = "") {
   return test_support::HttpRequest(reinterpret_cast<const sockaddr*>(&address.storage),
                                    address.length, method, path, "test", extra_body);
 }
@@ -121,6 +120,9 @@ ExporterPages Pages(std::function<Result<std::string>()> metrics = Exposition) {
   pages.heap = [](const HttpRequest& r) {
     return HttpResponse{200, "application/octet-stream", "heap of " + *r.Argument("pid"), {}};
   };
+  pages.allocs = [](const HttpRequest& r) {
+    return HttpResponse{200, "application/octet-stream", "allocs of " + *r.Argument("pid"), {}};
+  };
   pages.symbol = [](const HttpRequest& r) {
     const std::string* pid = r.Argument("pid");
     return HttpResponse{
@@ -140,6 +142,9 @@ TEST(ExporterRoutingTest, MetricsOtherPathsAndMethods) {
     HttpResponse r = RouteExporterRequest({"GET", path, {}}, Pages());
     EXPECT_EQ(r.status, 404u) << path;
     EXPECT_NE(r.body.find("see / for all endpoints"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find("the heap and allocation profiles under /debug/pprof/"),
+              std::string::npos)
+        << r.body;
   }
   HttpResponse post = RouteExporterRequest({"POST", "/metrics", {}}, Pages());
   EXPECT_EQ(post.status, 405u);
@@ -199,7 +204,8 @@ TEST(ExporterRoutingTest, LandingPageIndexAndHeap) {
   EXPECT_EQ(landing.content_type, kHtmlContentType);
   for (const char* link :
        {"href=\"/metrics\"", "href=\"/debug/pprof/\"", "/debug/pprof/pid/N/heap?seconds=S",
-        "/debug/pprof/pid/N/symbol", "/debug/pprof/heap?pid=N&amp;seconds=S"}) {
+        "/debug/pprof/pid/N/symbol", "/debug/pprof/heap?pid=N&amp;seconds=S",
+        "/debug/pprof/pid/N/allocs?seconds=S", "/debug/pprof/allocs?pid=N&amp;seconds=S"}) {
     EXPECT_NE(landing.body.find(link), std::string::npos) << link << "\n" << landing.body;
   }
   for (const char* path : {"/debug/pprof/", "/debug/pprof"}) {
@@ -211,6 +217,13 @@ TEST(ExporterRoutingTest, LandingPageIndexAndHeap) {
   EXPECT_EQ(heap.body, "heap of 7");
   HttpResponse head = RouteExporterRequest({"HEAD", "/debug/pprof/heap", {{"pid", "7"}}}, Pages());
   EXPECT_EQ(head.status, 405u) << "a HEAD would still make the target dump";
+  HttpResponse allocs =
+      RouteExporterRequest({"GET", "/debug/pprof/allocs", {{"pid", "7"}}}, Pages());
+  EXPECT_EQ(allocs.body, "allocs of 7");
+  HttpResponse post = RouteExporterRequest({"POST", "/debug/pprof/allocs", {}}, Pages());
+  EXPECT_EQ(post.status, 405u) << "it opens a window in the target";
+  ASSERT_EQ(post.headers.size(), 1u);
+  EXPECT_EQ(post.headers[0], (std::pair<std::string, std::string>{"Allow", "GET"}));
 }
 
 // pprof finds a profile's symbol endpoint by replacing the last element of
@@ -219,6 +232,9 @@ TEST(ExporterRoutingTest, PerTargetPathsAreThePagesWithThePid) {
   EXPECT_EQ(
       RouteExporterRequest({"GET", "/debug/pprof/pid/7/heap", {{"seconds", "5"}}}, Pages()).body,
       "heap of 7");
+  EXPECT_EQ(
+      RouteExporterRequest({"GET", "/debug/pprof/pid/7/allocs", {{"seconds", "5"}}}, Pages()).body,
+      "allocs of 7");
   EXPECT_EQ(
       RouteExporterRequest({"POST", "/debug/pprof/pid/7/symbol", {}, "0x1+0x2"}, Pages()).body,
       "POST symbol of 7: 0x1+0x2");
