@@ -51,10 +51,10 @@ struct AllocationWindowFacts {
 };
 
 // Writes "memprof allocation profile v1" (docs/protocol.md, "Allocation
-// profiles") into the file `fd`: the header, jemalloc's record of recent
-// allocations as it dumps it, the process's mappings (for symbolization),
-// and the closing line that tells a whole file from a truncated one. Returns
-// the size written.
+// profiles") into the file `fd`, gzip'd: the header, jemalloc's record of
+// recent allocations as it dumps it, the process's mappings (for
+// symbolization), and the closing line that tells a whole file from a
+// truncated one. Returns the size written.
 [[nodiscard]] Result<uint64_t> WriteAllocationProfile(const JemallocControl& jemalloc,
                                                       const AllocationWindowFacts& facts, int fd);
 
@@ -64,7 +64,8 @@ struct AllocationWindowFacts {
 [[nodiscard]] Result<int64_t> CountRecentAllocations(const JemallocControl& jemalloc);
 
 // The record counter's core, for unit tests: counts `"usize":` (once per
-// record) across pieces split anywhere.
+// record) across pieces split anywhere, with the library's string search
+// (jemalloc hands over 64 KiB a piece).
 class RecordCounter {
  public:
   void Feed(const char* text);
@@ -72,7 +73,7 @@ class RecordCounter {
 
  private:
   int64_t count_ = 0;
-  size_t matched_ = 0;  // characters of the key matched at the end of the last piece
+  std::string carry_;  // the last piece's tail, shorter than the key
 };
 
 }  // namespace memprof::agent

@@ -25,9 +25,13 @@ constexpr milliseconds kMaxWindow = std::chrono::hours(24);
 // the window by itself; the window's end turns it off before then.
 constexpr milliseconds kActivationMargin = std::chrono::seconds(5);
 // How often the records are counted: never closer than the first bound,
-// never further apart than the second.
+// never further apart than the second. A count costs a dump of every record
+// (about 2 us each), so they come at half the time the rate seen so far
+// leaves to the end-early mark: a steady rate costs about two dumps of the
+// mark over the whole window, not one every few seconds.
 constexpr milliseconds kMinPoll(100);
-constexpr milliseconds kMaxPoll(2000);
+constexpr milliseconds kMaxPoll(10000);
+constexpr milliseconds kFirstPoll(1000);
 
 // For the atfork child handler, without a lock: the bound to put back in a
 // child forked during a window (kNoWindow: none open).
@@ -119,7 +123,7 @@ Result<AllocationWindowInfo> AllocationRecorder::Open(const AllocationWindowRequ
     held_.reset();
   }
   open_ = window;
-  next_poll_ = window.start + std::min(request.duration, milliseconds(1000));
+  next_poll_ = window.start + std::min(request.duration, kFirstPoll);
   if (!thread_running_) {
     if (thread_.joinable()) thread_.join();  // left its loop: needs no lock to end
     thread_running_ = true;
@@ -215,6 +219,10 @@ void AllocationRecorder::EndLocked(WindowEndReason reason) {
   window.facts.end_ns = window.facts.clock.NowNs();
   window.facts.created_unix_ms = NowUnixMs();
   window.facts.ended_by = reason;
+  // A full record means jemalloc dropped the oldest to make room: the
+  // profile then starts at its first record, not at the window's start.
+  auto records = CountRecentAllocations(**jemalloc);
+  window.facts.records_lost = records && *records >= window.facts.record_bound;
   auto fd = CreateDumpFile();
   if (fd) {
     const int number = profiles_.BeginCapture(OwnedFd(std::move(*fd)));
@@ -258,7 +266,7 @@ Clock::time_point AllocationRecorder::NextPollLocked(int64_t count) const {
   const auto now = Clock::now();
   const auto elapsed = std::chrono::duration_cast<milliseconds>(now - open_->start);
   const int64_t mark = open_->facts.record_bound * kBoundEndPerMille / 1000;
-  milliseconds wait = kMaxPoll;
+  milliseconds wait = kFirstPoll;  // nothing recorded yet: a count costs nothing
   if (count > 0 && elapsed.count() > 0) {
     const double per_ms = static_cast<double>(count) / static_cast<double>(elapsed.count());
     wait = milliseconds(static_cast<int64_t>(static_cast<double>(mark - count) / per_ms / 2));

@@ -1,6 +1,7 @@
 #include "cli/collect/allocation_window.h"
 
 #include <fstream>
+#include <sstream>
 #include <stop_token>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "cli/collect/periodic_dump.h"
 #include "cli/io/human_format.h"
 #include "cli/io/logging.h"
+#include "cli/report/parse/gzip_input.h"
 #include "cli/targets/target_selection.h"
 #include "common/duration.h"
 #include "common/json_schema_versions.h"
@@ -22,6 +24,7 @@ constexpr milliseconds kProgressTick(250);
 constexpr size_t kProgressWidth = 30;
 constexpr int kStatusEvery = 4;  // ticks: a Status a second
 constexpr char kAllocationsExtension[] = "allocs";
+constexpr size_t kHeaderBytes = 4096;  // more than a profile's header
 
 double Seconds(milliseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 
@@ -165,13 +168,19 @@ void AllocationRun::Discard() {
   });
 }
 
-// How the window ended, from the profile's own header (a file only).
+// How the window ended, from the profile's own header (a file only; the
+// agent writes it gzip'd).
 void AllocationRun::ReadHeader() {
   if (request_.format != kRawDumpFormat || outcome_.path == kStdoutPath) return;
-  std::ifstream in(outcome_.path);
+  std::ifstream in(outcome_.path, std::ios::binary);
+  std::string head(kHeaderBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  if (analysis::IsGzip(head)) head = analysis::GunzipPrefix(head, kHeaderBytes);
+  std::istringstream lines(head);
   std::string line;
-  for (int i = 0; i < 32 && std::getline(in, line) && line.rfind("---", 0) != 0; ++i) {
-    if (line.rfind("ended_by: ", 0) == 0) outcome_.ended_by = line.substr(10);
+  while (std::getline(lines, line) && !line.starts_with("---")) {
+    if (line.starts_with("ended_by: ")) outcome_.ended_by = line.substr(10);
     if (line == "records_lost: 1") outcome_.records_lost = true;
   }
 }

@@ -107,6 +107,7 @@ TEST_F(AllocationTest, RanksTheChurnFirstKeepsTheLeakAndLeavesOutTheCache) {
   EXPECT_EQ(j["records_lost"], false);
   EXPECT_EQ(j["profiling_activated"], true);
   EXPECT_EQ(j["size_bytes"], ReadFile(path).size());
+  EXPECT_TRUE(Gunzipped(ReadFile(path)).ends_with("\n--- end\n")) << "a whole gzip'd profile";
   EXPECT_EQ(StatusJson(*t)["profiling_active"], false) << "the window put profiling back off";
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"mix.allocs"});
 
@@ -200,7 +201,7 @@ TEST_F(AllocationTest, ASecondWindowIsRefusedWhileOneIsOpen) {
   auto status = running->Wait(seconds(30));
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->exit_code, 0);
-  EXPECT_NE(ReadFile(first).find("\n--- end\n"), std::string::npos);
+  EXPECT_TRUE(Gunzipped(ReadFile(first)).ends_with("\n--- end\n"));
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"first.allocs"});
 }
 
@@ -233,7 +234,7 @@ TEST_F(AllocationTest, AWindowNearItsBoundEndsEarlyAndSaysSo) {
   EXPECT_NE(r.err.find("the window ended early: its records neared the bound of 300"),
             std::string::npos)
       << r;
-  EXPECT_NE(ReadFile(path).find("\nended_by: bound\n"), std::string::npos);
+  EXPECT_NE(Gunzipped(ReadFile(path)).find("\nended_by: bound\n"), std::string::npos);
   json window = StatusJson(*t)["allocation_window"];
   EXPECT_EQ(window["open_window"], 0) << window.dump(2);
   EXPECT_EQ(window["held_profile"], 0) << "fetched: " << window.dump(2);
@@ -284,14 +285,19 @@ TEST_F(AllocationTest, ATruncatedOrCorruptedProfileIsRefused) {
   ASSERT_NE(t, nullptr);
   const std::string path = dir().File("whole.allocs");
   ASSERT_EQ(Cli(ProfileArgs(*t, "1s", path)).exit_code, 0);
-  const std::string whole = ReadFile(path);
+  const std::string gzipped = ReadFile(path);
+  const std::string whole = Gunzipped(gzipped);
+  ASSERT_TRUE(whole.ends_with("\n--- end\n"));
+  // Cut short: the agent's gzip'd file, and the text it holds (report reads both).
   const std::string cut = dir().File("cut.allocs");
-  WriteFile(cut, whole.substr(0, whole.size() - 20));
+  WriteFile(cut, gzipped.substr(0, gzipped.size() - 20));
+  const std::string cut_text = dir().File("cut-text.allocs");
+  WriteFile(cut_text, whole.substr(0, whole.size() - 20));
   const std::string bad = dir().File("bad.allocs");
   std::string damaged = whole;
   damaged.replace(damaged.find("\"recent_alloc\":["), 16, "\"recent_alloc\":{");
   WriteFile(bad, damaged);
-  for (const std::string& file : {cut, bad}) {
+  for (const std::string& file : {cut, cut_text, bad}) {
     CommandResult r = Cli({"report", file});
     EXPECT_EQ(r.exit_code, 2) << r;
     EXPECT_NE(r.err.find(file), std::string::npos) << r;

@@ -12,6 +12,10 @@ std::string ReadFile(const std::string& path);
 // whether it all got there.
 bool WriteFile(const std::string& path, const std::string& data);
 
+// What `data` inflates to if it is gzip'd, else `data` itself; "" for gzip
+// data that cannot be inflated (cut or corrupt).
+std::string Gunzipped(const std::string& data);
+
 // Whether anything (file, directory, socket, dangling symlink) is at `path`.
 bool FileExists(const std::string& path);
 

@@ -12,6 +12,7 @@
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
 #include "tests/agent/support/test_allocations.h"
+#include "tests/support/files.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {
@@ -72,7 +73,8 @@ class AllocationRecorderTest : public ::testing::Test {
       text += part;
     }
     EXPECT_EQ((*dump)->size(), text.size());
-    return text;
+    EXPECT_TRUE(text.starts_with("\x1f\x8b")) << "written gzip'd";
+    return test_support::Gunzipped(text);
   }
 
   std::unique_ptr<Allocator> allocator_;

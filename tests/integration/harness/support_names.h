@@ -20,6 +20,7 @@ using test_support::FileExists;
 using test_support::JoinArgv;
 using test_support::ListenOn;
 using test_support::MakeSocketFile;
+using test_support::Gunzipped;
 using test_support::ReadFile;
 using test_support::RunCommand;
 using test_support::SpawnOptions;
