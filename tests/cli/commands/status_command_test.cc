@@ -47,7 +47,10 @@ TEST_F(StatusCommandTest, JsonHasEveryContractKeyWithStableTypes) {
   EXPECT_TRUE(j.at("capture").at("armed").is_boolean());
   EXPECT_TRUE(j.at("capture").at("held").is_array());
   EXPECT_TRUE(j.at("memory_limit").at("limit_bytes").is_number_integer());
-  EXPECT_EQ(j.size(), std::size(numbers) + std::size(strings) + std::size(booleans) + 3);
+  for (const char* key : {"open_window", "window_end_unix_ms", "record_bound", "held_profile"}) {
+    EXPECT_TRUE(j.at("allocation_window").at(key).is_number_integer()) << key;
+  }
+  EXPECT_EQ(j.size(), std::size(numbers) + std::size(strings) + std::size(booleans) + 4);
   EXPECT_EQ(j["allocator"], "other");
   EXPECT_EQ(j["socket"], "/tmp/memprof/42.sock");
 }
