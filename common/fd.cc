@@ -25,4 +25,17 @@ Result<uint64_t> FileSize(int fd) {
   return static_cast<uint64_t>(st.st_size);
 }
 
+Result<void> WriteAll(int fd, std::string_view data, std::string_view what) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return Fail(ErrorCode::kInternal, "writing " + std::string(what) + ": " +
+                                            (n == 0 ? "no progress" : std::strerror(errno)));
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return {};
+}
+
 }  // namespace memprof

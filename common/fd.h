@@ -2,6 +2,7 @@
 #define MEMPROF_COMMON_FD_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "common/result.h"
 
@@ -41,6 +42,10 @@ class Fd {
 
 // The size in bytes of the open file `fd` (fstat), or why it cannot be read.
 [[nodiscard]] Result<uint64_t> FileSize(int fd);
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR. A failure
+// is kInternal: "writing <what>: <the reason>".
+[[nodiscard]] Result<void> WriteAll(int fd, std::string_view data, std::string_view what);
 
 }  // namespace memprof
 

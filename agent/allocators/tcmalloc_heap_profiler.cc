@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "agent/logging/agent_logger.h"
+#include "common/fd.h"
 
 namespace memprof::agent {
 namespace {
@@ -95,22 +96,8 @@ Result<uint64_t> TcmallocHeapProfiler::WriteInto(int fd) {
                 "tcmalloc's heap sample is not a gperftools heap profile (it does not start "
                 "with \"heap profile:\")");
   }
-  if (auto r = WriteAll(fd, text); !r) return Fail(r.error());
+  if (auto r = WriteAll(fd, text, "the heap profile"); !r) return Fail(r.error());
   return text.size();
-}
-
-Result<void> WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return Fail(ErrorCode::kInternal, std::string("writing the heap profile: ") +
-                                            (n == 0 ? "no progress" : std::strerror(errno)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  return {};
 }
 
 }  // namespace memprof::agent

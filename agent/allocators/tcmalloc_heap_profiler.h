@@ -49,9 +49,6 @@ class TcmallocHeapProfiler final : public HeapProfiler {
   bool frozen_dropped_ = false;                // guarded by mu_
 };
 
-// Writes all of `data` to `fd` (retrying short writes and EINTR).
-[[nodiscard]] Result<void> WriteAll(int fd, const std::string& data);
-
 }  // namespace memprof::agent
 
 #endif  // MEMPROF_AGENT_ALLOCATORS_TCMALLOC_HEAP_PROFILER_H_

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,11 +27,13 @@ class GzipAppender {
   explicit GzipAppender(int fd) : fd_(fd) {
     // 15 + 16: a gzip header and trailer around the deflate stream.
     if (deflateInit2(&zs_, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-      error_ = ENOMEM;
+      error_ = Error(ErrorCode::kInternal, "cannot start zlib for the allocation profile");
+    } else {
+      initialized_ = true;
     }
   }
   ~GzipAppender() {
-    if (error_ != ENOMEM) deflateEnd(&zs_);
+    if (initialized_) deflateEnd(&zs_);
   }
   GzipAppender(const GzipAppender&) = delete;
   GzipAppender& operator=(const GzipAppender&) = delete;
@@ -40,51 +43,42 @@ class GzipAppender {
     zs_.avail_in = static_cast<uInt>(text.size());
     Deflate(Z_NO_FLUSH);
   }
-  // Ends the gzip stream; true if every byte reached the file.
-  bool Finish() {
+  // Ends the gzip stream: the size written, or the first failure.
+  Result<uint64_t> Finish() {
     zs_.avail_in = 0;
     Deflate(Z_FINISH);
-    return error_ == 0;
+    if (error_) return Fail(*error_);
+    return written_;
   }
   // jemalloc's write callback.
   static void Write(void* self, const char* text) { static_cast<GzipAppender*>(self)->Append(text); }
 
-  int error() const { return error_; }
-  uint64_t written() const { return written_; }
-
  private:
   void Deflate(int flush) {
-    while (error_ == 0) {
+    while (!error_) {
       zs_.next_out = out_;
       zs_.avail_out = sizeof(out_);
-      const int rc = deflate(&zs_, flush);
-      if (rc == Z_STREAM_ERROR) {
-        error_ = EIO;
+      if (deflate(&zs_, flush) == Z_STREAM_ERROR) {
+        error_ = Error(ErrorCode::kInternal, "zlib failed on the allocation profile");
         return;
       }
-      WriteOut(sizeof(out_) - zs_.avail_out);
+      const size_t size = sizeof(out_) - zs_.avail_out;
+      if (auto r = WriteAll(fd_, std::string_view(reinterpret_cast<char*>(out_), size),
+                            "the allocation profile");
+          !r) {
+        error_ = r.error();
+        return;
+      }
+      written_ += size;
       if (zs_.avail_out != 0) return;  // all input taken (and, finishing, all output)
-    }
-  }
-  void WriteOut(size_t size) {
-    const unsigned char* data = out_;
-    while (error_ == 0 && size > 0) {
-      const ssize_t n = ::write(fd_, data, size);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        error_ = n < 0 ? errno : EIO;
-        return;
-      }
-      written_ += static_cast<uint64_t>(n);
-      data += n;
-      size -= static_cast<size_t>(n);
     }
   }
 
   int fd_;
   z_stream zs_{};
+  bool initialized_ = false;
   unsigned char out_[65536];
-  int error_ = 0;
+  std::optional<Error> error_;
   uint64_t written_ = 0;
 };
 
@@ -173,11 +167,7 @@ Result<uint64_t> WriteAllocationProfile(const JemallocControl& jemalloc,
   out.Append("\n");
   if (auto r = AppendMappings(out); !r) return Fail(r.error());
   out.Append("--- end\n");
-  if (!out.Finish()) {
-    return Fail(ErrorCode::kInternal, std::string("cannot write the allocation profile: ") +
-                                          std::strerror(out.error()));
-  }
-  return out.written();
+  return out.Finish();
 }
 
 Result<int64_t> CountRecentAllocations(const JemallocControl& jemalloc) {
