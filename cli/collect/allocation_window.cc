@@ -20,9 +20,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr milliseconds kProgressTick(250);
-constexpr size_t kProgressWidth = 30;
-constexpr int kStatusEvery = 4;  // ticks: a Status a second
+constexpr int kStatusEvery = 4;  // ticks of 250 ms: a Status a second
 constexpr char kAllocationsExtension[] = "allocs";
 constexpr size_t kHeaderBytes = 4096;  // more than a profile's header
 
@@ -118,17 +116,11 @@ WindowWaitResult AllocationRun::Wait() {
   std::stop_source ended;
   std::stop_callback interrupt(runtime_.end_early, [&ended] { ended.request_stop(); });
   int ticks = 0;
-  WindowTick tick = [&](milliseconds waited) {
-    if (runtime_.progress) {
-      console_.err << '\r' << ProgressLine(waited, outcome_.requested, kProgressWidth)
-                   << std::flush;
-    }
+  const WindowTick ask_agent = [&](milliseconds) {
     if (++ticks % kStatusEvery == 0 && WindowEndedByAgent()) ended.request_stop();
   };
-  if (runtime_.progress) tick(milliseconds(0));
-  WindowWaitResult waited = runtime_.wait(target_.local_pid(), outcome_.requested,
-                                          ended.get_token(), kProgressTick, tick);
-  if (runtime_.progress) console_.err << "\r\033[K" << std::flush;
+  WindowWaitResult waited = WaitShowingProgress(runtime_, console_, target_.local_pid(),
+                                                outcome_.requested, ended.get_token(), ask_agent);
   if (waited.end == WindowEnd::kEndedEarly && !runtime_.end_early.stop_requested()) {
     waited.end = WindowEnd::kElapsed;  // the agent's end: no interrupt to report
   } else if (waited.end == WindowEnd::kEndedEarly) {

@@ -112,17 +112,8 @@ Result<void> ProfileRun::Activate(milliseconds window) {
 }
 
 WindowWaitResult ProfileRun::Wait() {
-  WindowTick tick;
-  if (runtime_.progress) {
-    tick = [this](milliseconds waited) {
-      console_.err << '\r' << ProgressLine(waited, outcome_.requested, kProgressWidth)
-                   << std::flush;
-    };
-    tick(milliseconds(0));
-  }
-  const WindowWaitResult waited = runtime_.wait(target_.local_pid(), outcome_.requested,
-                                                runtime_.end_early, kProgressTick, tick);
-  if (runtime_.progress) console_.err << "\r\033[K" << std::flush;  // clear the bar's line
+  const WindowWaitResult waited = WaitShowingProgress(runtime_, console_, target_.local_pid(),
+                                                      outcome_.requested, runtime_.end_early);
   if (waited.end == WindowEnd::kEndedEarly) {
     console_.notes() << "pid " << target_.pid << ": interrupted: profiling window ended after "
                      << FormatElapsed(waited.waited) << " of " << FormatDuration(outcome_.requested)
@@ -208,6 +199,25 @@ Error ProfileRun::Aborted(const std::string& what_was_lost) const {
 }
 
 }  // namespace
+
+WindowWaitResult WaitShowingProgress(const ProfileRuntime& runtime, const Console& console,
+                                     pid_t pid, milliseconds duration,
+                                     const std::stop_token& end_early, const WindowTick& also) {
+  auto draw = [&](milliseconds waited) {
+    console.err << '\r' << ProgressLine(waited, duration, kProgressWidth) << std::flush;
+  };
+  WindowTick tick;
+  if (runtime.progress || also) {
+    tick = [&](milliseconds waited) {
+      if (runtime.progress) draw(waited);
+      if (also) also(waited);
+    };
+  }
+  if (runtime.progress) draw(milliseconds(0));
+  const WindowWaitResult waited = runtime.wait(pid, duration, end_early, kProgressTick, tick);
+  if (runtime.progress) console.err << "\r\033[K" << std::flush;  // clear the bar's line
+  return waited;
+}
 
 Result<ProfileOutcome> RunProfileWindow(const ProfileWindowRequest& request,
                                         const TargetDiscovery& discovery, ProfileClient& client,

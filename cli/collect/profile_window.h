@@ -63,6 +63,15 @@ struct ProfileRuntime {
                                                       ProfileClient& client, const Console& console,
                                                       const ProfileRuntime& runtime);
 
+// Waits out a window of `duration` in `pid` with `runtime.wait`, ending
+// early when `end_early` is requested: the progress bar on console.err while
+// `runtime.progress` (cleared at the end), and `also` on every tick (250 ms).
+// Without either, the wait is one sleep.
+WindowWaitResult WaitShowingProgress(const ProfileRuntime& runtime, const Console& console,
+                                     pid_t pid, std::chrono::milliseconds duration,
+                                     const std::stop_token& end_early,
+                                     const WindowTick& also = {});
+
 }  // namespace memprof::cli
 
 #endif  // MEMPROF_CLI_COLLECT_PROFILE_WINDOW_H_
