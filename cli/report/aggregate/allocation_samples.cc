@@ -1,44 +1,15 @@
 #include "cli/report/aggregate/allocation_samples.h"
 
-#include <cmath>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "cli/report/aggregate/unsample.h"
 
 namespace memprof::analysis {
-namespace {
-
-// FNV-1a over the addresses; stacks are compared in full on a hash match.
-struct RecordStackHash {
-  size_t operator()(const std::vector<uint64_t>* stack) const {
-    uint64_t hash = 14695981039346656037ULL;
-    for (uint64_t address : *stack) hash = (hash ^ address) * 1099511628211ULL;
-    return static_cast<size_t>(hash);
-  }
-};
-
-struct RecordStackEqual {
-  bool operator()(const std::vector<uint64_t>* a, const std::vector<uint64_t>* b) const {
-    return *a == *b;
-  }
-};
-
-void AddAmount(Amount& into, const Amount& more) {
-  into.objects += more.objects;
-  into.bytes += more.bytes;
-}
-
-}  // namespace
 
 Amount UnsampleAllocation(uint64_t usize, uint64_t sample_interval) {
-  const auto bytes = static_cast<double>(usize);
-  if (usize == 0 || sample_interval == 0) return {1, bytes};
-  const double ratio = bytes / static_cast<double>(sample_interval);
-  const double probability = 1 - std::exp(-ratio);
-  // Far below the interval the subtraction rounds to 0; 1/ratio is the
-  // limit of the scale there (as in UnsampleCounts).
-  const double scale = probability > 0 ? 1 / probability : 1 / ratio;
-  return {scale, bytes * scale};
+  // One object of that size: the same arithmetic as a heap_v2 stack's.
+  return UnsampleCounts(RawCounts{1, usize}, sample_interval);
 }
 
 bool InWindow(const AllocationRecord& record, const AllocationProfileHeader& header) {
@@ -79,7 +50,8 @@ AllocationSamples ToHeapProfile(AllocationProfile& input) {
   profile.mapped_libraries = std::move(input.mapped_libraries);
   out.sample_of_record.assign(input.records.size(), AllocationSamples::kOutsideWindow);
   // The keys point at the records' stacks, which stay where they are.
-  absl::flat_hash_map<const std::vector<uint64_t>*, uint32_t, RecordStackHash, RecordStackEqual> index;
+  absl::flat_hash_map<const std::vector<uint64_t>*, uint32_t, StackPointerHash, StackPointerEqual>
+      index;
   for (size_t i = 0; i < input.records.size(); ++i) {
     const AllocationRecord& record = input.records[i];
     if (!InWindow(record, input.header)) continue;

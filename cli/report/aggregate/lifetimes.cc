@@ -14,20 +14,15 @@ struct SiteTotals {
   std::vector<WeightedLifetime> lifetimes;
 };
 
-void AddTo(Amount& into, const Amount& more) {
-  into.objects += more.objects;
-  into.bytes += more.bytes;
-}
-
 void AddRecord(SiteTotals& totals, const AllocationRecord& record,
                const AllocationProfileHeader& header) {
   const Amount amount = UnsampleAllocation(record.usize, header.sample_interval);
-  AddTo(totals.site.allocated, amount);
+  AddAmount(totals.site.allocated, amount);
   if (!FreedInWindow(record, header)) {
-    AddTo(totals.site.survived, amount);
+    AddAmount(totals.site.survived, amount);
     return;
   }
-  AddTo(totals.site.freed, amount);
+  AddAmount(totals.site.freed, amount);
   if (!record.dalloc_time_ns) return;
   const uint64_t freed = *record.dalloc_time_ns;
   const uint64_t lifetime = freed > record.alloc_time_ns ? freed - record.alloc_time_ns : 0;

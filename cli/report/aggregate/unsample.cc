@@ -8,26 +8,6 @@
 namespace memprof::analysis {
 namespace {
 
-// FNV-1a over the addresses; stacks are compared in full on a hash match.
-struct StackHash {
-  size_t operator()(const std::vector<uint64_t>* stack) const {
-    uint64_t hash = 14695981039346656037ULL;
-    for (uint64_t address : *stack) hash = (hash ^ address) * 1099511628211ULL;
-    return static_cast<size_t>(hash);
-  }
-};
-
-struct StackEqual {
-  bool operator()(const std::vector<uint64_t>* a, const std::vector<uint64_t>* b) const {
-    return *a == *b;
-  }
-};
-
-void Add(Amount& into, const Amount& more) {
-  into.objects += more.objects;
-  into.bytes += more.bytes;
-}
-
 bool HasAlloc(const HeapDump& dump) {
   if (dump.totals.alloc.objects != 0) return true;
   for (const StackRecord& record : dump.records) {
@@ -80,14 +60,15 @@ HeapProfile Unsample(HeapDump dump) {
   // Reserved up front, so samples never move: the keys point at their stacks,
   // which are moved (not copied) out of the dump.
   profile.samples.reserve(dump.records.size());
-  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackHash, StackEqual> index;
+  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackPointerHash, StackPointerEqual>
+      index;
   index.reserve(dump.records.size());
   for (StackRecord& record : dump.records) {
     Amount inuse = UnsampleCounts(record.counts.inuse, period);
     Amount alloc = UnsampleCounts(record.counts.alloc, period);
     if (auto it = index.find(&record.stack); it != index.end()) {
-      Add(profile.samples[it->second].inuse, inuse);
-      Add(profile.samples[it->second].alloc, alloc);
+      AddAmount(profile.samples[it->second].inuse, inuse);
+      AddAmount(profile.samples[it->second].alloc, alloc);
       continue;
     }
     profile.samples.push_back({std::move(record.stack), inuse, alloc});

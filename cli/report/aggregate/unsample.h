@@ -1,7 +1,9 @@
 #ifndef MEMPROF_CLI_REPORT_AGGREGATE_UNSAMPLE_H_
 #define MEMPROF_CLI_REPORT_AGGREGATE_UNSAMPLE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "cli/report/model/profile.h"
 #include "cli/report/parse/heap_v2_parser.h"
@@ -16,6 +18,22 @@ namespace memprof::analysis {
 // A period of 0 means no adjustment (jeprof skips it: `if ($sample_adjustment)`),
 // and 0 objects are left alone (jeprof guards `$n1 != 0`).
 Amount UnsampleCounts(const RawCounts& counts, uint64_t sample_period);
+
+// For indexes that merge identical stacks by pointing at them, not copying
+// them: FNV-1a over the addresses, compared in full on a hash match.
+struct StackPointerHash {
+  size_t operator()(const std::vector<uint64_t>* stack) const {
+    uint64_t hash = 14695981039346656037ULL;
+    for (uint64_t address : *stack) hash = (hash ^ address) * 1099511628211ULL;
+    return static_cast<size_t>(hash);
+  }
+};
+
+struct StackPointerEqual {
+  bool operator()(const std::vector<uint64_t>* a, const std::vector<uint64_t>* b) const {
+    return *a == *b;
+  }
+};
 
 // gperftools' profiles: the sampler's (heap_v2/<period>) the same way, as
 // pprof does, but a period of 1 or less is no adjustment (pprof: "treat as

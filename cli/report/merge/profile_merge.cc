@@ -17,11 +17,6 @@ struct StackHash {
   }
 };
 
-void Add(analysis::Amount& sum, const analysis::Amount& amount) {
-  sum.objects += amount.objects;
-  sum.bytes += amount.bytes;
-}
-
 }  // namespace
 
 SharedSpace IntoOneAddressSpace(std::vector<analysis::HeapProfile> profiles) {
@@ -53,8 +48,8 @@ analysis::HeapProfile SumProfiles(std::vector<analysis::HeapProfile> profiles,
         sum.samples.push_back(std::move(sample));
         continue;
       }
-      Add(sum.samples[it->second].inuse, sample.inuse);
-      Add(sum.samples[it->second].alloc, sample.alloc);
+      analysis::AddAmount(sum.samples[it->second].inuse, sample.inuse);
+      analysis::AddAmount(sum.samples[it->second].alloc, sample.alloc);
     }
   }
   return sum;

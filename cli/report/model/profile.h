@@ -23,6 +23,11 @@ struct Amount {
   double bytes = 0;
 };
 
+inline void AddAmount(Amount& into, const Amount& more) {
+  into.objects += more.objects;
+  into.bytes += more.bytes;
+}
+
 // One distinct stack of a profile with its unsampled values.
 struct Sample {
   std::vector<uint64_t> stack;  // raw return addresses, leaf first, as dumped
