@@ -1,5 +1,7 @@
 #include "cli/commands/report_command.h"
 
+#include <malloc.h>
+
 #include <memory>
 #include <ostream>
 
@@ -11,6 +13,8 @@ namespace memprof::cli {
 namespace {
 
 constexpr uint64_t kMaxTop = 1000000;
+// glibc gives the top of its heap back to the kernel above this.
+constexpr int kNoTrimBelow = 1 << 30;
 
 bool MetricChosen(const ReportOptions& options) {
   return options.inuse_space || options.inuse_objects || options.alloc_space ||
@@ -191,6 +195,10 @@ Result<void> RunReport(const ReportOptions& options, const Console& console,
                        bool stdout_is_terminal, bool stderr_redraws) {
   auto request = MakeReportRequest(options);
   if (!request) return Fail(request.error());
+  request->process_ends_after = true;
+  // Memory a report frees (its stacks, once interned) is reused by what it
+  // builds next; trimmed, it would come back as fresh pages to clear.
+  mallopt(M_TRIM_THRESHOLD, kNoTrimBelow);
   return WriteReport(*request, ReportOutput{options.out, ExistingFileFor(options.force)}, console,
                      stdout_is_terminal, stderr_redraws);
 }

@@ -1,9 +1,17 @@
 #include "cli/report/debian_packages.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
-#include <fstream>
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <functional>
+#include <string_view>
 #include <unordered_map>
+
+#include "common/fd.h"
 
 namespace memprof::report {
 namespace {
@@ -39,20 +47,86 @@ std::vector<std::string> ListFiles(const std::string& dir) {
   return files;
 }
 
+// Letters and digits only, lower case: "libLLVM-14" -> "libllvm14".
+std::string Folded(std::string_view name) {
+  std::string folded;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      folded += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return folded;
+}
+
+// What a shared library's package is likely called after, folded: its file
+// name up to ".so" ("libmpfr.so.6.2.0" -> "libmpfr", which Debian ships as
+// libmpfr6). "" for a file name without ".so".
+std::string LibraryStem(const std::string& path) {
+  const std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
+  const size_t so = name.find(".so");
+  return so == std::string_view::npos ? std::string() : Folded(name.substr(0, so));
+}
+
+// The lists in the order to read them: first those of packages named like
+// one of the libraries (Debian names a library's package after its soname),
+// then the rest. The search stops once every path is found, so the usual
+// case reads a few lists instead of a thousand.
+std::vector<std::string> ListsInSearchOrder(const std::string& dir,
+                                            const std::vector<std::string>& paths) {
+  std::vector<std::string> stems;
+  for (const std::string& path : paths) {
+    if (std::string stem = LibraryStem(path); !stem.empty()) stems.push_back(std::move(stem));
+  }
+  std::vector<std::string> files = ListFiles(dir);
+  std::stable_partition(files.begin(), files.end(), [&](const std::string& file) {
+    const std::string package = Folded(PackageOfList(file));
+    return std::any_of(stems.begin(), stems.end(),
+                       [&](const std::string& stem) { return package.starts_with(stem); });
+  });
+  return files;
+}
+
+// Reads the file at `path` whole into `buffer` (reused from file to file);
+// false if it cannot be read.
+bool ReadWhole(const std::string& path, std::string& buffer) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return false;
+  buffer.clear();
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return false;
+    if (got == 0) return true;
+    buffer.append(chunk, static_cast<size_t>(got));
+  }
+}
+
+// Looks strings up by string_view: a list's lines are not copied.
+struct ViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>()(text); }
+};
+
 }  // namespace
 
 std::map<std::string, std::string> PackagesOwning(const std::vector<std::string>& paths,
                                                   const std::string& dpkg_info_dir) {
-  std::unordered_map<std::string, std::string> wanted;  // alias -> the path asked for
+  // alias -> the path asked for
+  std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>> wanted;
   for (const std::string& path : paths) {
     for (std::string& alias : Aliases(path)) wanted.emplace(std::move(alias), path);
   }
   std::map<std::string, std::string> owners;
-  for (const std::string& file : ListFiles(dpkg_info_dir)) {
+  std::string text;
+  for (const std::string& file : ListsInSearchOrder(dpkg_info_dir, paths)) {
     if (owners.size() == paths.size()) break;
-    std::ifstream list(dpkg_info_dir + "/" + file);
-    for (std::string line; std::getline(list, line);) {
-      auto it = wanted.find(line);
+    if (!ReadWhole(dpkg_info_dir + "/" + file, text)) continue;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+      const size_t end = std::min(rest.find('\n'), rest.size());
+      auto it = wanted.find(rest.substr(0, end));
+      rest.remove_prefix(std::min(end + 1, rest.size()));
       if (it != wanted.end()) owners.try_emplace(it->second, PackageOfList(file));
     }
   }

@@ -10,6 +10,7 @@
 #include "cli/report/allocation_report.h"
 #include "cli/report/aggregate/base_profile.h"
 #include "cli/report/dump_process_check.h"
+#include "cli/report/leave_to_exit.h"
 #include "cli/report/render/collapsed_report.h"
 #include "cli/report/render/json_report.h"
 #include "cli/report/render/report_renderer.h"
@@ -99,16 +100,20 @@ std::unique_ptr<analysis::ReportRenderer> MakeRenderer(
   return std::make_unique<analysis::TextReportRenderer>(options);
 }
 
-// With a thread to spare, the Debian packages of the symbolized files are
-// looked up while the main thread aggregates (PrefetchPackageOwners).
+// With a thread to spare, the Debian packages of the files with unnamed
+// frames are looked up while the main thread aggregates
+// (PrefetchPackageOwners); a profile whose frames all have names reads
+// none of dpkg's lists.
 SummaryContext SummaryContextFor(const ReportRequest& request,
-                                 const std::vector<symbolize::ModuleReport>& modules) {
+                                 const analysis::InternedAddresses& interned,
+                                 pprof::ParallelSymbolizer& symbolizer) {
   SummaryContext context;
   context.debuginfod = symbolize::DebuginfodConfigured();
   context.sysroot = request.sysroot;
-  if (context.sysroot.empty() && ReportThreadCount() > 1) {
-    context.owners = PrefetchPackageOwners(modules, context.dpkg_info_dir);
-  }
+  if (!context.sysroot.empty() || ReportThreadCount() < 2) return context;
+  const std::vector<symbolize::ModuleReport> modules =
+      ModulesWithUnnamedFrames(symbolizer.Modules(), interned.addresses, symbolizer);
+  if (!modules.empty()) context.owners = PrefetchPackageOwners(modules, context.dpkg_info_dir);
   return context;
 }
 
@@ -117,7 +122,7 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
                               pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
                               analysis::SymbolizationSummary* symbolization,
                               const analysis::AllocationSummary* allocation) {
-  const SummaryContext context = SummaryContextFor(request, symbolizer.Modules());
+  const SummaryContext context = SummaryContextFor(request, interned, symbolizer);
   analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
                                      request.lines};
   auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
@@ -128,7 +133,9 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
   summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
                                [](const auto& row) { return row.shown(); });
   if (symbolization != nullptr) *symbolization = summary;
-  return MakeRenderer(request, summary, allocation)->Render(*aggregation, out);
+  Result<void> rendered = MakeRenderer(request, summary, allocation)->Render(*aggregation, out);
+  if (request.process_ends_after) LeaveToExit(std::move(*aggregation));
+  return rendered;
 }
 
 // The symbolizer started from the maps at the end of the (first) dump,
@@ -229,25 +236,31 @@ Result<std::unique_ptr<pprof::ParallelSymbolizer>> ReadySymbolizer(
 }
 
 // Symbolizes and writes `profile` in request.format; `allocation` when it
-// is an allocation profile.
-Result<void> RenderProfile(const ReportRequest& request, const analysis::HeapProfile& profile,
+// is an allocation profile. The formats other than pprof free the stacks
+// once their addresses are interned (TakeLookupAddresses).
+Result<void> RenderProfile(const ReportRequest& request, analysis::HeapProfile& profile,
                            EarlySymbolizer& early, std::ostream& out,
                            analysis::SymbolizationSummary* symbolization,
                            const analysis::AllocationSummary* allocation = nullptr) {
   auto map = symbolize::ParseMemoryMap(profile.mapped_libraries);
   auto symbolizer = ReadySymbolizer(request, profile, map, early);
   if (!symbolizer) return Fail(symbolizer.error());
+  Result<void> rendered;
   if (request.format != Format::kPprof) {
-    const analysis::InternedAddresses interned = analysis::InternLookupAddresses(profile);
+    analysis::InternedAddresses interned = analysis::TakeLookupAddresses(profile);
     (*symbolizer)->ResolveAll(interned.addresses);
-    return RenderAggregated(request, profile, interned, **symbolizer, out, symbolization,
-                            allocation);
+    rendered = RenderAggregated(request, profile, interned, **symbolizer, out, symbolization,
+                                allocation);
+    if (request.process_ends_after) LeaveToExit(std::move(interned));
+  } else {
+    (*symbolizer)->ResolveAll(pprof::DistinctLookupAddresses(profile));
+    pprof::PprofOptions pprof_options;
+    pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
+    if (allocation != nullptr) SetAllocationPprofOptions(*allocation, pprof_options);
+    rendered = pprof::WritePprof(profile, **symbolizer, map.mappings, pprof_options, out);
   }
-  (*symbolizer)->ResolveAll(pprof::DistinctLookupAddresses(profile));
-  pprof::PprofOptions pprof_options;
-  pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
-  if (allocation != nullptr) SetAllocationPprofOptions(*allocation, pprof_options);
-  return pprof::WritePprof(profile, **symbolizer, map.mappings, pprof_options, out);
+  if (request.process_ends_after) LeaveToExit(std::move(*symbolizer));
+  return rendered;
 }
 
 // An allocation profile: read alone, by default ranked by bytes allocated.
@@ -257,7 +270,7 @@ Result<void> RunAllocationReport(const ReportRequest& request, std::ostream& out
   EarlySymbolizer early = StartEarly(request);
   auto loaded = LoadAllocationProfile(request.dump_path);
   if (!loaded) return Fail(loaded.error());
-  const analysis::HeapProfile& profile = loaded->samples.profile;
+  analysis::HeapProfile& profile = loaded->samples.profile;
   if (request.lifetimes) {
     auto map = symbolize::ParseMemoryMap(profile.mapped_libraries);
     auto symbolizer = ReadySymbolizer(request, profile, map, early);
@@ -284,7 +297,9 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
   if (auto ok = CheckMetricHasData(*profile, request.metric, request.dump_path); !ok) {
     return Fail(ok.error());
   }
-  return RenderProfile(request, *profile, early, out, symbolization);
+  Result<void> rendered = RenderProfile(request, *profile, early, out, symbolization);
+  if (request.process_ends_after) LeaveToExit(std::move(*profile));
+  return rendered;
 }
 
 }  // namespace memprof::report

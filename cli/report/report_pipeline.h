@@ -66,6 +66,11 @@ struct ReportRequest {
   // survived and how long the freed objects lived (allocation profiles
   // only; text or json; allocation_report.h).
   bool lifetimes = false;
+  // The process ends after this report (`memprofctl report`): the dump,
+  // symbols and tables are left for the kernel to take back at exit
+  // (leave_to_exit.h) instead of being freed. Not for a caller that goes
+  // on, such as `profile --interval`.
+  bool process_ends_after = false;
 };
 
 // The symbolizer settings a request implies (--lines, --pid, --sysroot).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <system_error>
 #include <utility>
 
@@ -35,18 +36,29 @@ analysis::ModuleCoverage CoverageOf(const std::string& name, const analysis::Unn
   return coverage;
 }
 
+// The owners of `paths`: what the prefetch found, and the paths it was
+// not asked about looked up now.
+PackageOwners OwnersOf(const std::vector<std::string>& paths, const SummaryContext& context) {
+  if (!context.owners.valid()) return PackagesOwning(paths, context.dpkg_info_dir);
+  PackageOwners owners = context.owners.get();
+  std::vector<std::string> missing;
+  for (const std::string& path : paths) {
+    if (!owners.contains(path)) missing.push_back(path);
+  }
+  if (!missing.empty()) owners.merge(PackagesOwning(missing, context.dpkg_info_dir));
+  return owners;
+}
+
 void AddPackages(std::vector<analysis::ModuleCoverage>& modules, const SummaryContext& context) {
   std::vector<std::string> paths;
   for (const analysis::ModuleCoverage& module : modules) {
     if (module.path.starts_with("/")) paths.push_back(module.path);
   }
   if (paths.empty()) return;
-  const PackageOwners owners = context.owners.valid()
-                                   ? context.owners.get()
-                                   : PackagesOwning(paths, context.dpkg_info_dir);
+  const PackageOwners owners = OwnersOf(paths, context);
   for (analysis::ModuleCoverage& module : modules) {
     auto it = owners.find(module.path);
-    if (it == owners.end()) continue;
+    if (it == owners.end() || it->second.empty()) continue;
     module.package = it->second;
     module.debug_package = DebugPackageOf(it->second);
   }
@@ -83,11 +95,29 @@ std::shared_future<PackageOwners> PrefetchPackageOwners(
   }
   try {
     return std::async(std::launch::async, [paths = std::move(paths), dpkg_info_dir] {
-      return PackagesOwning(paths, dpkg_info_dir);
+      PackageOwners owners = PackagesOwning(paths, dpkg_info_dir);
+      for (const std::string& path : paths) owners.try_emplace(path);  // asked, not owned
+      return owners;
     });
   } catch (const std::system_error&) {
     return {};  // no thread to spare after all: the summary looks them up itself
   }
+}
+
+std::vector<symbolize::ModuleReport> ModulesWithUnnamedFrames(
+    const std::vector<symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
+    analysis::AddressSymbolizer& symbolizer) {
+  std::set<std::string> unnamed;  // module names, as frames carry them
+  for (uint64_t address : addresses) {
+    for (const analysis::Frame& frame : symbolizer.Resolve(address)) {
+      if (analysis::IsUnnamed(frame)) unnamed.insert(frame.module);
+    }
+  }
+  std::vector<symbolize::ModuleReport> out;
+  for (const symbolize::ModuleReport& module : modules) {
+    if (unnamed.contains(PathBasename(module.path))) out.push_back(module);
+  }
+  return out;
 }
 
 }  // namespace memprof::report

@@ -4,6 +4,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,20 @@ struct SummaryContext {
   std::shared_future<PackageOwners> owners;
 };
 
-// Starts looking up the Debian packages of `modules` on another thread. A
-// big report reads a thousand dpkg file lists (a tenth of its time) while
-// its main thread aggregates, so the summary that needs them last finds
-// them ready.
+// Starts looking up the Debian packages of `modules` on another thread,
+// while the main thread aggregates, so that the summary that needs them
+// last finds them ready. The answer has an entry for each of them ("" when
+// no package owns it); the summary looks up any other file itself.
 std::shared_future<PackageOwners> PrefetchPackageOwners(
     const std::vector<symbolize::ModuleReport>& modules,
     const std::string& dpkg_info_dir = "/var/lib/dpkg/info");
+
+// The files of `modules` in which some of `addresses` (resolved by
+// `symbolizer`) has a frame without a name: the only files a summary can
+// name a package for, so the only ones worth reading dpkg's lists for.
+std::vector<symbolize::ModuleReport> ModulesWithUnnamedFrames(
+    const std::vector<symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
+    analysis::AddressSymbolizer& symbolizer);
 
 // The summary of what `aggregation` could not name, with what the
 // symbolizer found for each file (`modules`, asked only when some frame has

@@ -5,6 +5,7 @@
 #include <optional>
 #include <regex>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -29,7 +30,7 @@ class LocationTable {
 
   // The location of interned_.addresses[id], symbolized when first met.
   uint32_t InternId(uint32_t id);
-  bool IsCut(uint32_t location) const { return cut_[location]; }
+  bool IsCut(uint32_t location) const { return cut_[location] != 0; }
   const std::vector<uint32_t>& NameIds(uint32_t location) const { return name_ids_[location]; }
   const Location& at(uint32_t location) const { return locations_[location]; }
   const std::vector<std::string>& names() const { return names_; }
@@ -48,7 +49,7 @@ class LocationTable {
   bool lines_;
   std::vector<uint32_t> by_id_;  // per interned address: its location, or kNoLocation
   std::vector<Location> locations_;
-  std::vector<bool> cut_;
+  std::vector<uint8_t> cut_;  // bytes, not bits: read once per frame
   std::vector<std::vector<uint32_t>> name_ids_;
   absl::flat_hash_map<std::string, uint32_t> by_name_;
   std::vector<std::string> names_;
@@ -212,16 +213,13 @@ class StackIndex {
 // and everything before it (leaf side), i.e. the allocator's own frames.
 // `ids`: the stack's interned addresses, one per frame, leaf first.
 std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids, LocationTable& table) {
-  std::vector<uint32_t> path;
-  path.reserve(ids.size());
-  for (uint32_t id : ids) {
-    uint32_t location = table.InternId(id);
-    if (table.IsCut(location)) {
-      path.clear();
-    } else {
-      path.push_back(location);
-    }
+  std::vector<uint32_t> path(ids.size());
+  size_t kept_from = 0;  // after the last cut frame
+  for (size_t i = 0; i < ids.size(); ++i) {
+    path[i] = table.InternId(ids[i]);
+    if (table.IsCut(path[i])) kept_from = i + 1;
   }
+  path.erase(path.begin(), path.begin() + static_cast<ptrdiff_t>(kept_from));
   return path;
 }
 
@@ -237,17 +235,14 @@ std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
   StackIndex index(stacks);
   index.Reserve(profile.samples.size());
   const bool diff = profile.is_diff && profile.base.size() == profile.samples.size();
-  size_t frame = 0;  // the sample's first in interned.ids
   for (size_t i = 0; i < profile.samples.size(); ++i) {
     const Sample& sample = profile.samples[i];
-    const std::span<const uint32_t> ids(interned.ids.data() + frame, sample.stack.size());
-    frame += sample.stack.size();
     double value = ValueOf(sample, metric);
     double base = diff ? ValueOf(profile.base[i], metric) : 0;
     aggregation.total += value;
     aggregation.total_base += base;
     if (value == 0 && base == 0) continue;
-    index.Add(CutAllocatorFrames(ids, table), value, base);
+    index.Add(CutAllocatorFrames(interned.StackOf(i), table), value, base);
   }
   aggregation.is_diff = diff;
   return stacks;
@@ -313,11 +308,8 @@ std::vector<std::string> FlatFunctionNames(const HeapProfile& profile,
   LocationTable table(symbolizer, interned, lines);
   std::vector<std::string> names;
   names.reserve(profile.samples.size());
-  size_t frame = 0;  // the sample's first in interned.ids
-  for (const Sample& sample : profile.samples) {
-    const std::span<const uint32_t> ids(interned.ids.data() + frame, sample.stack.size());
-    frame += sample.stack.size();
-    names.push_back(FlatName(CutAllocatorFrames(ids, table), table));
+  for (size_t i = 0; i < profile.samples.size(); ++i) {
+    names.push_back(FlatName(CutAllocatorFrames(interned.StackOf(i), table), table));
   }
   return names;
 }
@@ -332,22 +324,67 @@ void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_chang
   });
 }
 
-InternedAddresses InternLookupAddresses(const HeapProfile& profile) {
+namespace {
+
+// The ids of addresses, with a direct-mapped cache in front of the map: a
+// profile's million frames repeat a few thousand addresses, and most are
+// found in the cache without hashing or probing.
+class AddressIds {
+ public:
+  explicit AddressIds(std::vector<uint64_t>& addresses) : addresses_(addresses) {}
+
+  uint32_t IdOf(uint64_t address) {
+    Slot& slot = cache_[(address ^ (address >> kCacheBits)) & (kCacheSize - 1)];
+    if (slot.id != kNone && slot.address == address) return slot.id;
+    auto [it, inserted] = map_.try_emplace(address, static_cast<uint32_t>(addresses_.size()));
+    if (inserted) addresses_.push_back(address);
+    slot = {address, it->second};
+    return it->second;
+  }
+
+ private:
+  static constexpr uint32_t kNone = static_cast<uint32_t>(-1);
+  static constexpr unsigned kCacheBits = 14;
+  static constexpr size_t kCacheSize = size_t{1} << kCacheBits;
+  struct Slot {
+    uint64_t address = 0;
+    uint32_t id = kNone;
+  };
+
+  std::vector<uint64_t>& addresses_;  // by id
+  absl::flat_hash_map<uint64_t, uint32_t> map_;
+  std::vector<Slot> cache_ = std::vector<Slot>(kCacheSize);
+};
+
+// InternLookupAddresses; with `release`, each stack is freed once interned.
+template <typename Profile>
+InternedAddresses Intern(Profile& profile, bool release) {
   InternedAddresses interned;
   size_t frames = 0;
   for (const Sample& sample : profile.samples) frames += sample.stack.size();
   interned.ids.reserve(frames);
-  absl::flat_hash_map<uint64_t, uint32_t> ids;
-  for (const Sample& sample : profile.samples) {
+  interned.starts.reserve(profile.samples.size() + 1);
+  AddressIds ids(interned.addresses);
+  for (auto& sample : profile.samples) {
+    interned.starts.push_back(interned.ids.size());
     for (size_t i = 0; i < sample.stack.size(); ++i) {
-      const uint64_t address = LookupAddress(sample.stack, i);
-      auto [it, inserted] = ids.try_emplace(address, static_cast<uint32_t>(ids.size()));
-      if (inserted) interned.addresses.push_back(address);
-      interned.ids.push_back(it->second);
+      interned.ids.push_back(ids.IdOf(LookupAddress(sample.stack, i)));
+    }
+    if constexpr (!std::is_const_v<Profile>) {
+      if (release) std::vector<uint64_t>().swap(sample.stack);
     }
   }
+  interned.starts.push_back(interned.ids.size());
   return interned;
 }
+
+}  // namespace
+
+InternedAddresses InternLookupAddresses(const HeapProfile& profile) {
+  return Intern(profile, false);
+}
+
+InternedAddresses TakeLookupAddresses(HeapProfile& profile) { return Intern(profile, true); }
 
 Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymbolizer& symbolizer,
                                      const AggregateOptions& options) {

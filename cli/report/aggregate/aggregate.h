@@ -1,7 +1,9 @@
 #ifndef MEMPROF_CLI_REPORT_AGGREGATE_AGGREGATE_H_
 #define MEMPROF_CLI_REPORT_AGGREGATE_AGGREGATE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,8 +20,17 @@ namespace memprof::analysis {
 struct InternedAddresses {
   std::vector<uint64_t> addresses;  // distinct, in the order first seen
   std::vector<uint32_t> ids;        // per frame of every sample, back to back in sample order
+  std::vector<size_t> starts;       // per sample, where its frames start in `ids`; then ids.size()
+  std::span<const uint32_t> StackOf(size_t sample) const {
+    return {ids.data() + starts[sample], starts[sample + 1] - starts[sample]};
+  }
 };
 InternedAddresses InternLookupAddresses(const HeapProfile& profile);
+// The same, freeing each sample's stack once its frames are interned: the
+// aggregation needs only the ids, and the memory freed is what it reuses
+// (a fresh page costs more than the work done on it in a big report).
+// `profile` keeps its samples' values, with empty stacks.
+InternedAddresses TakeLookupAddresses(HeapProfile& profile);
 
 struct AggregateOptions {
   Metric metric = Metric::kInuseSpace;

@@ -108,7 +108,7 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
   std::vector<size_t> seen(ids.size(), 0);
   // Only the frames that some stack shows count: a location the report cut
   // away (tcmalloc's sampler frames, an allocator's own) is nobody's problem.
-  std::vector<bool> counted(aggregation.locations.size(), false);
+  std::vector<uint8_t> counted(aggregation.locations.size(), 0);
   double total = 0;
   double named = 0;
   for (size_t s = 0; s < aggregation.stacks.size(); ++s) {
@@ -117,8 +117,9 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
     total += value;
     bool all_named = true;
     for (uint32_t location : stack.locations) {
-      const bool first_sight = !counted[location];
-      counted[location] = true;
+      const bool first_sight = counted[location] == 0;
+      counted[location] = 1;
+      if (unnamed[location].empty()) continue;
       for (uint32_t id : unnamed[location]) {
         all_named = false;
         if (first_sight) ++by_id[id].addresses;
