@@ -14,12 +14,14 @@ and reports the medians, the ratio memprof/anchor against the goal of issue
            calling mallctl("prof.dump") itself into tmpfs, timed inside it
   report   `memprofctl report` in every format, and with --base, vs jeprof on
            the same dump of Debian's clang++-14 compiling a big C++ file
+  report-gcc  the same on a dump of another shape: GCC 12's cc1plus
+           compiling that file
 
   tests/bench/speed.py [--build DIR] [--runs N] [--jeprof-runs N] [WHAT...]
 
-WHAT is any of startup, stats, dump, report (default: all). Needs
-redis-server, redis-tools, jeprof (libjemalloc-dev), clang-14 and graphviz
-(jeprof --svg runs dot). Prints Markdown: the machine, the date, one table.
+WHAT is any of startup, stats, dump, report, report-gcc (default: all).
+Needs redis-server, redis-tools, jeprof (libjemalloc-dev), clang-14, g++-12
+and graphviz (jeprof --svg runs dot). Prints Markdown: the machine, the date, one table.
 Timing assertions stay out of the test suite; this is where the figures in
 docs/performance.md come from.
 """
@@ -270,9 +272,16 @@ def bench_dump(ctx, table):
                 sys.exit("speed.py: many_stacks_target did not get ready")
         anchor = Side("target's own prof.dump", SelfDump(proc, fifo, os.path.join(shm, "self.heap")))
         out = os.path.join(shm, "ctl.heap")
+
+        def fresh_out():
+            # As for the anchor (SelfDump): a new file each time, not the
+            # previous run's 134 MiB freed inside the timed rename.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(out)
+
         ours = Side.command("memprofctl dump --out /dev/shm/…",
                             [ctx.ctl, "dump", "--pid", str(proc.pid), "--out", out, "--force"],
-                            dict(os.environ, MEMPROF_SOCKET_DIR=ctx.work))
+                            dict(os.environ, MEMPROF_SOCKET_DIR=ctx.work), prepare=fresh_out)
         interleave(ours, anchor, ctx.runs, warmup=1)
         size = os.path.getsize(out) / 2**20
         table.add(f"dump of {size:.0f} MiB", ours, anchor, GOALS["dump"], ctx.runs)
@@ -283,13 +292,25 @@ def bench_dump(ctx, table):
 
 # --- report --------------------------------------------------------------------
 
-def clang_dump(ctx, name, optimize):
-    """A heap profile of clang++-14 compiling tests/bench/data/big.cc."""
+# The two dump shapes: a compiler's heap while it compiles tests/bench/data/big.cc
+# under jemalloc with every allocation of 32 bytes or more sampled. clang++-14
+# (LLVM's libraries, stripped, about 57 frames a stack) and GCC 12's cc1plus
+# (one big non-PIE executable with exported symbols only, about 54 frames).
+COMPILERS = {
+    "clang": {"driver": "clang++-14", "binary": lambda: os.path.realpath(shutil.which("clang++-14"))},
+    "gcc": {"driver": "g++-12", "binary": lambda: subprocess.run(
+        ["g++-12", "-print-prog-name=cc1plus"], capture_output=True, text=True,
+        check=True).stdout.strip()},
+}
+
+
+def compiler_dump(ctx, compiler, name, optimize):
+    """The compiler's heap profile at exit: the biggest dump of its processes."""
     prefix = os.path.join(ctx.work, name)
     env = dict(os.environ, LD_PRELOAD=ctx.jemalloc,
                MALLOC_CONF=f"prof:true,prof_active:true,lg_prof_sample:5,prof_final:true,"
                            f"prof_prefix:{prefix}")
-    subprocess.run(["clang++-14", "-std=c++20", optimize, "-g", "-c",
+    subprocess.run([COMPILERS[compiler]["driver"], "-std=c++20", optimize, "-g", "-c",
                     os.path.join(HERE, "data", "big.cc"), "-o", os.path.join(ctx.work, name + ".o")],
                    env=env, check=True)
     dumps = sorted((f for f in os.listdir(ctx.work) if f.startswith(name + ".") and f.endswith(".heap")),
@@ -298,8 +319,9 @@ def clang_dump(ctx, name, optimize):
 
 
 def total_line(text):
-    match = re.search(r"^Total: .*$", text, re.M)
-    return match.group(0) if match else "(none)"
+    """The figure of the "Total:" line: jeprof says MB where memprofctl says MiB (both 2^20)."""
+    match = re.search(r"^Total: (-?[0-9.]+) Mi?B$", text, re.M)
+    return match.group(1) + " MiB" if match else "(none)"
 
 
 def check_totals(ctx, binary, dump, base):
@@ -316,10 +338,11 @@ def check_totals(ctx, binary, dump, base):
                          f" for `{' '.join(os.path.basename(x) for x in ours[1:])}`: `{a}` / `{b}`")
 
 
-def bench_report(ctx, table):
-    binary = os.path.realpath(shutil.which("clang++-14"))
-    dump = ctx.dump or clang_dump(ctx, "new", "-O2")
-    base = ctx.base or clang_dump(ctx, "old", "-O1")
+def bench_report(ctx, table, compiler="clang"):
+    binary = COMPILERS[compiler]["binary"]()
+    given = ctx.dumps.get(compiler, (None, None))
+    dump = given[0] or compiler_dump(ctx, compiler, f"{compiler}-new", "-O2")
+    base = given[1] or compiler_dump(ctx, compiler, f"{compiler}-old", "-O1")
     check_totals(ctx, binary, dump, base)
     formats = [("text", ["--text"]), ("collapsed", ["--collapsed"]), ("svg", ["--svg"]),
                ("pprof", ["--text"]), ("json", ["--text"])]
@@ -334,13 +357,18 @@ def bench_report(ctx, table):
         anchor = Side.command("jeprof " + " ".join(a for a in jeprof_args if a.startswith("--")),
                               ["jeprof", *jeprof_args])
         interleave(ours, anchor, ctx.jeprof_runs, warmup=1)
-        table.add(f"report, {label}", ours, anchor, GOALS["report"], ctx.jeprof_runs)
+        table.add(f"report ({compiler}), {label}", ours, anchor, GOALS["report"],
+                  ctx.jeprof_runs)
+
+
+def bench_report_gcc(ctx, table):
+    bench_report(ctx, table, "gcc")
 
 
 # --- main ----------------------------------------------------------------------
 
 BENCHES = {"startup": bench_startup, "stats": bench_stats, "dump": bench_dump,
-           "report": bench_report}
+           "report": bench_report, "report-gcc": bench_report_gcc}
 
 
 def machine():
@@ -368,8 +396,10 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--runs", type=int, default=11, help="interleaved pairs per comparison")
     parser.add_argument("--jeprof-runs", type=int, default=3, help="pairs for report vs jeprof")
-    parser.add_argument("--dump", help="report: use this dump instead of making one")
+    parser.add_argument("--dump", help="report: use this clang dump instead of making one")
     parser.add_argument("--base", help="report: the --base dump (with --dump)")
+    parser.add_argument("--gcc-dump", help="report-gcc: use this cc1plus dump instead of making one")
+    parser.add_argument("--gcc-base", help="report-gcc: the --base dump (with --gcc-dump)")
     ctx = parser.parse_args()
     unknown = [w for w in ctx.what if w not in BENCHES]
     if unknown:
@@ -380,6 +410,7 @@ def main():
     ctx.stacks_target = os.path.join(build, "tests", "testprogs", "many_stacks_target")
     ctx.jemalloc = find_jemalloc()
     ctx.notes = []
+    ctx.dumps = {"clang": (ctx.dump, ctx.base), "gcc": (ctx.gcc_dump, ctx.gcc_base)}
     table = Table()
     with tempfile.TemporaryDirectory(prefix="memprof-bench-") as work:
         ctx.work = work
