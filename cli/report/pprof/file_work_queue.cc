@@ -32,15 +32,29 @@ std::vector<FileWork> FilesWithCode(const std::vector<symbolize::MemoryMapping>&
 
 }  // namespace
 
-FileWorkQueue::FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings)
-    : sorted_(std::move(mappings)), files_(FilesWithCode(sorted_)) {
+FileWorkQueue::FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings, CostFunction cost)
+    : sorted_(std::move(mappings)), files_(FilesWithCode(sorted_)), cost_(std::move(cost)) {
   std::stable_sort(sorted_.begin(), sorted_.end(),
                    [](const auto& a, const auto& b) { return a.start < b.start; });
+}
+
+void FileWorkQueue::OrderByCost() {
+  ordered_ = true;
+  if (!cost_) return;
+  std::vector<std::pair<uint64_t, size_t>> costs;
+  for (size_t i = 0; i < files_.size(); ++i) costs.emplace_back(cost_(files_[i]), i);
+  std::stable_sort(costs.begin(), costs.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<FileWork> ordered;
+  ordered.reserve(files_.size());
+  for (const auto& [cost, i] : costs) ordered.push_back(std::move(files_[i]));
+  files_ = std::move(ordered);
 }
 
 std::optional<uint64_t> FileWorkQueue::ClaimToPrepare(size_t worker) {
   std::unique_lock lock(mutex_);
   if (ready_) return std::nullopt;
+  if (!ordered_) OrderByCost();
   for (FileWork& file : files_) {
     if (file.owner) continue;
     file.owner = worker;

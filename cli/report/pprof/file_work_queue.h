@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -35,7 +36,12 @@ struct FileWork {
 // opening a file is the costly part. Thread-safe.
 class FileWorkQueue {
  public:
-  explicit FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings);
+  // What preparing a file costs, in no particular unit (PrepareCost in
+  // parallel_symbolizer.cc); the files are prepared costliest first.
+  using CostFunction = std::function<uint64_t(const FileWork&)>;
+
+  // Without `cost`, a file's cost is its code_bytes.
+  explicit FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings, CostFunction cost = {});
 
   // Before SetAddresses: the prepare_pc of the next unclaimed file, now
   // `worker`'s. When none is left, waits for SetAddresses or Stop; then
@@ -52,8 +58,14 @@ class FileWorkQueue {
   std::vector<FileWork>& files() { return files_; }
 
  private:
+  // Orders files_ by cost_, once, when the first worker claims a file: on
+  // that worker's thread, since costing a file may read it.
+  void OrderByCost();
+
   std::vector<symbolize::MemoryMapping> sorted_;  // a copy, by start
-  std::vector<FileWork> files_;  // most code first, then files met in the addresses
+  std::vector<FileWork> files_;  // costliest first, then files met in the addresses
+  CostFunction cost_;
+  bool ordered_ = false;
   std::vector<size_t> resolve_order_;  // indexes into files_, most addresses first
   std::mutex mutex_;
   std::condition_variable addresses_set_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
+#include "cli/report/pprof/file_work_queue.h"
 
 namespace memprof::pprof {
 namespace {
@@ -95,6 +96,38 @@ TEST(ParallelSymbolizerTest, StartedAndNeverUsedStopsItsWorkers) {
   ASSERT_TRUE(own.has_value()) << own.error().message;
   { ParallelSymbolizer parallel(std::move(*own), mappings, {}, 4); }
   SUCCEED();  // a worker left waiting would hang the join above
+}
+
+symbolize::MemoryMapping CodeMapping(uint64_t start, uint64_t end, const std::string& path) {
+  symbolize::MemoryMapping mapping;
+  mapping.start = start;
+  mapping.end = end;
+  mapping.perms = "r-xp";
+  mapping.path = path;
+  return mapping;
+}
+
+// Files are handed out to prepare costliest first, by the cost function
+// when there is one (a small library with a big debug file before a big
+// one without), else by their code.
+TEST(FileWorkQueueTest, HandsOutTheCostliestFileFirst) {
+  const std::vector<symbolize::MemoryMapping> mappings = {
+      CodeMapping(0x100000, 0x900000, "/lib/big.so"),
+      CodeMapping(0xa00000, 0xa10000, "/lib/small-with-debug.so"),
+      CodeMapping(0xb00000, 0xb80000, "/lib/middle.so")};
+  FileWorkQueue by_code(mappings);
+  EXPECT_EQ(by_code.ClaimToPrepare(1), 0x100000u);
+  EXPECT_EQ(by_code.ClaimToPrepare(1), 0xb00000u);
+  EXPECT_EQ(by_code.ClaimToPrepare(1), 0xa00000u);
+
+  FileWorkQueue by_cost(mappings, [](const FileWork& file) {
+    return file.path == "/lib/small-with-debug.so" ? uint64_t{1} << 40 : file.code_bytes;
+  });
+  EXPECT_EQ(by_cost.ClaimToPrepare(1), 0xa00000u);
+  EXPECT_EQ(by_cost.ClaimToPrepare(2), 0x100000u);
+  EXPECT_EQ(by_cost.ClaimToPrepare(1), 0xb00000u);
+  by_cost.Stop();
+  EXPECT_EQ(by_cost.ClaimToPrepare(1), std::nullopt);
 }
 
 TEST(ParallelSymbolizerTest, DistinctLookupAddressesOfAProfile) {
