@@ -121,8 +121,8 @@ Result<HeapDump> ParseStream(std::istream& in, std::string_view source, const Pa
 
 template <typename Parser>
 Result<HeapDump> ParseInPlace(std::string_view text, std::string_view source,
-                              const ParseLimits& limits) {
-  BufferLineReader reader(text, limits.max_line_bytes);
+                              const ParseLimits& limits, ReadProgress progress = nullptr) {
+  BufferLineReader reader(text, limits.max_line_bytes, std::move(progress));
   return Parser(source, limits).Run(reader);
 }
 

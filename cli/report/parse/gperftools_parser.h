@@ -29,10 +29,12 @@ namespace memprof::analysis {
 [[nodiscard]] Result<HeapDump> ParseGperftools(std::istream& in, std::string_view source_name,
                                                const ParseLimits& limits = {});
 
-// The same over a profile already in memory, parsed in place.
+// The same over a profile already in memory, parsed in place; `progress`
+// hears how far the parse has read.
 [[nodiscard]] Result<HeapDump> ParseGperftoolsText(std::string_view text,
                                                    std::string_view source_name,
-                                                   const ParseLimits& limits = {});
+                                                   const ParseLimits& limits = {},
+                                                   ReadProgress progress = nullptr);
 
 }  // namespace memprof::analysis
 

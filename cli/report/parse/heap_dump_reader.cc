@@ -22,10 +22,14 @@ std::string_view FirstLine(std::string_view text) {
 }  // namespace
 
 Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view source_name,
-                                   const ParseLimits& limits) {
+                                   const ParseLimits& limits, ReadProgress progress) {
   std::string_view first = FirstLine(text);
-  if (first.starts_with("heap_v2/")) return ParseHeapV2Text(text, source_name, limits);
-  if (first.starts_with("heap profile:")) return ParseGperftoolsText(text, source_name, limits);
+  if (first.starts_with("heap_v2/")) {
+    return ParseHeapV2Text(text, source_name, limits, std::move(progress));
+  }
+  if (first.starts_with("heap profile:")) {
+    return ParseGperftoolsText(text, source_name, limits, std::move(progress));
+  }
   std::string where = std::string(source_name) + ":1: ";
   if (LooksLikeAllocationProfile(first)) {
     return Fail(ErrorCode::kInvalidArgument,
@@ -44,7 +48,10 @@ Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view sourc
 Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& limits) {
   Result<MappedFile> file = MappedFile::Open(path);
   if (!file) return Fail(file.error());
-  if (!IsGzip(file->text())) return ParseHeapDumpText(file->text(), path, limits);
+  if (!IsGzip(file->text())) {
+    return ParseHeapDumpText(file->text(), path, limits,
+                             [&file](size_t offset) { file->ReadingAt(offset); });
+  }
   Result<std::string> text = Gunzip(file->text(), path, limits.max_gunzipped_bytes);
   if (!text) return Fail(text.error());
   return ParseHeapDumpText(*text, path, limits);

@@ -16,7 +16,8 @@ namespace memprof::analysis {
 // chosen parser's errors.
 [[nodiscard]] Result<HeapDump> ParseHeapDumpText(std::string_view text,
                                                  std::string_view source_name,
-                                                 const ParseLimits& limits = {});
+                                                 const ParseLimits& limits = {},
+                                                 ReadProgress progress = nullptr);
 
 // Maps `path` into memory and parses it with ParseHeapDumpText; the path
 // names the errors. A gzip'd file (magic 1f 8b) is inflated first, up to

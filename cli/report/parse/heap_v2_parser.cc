@@ -253,14 +253,15 @@ Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
 }
 
 Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
-                                 const ParseLimits& limits) {
-  return ParseInPlace<HeapV2Parser>(text, source_name, limits);
+                                 const ParseLimits& limits, ReadProgress progress) {
+  return ParseInPlace<HeapV2Parser>(text, source_name, limits, std::move(progress));
 }
 
 Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& limits) {
   Result<MappedFile> file = MappedFile::Open(path);
   if (!file) return Fail(file.error());
-  return ParseHeapV2Text(file->text(), path, limits);
+  return ParseHeapV2Text(file->text(), path, limits,
+                         [&file](size_t offset) { file->ReadingAt(offset); });
 }
 
 }  // namespace memprof::analysis

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/report/model/profile.h"
+#include "cli/report/parse/line_reader.h"
 #include "common/result.h"
 
 namespace memprof::analysis {
@@ -79,10 +80,12 @@ struct ParseLimits {
                                            const ParseLimits& limits = {});
 
 // The same over a dump already in memory, parsed in place (the lines are
-// not copied); same errors as ParseHeapV2.
+// not copied); same errors as ParseHeapV2. `progress` hears how far the
+// parse has read.
 [[nodiscard]] Result<HeapDump> ParseHeapV2Text(std::string_view text,
                                                std::string_view source_name,
-                                               const ParseLimits& limits = {});
+                                               const ParseLimits& limits = {},
+                                               ReadProgress progress = nullptr);
 
 // Maps `path` into memory and parses it with ParseHeapV2Text; the path names
 // the errors.
