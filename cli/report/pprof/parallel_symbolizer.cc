@@ -50,19 +50,18 @@ uint64_t PrepareCost(const FileWork& file, const symbolize::SymbolizerOptions& o
 
 // A worker thread with a Symbolizer of its own (libdwfl sessions are not
 // thread-safe): prepares files until the addresses are in, then resolves.
-// What it found about the files it opened goes to `modules`; the
-// symbolizer itself to `kept`.
+// What it found about the files it opened goes to `modules`. Its
+// symbolizer goes with it: a report's peak memory would otherwise hold the
+// DWARF it inflated (libc's is 15 MB) to the end.
 void RunWorker(const std::vector<symbolize::MemoryMapping>& mappings,
                const symbolize::SymbolizerOptions& options, FileWorkQueue& queue, size_t worker,
-               std::vector<symbolize::ModuleReport>& modules,
-               std::optional<symbolize::Symbolizer>& kept) {
+               std::vector<symbolize::ModuleReport>& modules) {
   Result<symbolize::Symbolizer> symbolizer = symbolize::Symbolizer::Create(mappings, options);
   if (!symbolizer) return;  // the other threads take its share
   while (std::optional<uint64_t> pc = queue.ClaimToPrepare(worker)) symbolizer->Prepare(*pc);
   DwflAddressSymbolizer adapter(*symbolizer);
   ResolveFiles(adapter, queue, worker);
   modules = symbolizer->Modules();
-  kept = std::move(*symbolizer);
 }
 
 }  // namespace
@@ -76,11 +75,11 @@ ParallelSymbolizer::ParallelSymbolizer(symbolize::Symbolizer symbolizer,
       queue_(std::make_unique<FileWorkQueue>(
           mappings, [options](const FileWork& file) { return PrepareCost(file, options); })) {
   const size_t worker_count = std::max(threads, 1u) - 1;
-  outputs_.resize(worker_count);
+  modules_of_.resize(worker_count);
   // Copies for each worker: it may outlive the caller's `mappings`.
   for (size_t i = 0; i < worker_count; ++i) {
     workers_.emplace_back([this, mappings, options, i] {
-      RunWorker(mappings, options, *queue_, i + 1, outputs_[i].modules, outputs_[i].symbolizer);
+      RunWorker(mappings, options, *queue_, i + 1, modules_of_[i]);
     });
   }
 }
@@ -102,8 +101,8 @@ void ParallelSymbolizer::ResolveAll(std::span<const uint64_t> addresses) {
   queue_->SetAddresses(addresses);
   ResolveFiles(adapter_, *queue_, 0);
   workers_.clear();  // joins
-  for (WorkerOutput& output : outputs_) {
-    for (auto& module : output.modules) worker_modules_.push_back(std::move(module));
+  for (auto& modules : modules_of_) {
+    for (auto& module : modules) worker_modules_.push_back(std::move(module));
   }
   frames_.reserve(addresses.size());
   for (FileWork& file : queue_->files()) {

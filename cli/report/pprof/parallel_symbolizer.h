@@ -60,15 +60,7 @@ class ParallelSymbolizer final : public analysis::AddressSymbolizer {
   absl::flat_hash_map<uint64_t, std::vector<analysis::Frame>> frames_;
   std::vector<symbolize::ModuleReport> worker_modules_;
   std::unique_ptr<FileWorkQueue> queue_;
-  // What each worker leaves: what it found about its files, and its
-  // symbolizer, destroyed with this object rather than on the worker's way
-  // out (freeing a libdwfl session and the DWARF it inflated would hold up
-  // ResolveAll, which joins the workers).
-  struct WorkerOutput {
-    std::vector<symbolize::ModuleReport> modules;
-    std::optional<symbolize::Symbolizer> symbolizer;
-  };
-  std::vector<WorkerOutput> outputs_;  // per worker
+  std::vector<std::vector<symbolize::ModuleReport>> modules_of_;  // per worker
   std::vector<std::jthread> workers_;
 };
 
