@@ -236,8 +236,8 @@ Result<std::unique_ptr<pprof::ParallelSymbolizer>> ReadySymbolizer(
 }
 
 // Symbolizes and writes `profile` in request.format; `allocation` when it
-// is an allocation profile. The formats other than pprof free the stacks
-// once their addresses are interned (TakeLookupAddresses).
+// is an allocation profile. The stacks are freed as they are used
+// (TakeLookupAddresses, WritePprofReleasing).
 Result<void> RenderProfile(const ReportRequest& request, analysis::HeapProfile& profile,
                            EarlySymbolizer& early, std::ostream& out,
                            analysis::SymbolizationSummary* symbolization,
@@ -257,7 +257,8 @@ Result<void> RenderProfile(const ReportRequest& request, analysis::HeapProfile& 
     pprof::PprofOptions pprof_options;
     pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
     if (allocation != nullptr) SetAllocationPprofOptions(*allocation, pprof_options);
-    rendered = pprof::WritePprof(profile, **symbolizer, map.mappings, pprof_options, out);
+    rendered =
+        pprof::WritePprofReleasing(profile, **symbolizer, map.mappings, pprof_options, out);
   }
   if (request.process_ends_after) LeaveToExit(std::move(*symbolizer));
   return rendered;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 #include <unordered_map>
 
 #include "cli/report/pprof/gzip_writer.h"
@@ -141,11 +142,11 @@ Result<void> Serialize(const pb::Profile& profile, std::ostream& out) {
   return gzip.Finish();
 }
 
-}  // namespace
-
-Result<void> WritePprof(const analysis::HeapProfile& heap, analysis::AddressSymbolizer& symbolizer,
-                        const std::vector<symbolize::MemoryMapping>& mappings,
-                        const PprofOptions& options, std::ostream& out) {
+// WritePprof; with `release`, each stack is freed once in the message.
+template <typename Heap>
+Result<void> Write(Heap& heap, analysis::AddressSymbolizer& symbolizer,
+                   const std::vector<symbolize::MemoryMapping>& mappings,
+                   const PprofOptions& options, std::ostream& out, bool release) {
   // One arena for the whole message: tens of thousands of small Sample and
   // Location objects are allocated and freed together.
   google::protobuf::Arena arena;
@@ -155,10 +156,28 @@ Result<void> WritePprof(const analysis::HeapProfile& heap, analysis::AddressSymb
   MappingTable mapping_table(profile, strings, mappings, CachedBuildIds(options));
   LocationTable locations(profile, strings, mapping_table, symbolizer);
   profile.mutable_sample()->Reserve(static_cast<int>(heap.samples.size()));
-  for (const analysis::Sample& sample : heap.samples) {
+  for (auto& sample : heap.samples) {
     AddSample(profile, locations, sample, heap.has_alloc, options.allocation_profile);
+    if constexpr (!std::is_const_v<Heap>) {
+      if (release) std::vector<uint64_t>().swap(sample.stack);
+    }
   }
   return Serialize(profile, out);
+}
+
+}  // namespace
+
+Result<void> WritePprof(const analysis::HeapProfile& heap, analysis::AddressSymbolizer& symbolizer,
+                        const std::vector<symbolize::MemoryMapping>& mappings,
+                        const PprofOptions& options, std::ostream& out) {
+  return Write(heap, symbolizer, mappings, options, out, false);
+}
+
+Result<void> WritePprofReleasing(analysis::HeapProfile& heap,
+                                 analysis::AddressSymbolizer& symbolizer,
+                                 const std::vector<symbolize::MemoryMapping>& mappings,
+                                 const PprofOptions& options, std::ostream& out) {
+  return Write(heap, symbolizer, mappings, options, out, true);
 }
 
 }  // namespace memprof::pprof

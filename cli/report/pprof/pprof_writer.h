@@ -66,6 +66,15 @@ struct PprofOptions {
                                       const std::vector<symbolize::MemoryMapping>& mappings,
                                       const PprofOptions& options, std::ostream& out);
 
+// The same for a profile that is not needed after: each sample's stack is
+// freed once it is in the message, whose arrays then reuse that memory
+// (the stacks of a big dump are tens of megabytes). `profile` keeps its
+// samples' values, with empty stacks.
+[[nodiscard]] Result<void> WritePprofReleasing(analysis::HeapProfile& profile,
+                                               analysis::AddressSymbolizer& symbolizer,
+                                               const std::vector<symbolize::MemoryMapping>& mappings,
+                                               const PprofOptions& options, std::ostream& out);
+
 }  // namespace memprof::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_PPROF_WRITER_H_
