@@ -67,6 +67,7 @@ class TreeBuilder {
   size_t EndStacksAt(const Group& group);
   void GroupByName(size_t begin, size_t end, uint32_t depth);
   void Split(const Group& group, std::vector<Group>& todo);
+  void Chain(const Group& group);
   void GrowTree();
   void SetDiffWidths();
   void SortChildren();
@@ -217,6 +218,7 @@ void TreeBuilder::GroupByName(size_t begin, size_t end, uint32_t depth) {
 // the profile's order, and makes each group a child, in the order of the
 // group's first stack.
 void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
+  if (group.end - group.begin == 1) return Chain(group);
   const size_t begin = EndStacksAt(group);
   if (begin == group.end) return;
   const uint32_t depth = group.depth;
@@ -244,6 +246,33 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
     todo.push_back({run, run_end, depth + 1, child});
     run = run_end;
   }
+}
+
+// A group of one stack: the rest of its path is a chain of nodes, each
+// the only child of the one before. Made here in one pass along the stack's
+// frames, they are the nodes Split would make depth by depth, in the same
+// order (a pushed group is the next one split): most of a deep profile's
+// frames are in such chains, and this reads them in order.
+void TreeBuilder::Chain(const Group& group) {
+  const uint32_t stack = order_[group.begin];
+  const size_t first = starts_[stack];
+  const size_t length = Length(stack);
+  uint32_t node = group.node;
+  for (size_t depth = group.depth; depth < length; ++depth) {
+    const auto child = static_cast<uint32_t>(graph_.nodes.size());
+    graph_.nodes[node].first_child = static_cast<uint32_t>(graph_.child_ids.size());
+    graph_.nodes.push_back({path_names_[first + depth], path_kinds_[first + depth], 0,
+                            static_cast<uint32_t>(depth + 1), 0, 0});
+    if (graph_.is_diff) {
+      graph_.changes.emplace_back();
+      own_change_.push_back(0);
+    }
+    graph_.child_ids.push_back(child);
+    ++graph_.nodes[node].child_count;
+    AddToNode(child, group.begin, group.end);
+    node = child;
+  }
+  if (graph_.is_diff) own_change_[node] += drawn_[stack]->value;  // it ends there
 }
 
 void TreeBuilder::GrowTree() {
