@@ -66,6 +66,7 @@ class TreeBuilder {
   void AddToNode(uint32_t node, size_t begin, size_t end);
   size_t EndStacksAt(const Group& group);
   void GroupByName(size_t begin, size_t end, uint32_t depth);
+  uint32_t AddChild(uint32_t parent, uint32_t name, FrameKind kind, uint32_t depth);
   void Split(const Group& group, std::vector<Group>& todo);
   void Chain(const Group& group);
   void GrowTree();
@@ -214,6 +215,23 @@ void TreeBuilder::GroupByName(size_t begin, size_t end, uint32_t depth) {
   std::copy(scratch_.begin(), scratch_.end(), order_.begin() + static_cast<ptrdiff_t>(begin));
 }
 
+// A new node at `depth`, the next child of `parent`: a parent's children
+// are made one after another, so they lie side by side in child_ids.
+uint32_t TreeBuilder::AddChild(uint32_t parent, uint32_t name, FrameKind kind, uint32_t depth) {
+  const auto child = static_cast<uint32_t>(graph_.nodes.size());
+  if (graph_.nodes[parent].child_count == 0) {
+    graph_.nodes[parent].first_child = static_cast<uint32_t>(graph_.child_ids.size());
+  }
+  graph_.nodes.push_back({name, kind, 0, depth, 0, 0});
+  if (graph_.is_diff) {
+    graph_.changes.emplace_back();
+    own_change_.push_back(0);
+  }
+  graph_.child_ids.push_back(child);
+  ++graph_.nodes[parent].child_count;
+  return child;
+}
+
 // Groups the stacks that go on by their next name, keeping each group in
 // the profile's order, and makes each group a child, in the order of the
 // group's first stack.
@@ -228,20 +246,12 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
   const bool one_child =
       std::all_of(first, last, [&](uint32_t stack) { return NameAt(stack, depth) == name; });
   if (!one_child) GroupByName(begin, group.end, depth);
-  graph_.nodes[group.node].first_child = static_cast<uint32_t>(graph_.child_ids.size());
   for (size_t run = begin; run < group.end;) {
     const uint32_t run_name = NameAt(order_[run], depth);
     size_t run_end = run + 1;
     while (run_end < group.end && NameAt(order_[run_end], depth) == run_name) ++run_end;
-    const auto child = static_cast<uint32_t>(graph_.nodes.size());
-    graph_.nodes.push_back(
-        {run_name, path_kinds_[starts_[order_[run]] + depth], 0, depth + 1, 0, 0});
-    if (graph_.is_diff) {
-      graph_.changes.emplace_back();
-      own_change_.push_back(0);
-    }
-    graph_.child_ids.push_back(child);
-    ++graph_.nodes[group.node].child_count;
+    const uint32_t child =
+        AddChild(group.node, run_name, path_kinds_[starts_[order_[run]] + depth], depth + 1);
     AddToNode(child, run, run_end);
     todo.push_back({run, run_end, depth + 1, child});
     run = run_end;
@@ -259,18 +269,9 @@ void TreeBuilder::Chain(const Group& group) {
   const size_t length = Length(stack);
   uint32_t node = group.node;
   for (size_t depth = group.depth; depth < length; ++depth) {
-    const auto child = static_cast<uint32_t>(graph_.nodes.size());
-    graph_.nodes[node].first_child = static_cast<uint32_t>(graph_.child_ids.size());
-    graph_.nodes.push_back({path_names_[first + depth], path_kinds_[first + depth], 0,
-                            static_cast<uint32_t>(depth + 1), 0, 0});
-    if (graph_.is_diff) {
-      graph_.changes.emplace_back();
-      own_change_.push_back(0);
-    }
-    graph_.child_ids.push_back(child);
-    ++graph_.nodes[node].child_count;
-    AddToNode(child, group.begin, group.end);
-    node = child;
+    node = AddChild(node, path_names_[first + depth], path_kinds_[first + depth],
+                    static_cast<uint32_t>(depth + 1));
+    AddToNode(node, group.begin, group.end);
   }
   if (graph_.is_diff) own_change_[node] += drawn_[stack]->value;  // it ends there
 }
