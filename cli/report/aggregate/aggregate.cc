@@ -356,9 +356,10 @@ class AddressIds {
   std::vector<Slot> cache_ = std::vector<Slot>(kCacheSize);
 };
 
-// InternLookupAddresses; with `release`, each stack is freed once interned.
+// InternLookupAddresses; of a profile that is not const, each stack is
+// freed once interned (TakeLookupAddresses).
 template <typename Profile>
-InternedAddresses Intern(Profile& profile, bool release) {
+InternedAddresses Intern(Profile& profile) {
   InternedAddresses interned;
   size_t frames = 0;
   for (const Sample& sample : profile.samples) frames += sample.stack.size();
@@ -370,9 +371,7 @@ InternedAddresses Intern(Profile& profile, bool release) {
     for (size_t i = 0; i < sample.stack.size(); ++i) {
       interned.ids.push_back(ids.IdOf(LookupAddress(sample.stack, i)));
     }
-    if constexpr (!std::is_const_v<Profile>) {
-      if (release) std::vector<uint64_t>().swap(sample.stack);
-    }
+    if constexpr (!std::is_const_v<Profile>) std::vector<uint64_t>().swap(sample.stack);
   }
   interned.starts.push_back(interned.ids.size());
   return interned;
@@ -380,11 +379,9 @@ InternedAddresses Intern(Profile& profile, bool release) {
 
 }  // namespace
 
-InternedAddresses InternLookupAddresses(const HeapProfile& profile) {
-  return Intern(profile, false);
-}
+InternedAddresses InternLookupAddresses(const HeapProfile& profile) { return Intern(profile); }
 
-InternedAddresses TakeLookupAddresses(HeapProfile& profile) { return Intern(profile, true); }
+InternedAddresses TakeLookupAddresses(HeapProfile& profile) { return Intern(profile); }
 
 Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymbolizer& symbolizer,
                                      const AggregateOptions& options) {

@@ -119,7 +119,6 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
     for (uint32_t location : stack.locations) {
       const bool first_sight = counted[location] == 0;
       counted[location] = 1;
-      if (unnamed[location].empty()) continue;
       for (uint32_t id : unnamed[location]) {
         all_named = false;
         if (first_sight) ++by_id[id].addresses;

@@ -142,11 +142,12 @@ Result<void> Serialize(const pb::Profile& profile, std::ostream& out) {
   return gzip.Finish();
 }
 
-// WritePprof; with `release`, each stack is freed once in the message.
+// WritePprof; of a profile that is not const, each stack is freed once in
+// the message (WritePprofReleasing).
 template <typename Heap>
 Result<void> Write(Heap& heap, analysis::AddressSymbolizer& symbolizer,
                    const std::vector<symbolize::MemoryMapping>& mappings,
-                   const PprofOptions& options, std::ostream& out, bool release) {
+                   const PprofOptions& options, std::ostream& out) {
   // One arena for the whole message: tens of thousands of small Sample and
   // Location objects are allocated and freed together.
   google::protobuf::Arena arena;
@@ -158,9 +159,7 @@ Result<void> Write(Heap& heap, analysis::AddressSymbolizer& symbolizer,
   profile.mutable_sample()->Reserve(static_cast<int>(heap.samples.size()));
   for (auto& sample : heap.samples) {
     AddSample(profile, locations, sample, heap.has_alloc, options.allocation_profile);
-    if constexpr (!std::is_const_v<Heap>) {
-      if (release) std::vector<uint64_t>().swap(sample.stack);
-    }
+    if constexpr (!std::is_const_v<Heap>) std::vector<uint64_t>().swap(sample.stack);
   }
   return Serialize(profile, out);
 }
@@ -170,14 +169,14 @@ Result<void> Write(Heap& heap, analysis::AddressSymbolizer& symbolizer,
 Result<void> WritePprof(const analysis::HeapProfile& heap, analysis::AddressSymbolizer& symbolizer,
                         const std::vector<symbolize::MemoryMapping>& mappings,
                         const PprofOptions& options, std::ostream& out) {
-  return Write(heap, symbolizer, mappings, options, out, false);
+  return Write(heap, symbolizer, mappings, options, out);
 }
 
 Result<void> WritePprofReleasing(analysis::HeapProfile& heap,
                                  analysis::AddressSymbolizer& symbolizer,
                                  const std::vector<symbolize::MemoryMapping>& mappings,
                                  const PprofOptions& options, std::ostream& out) {
-  return Write(heap, symbolizer, mappings, options, out, true);
+  return Write(heap, symbolizer, mappings, options, out);
 }
 
 }  // namespace memprof::pprof
