@@ -1,17 +1,14 @@
 #include "cli/report/debian_packages.h"
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <functional>
 #include <string_view>
 #include <unordered_map>
 
-#include "common/fd.h"
+#include "common/proc_status.h"
 
 namespace memprof::report {
 namespace {
@@ -86,22 +83,6 @@ std::vector<std::string> ListsInSearchOrder(const std::string& dir,
   return files;
 }
 
-// Reads the file at `path` whole into `buffer` (reused from file to file);
-// false if it cannot be read.
-bool ReadWhole(const std::string& path, std::string& buffer) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return false;
-  buffer.clear();
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return false;
-    if (got == 0) return true;
-    buffer.append(chunk, static_cast<size_t>(got));
-  }
-}
-
 // Looks strings up by string_view: a list's lines are not copied.
 struct ViewHash {
   using is_transparent = void;
@@ -118,11 +99,11 @@ std::map<std::string, std::string> PackagesOwning(const std::vector<std::string>
     for (std::string& alias : Aliases(path)) wanted.emplace(std::move(alias), path);
   }
   std::map<std::string, std::string> owners;
-  std::string text;
   for (const std::string& file : ListsInSearchOrder(dpkg_info_dir, paths)) {
     if (owners.size() == paths.size()) break;
-    if (!ReadWhole(dpkg_info_dir + "/" + file, text)) continue;
-    std::string_view rest = text;
+    const Result<std::string> text = ReadTextFile(dpkg_info_dir + "/" + file);
+    if (!text) continue;
+    std::string_view rest = *text;
     while (!rest.empty()) {
       const size_t end = std::min(rest.find('\n'), rest.size());
       auto it = wanted.find(rest.substr(0, end));
