@@ -12,7 +12,8 @@
 #include <set>
 #include <sstream>
 
-#include "common/fd.h"
+#include "cli/io/logging.h"
+#include "common/mapped_file_open.h"
 
 namespace memprof::cli {
 namespace {
@@ -77,7 +78,9 @@ Result<std::vector<MappedFile>> ReadMappedFiles(const std::string& proc_root, pi
     std::getline(fields >> std::ws, file);
     if (file.empty() || file[0] != '/' || std::stoull(offset, nullptr, 16) != 0) continue;
     if (!seen.insert(file).second) continue;
-    files.push_back({file, std::stoull(range, nullptr, 16)});
+    const size_t dash = range.find('-');
+    files.push_back({file, std::stoull(range, nullptr, 16),
+                     dash == std::string::npos ? 0 : std::stoull(range.substr(dash + 1), nullptr, 16)});
   }
   return files;
 }
@@ -93,14 +96,13 @@ const MappedFile* FindMappedFile(const std::vector<MappedFile>& files, std::stri
 Result<std::map<std::string, uint64_t>> DynamicSymbolAddresses(
     const std::string& proc_root, pid_t pid, const MappedFile& file,
     const std::vector<std::string>& names) {
-  const std::string path = PidDir(proc_root, pid) + "/root" + file.path;
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    return Fail(errno == EACCES ? ErrorCode::kPermissionDenied : ErrorCode::kNotFound,
-                "cannot read " + path + ": " + std::strerror(errno));
-  }
+  MappedFileSource source{proc_root, pid, PidDir(proc_root, pid) + "/root"};
+  Result<OpenedMappedFile> opened = OpenMappedFile({file.path, file.start, file.end}, source);
+  if (!opened) return Fail(opened.error());
+  Log().info("{}: read {}", file.path, DescribeOpenedMappedFile(*opened));
+  const std::string& path = opened->opened_path;
   elf_version(EV_CURRENT);
-  Elf* elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
+  Elf* elf = elf_begin(opened->fd.get(), ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr) return Fail(ErrorCode::kInternal, path + ": " + elf_errmsg(-1));
   std::map<std::string, uint64_t> found;
   auto first = FirstLoadAddress(elf);

@@ -5,6 +5,7 @@
 #include "cli/collect/debuginfod_progress.h"
 #include "cli/io/atomic_file_writer.h"
 #include "cli/io/file_streambuf.h"
+#include "cli/io/logging.h"
 
 namespace memprof::cli {
 namespace {
@@ -39,12 +40,16 @@ Result<void> WriteReport(const report::ReportRequest& request, const ReportOutpu
   analysis::SymbolizationSummary symbolization;
   {
     const auto progress = DebuginfodProgress::StartIfUseful(console.err, stderr_redraws);
-    auto r = WriteReportOnly(request, output, console, stdout_is_terminal, symbolization);
+    // -v says how each binary was read (a live target's: by name or through map_files).
+    report::ReportRequest described = request;
+    described.describe_files = Log().should_log(spdlog::level::info);
+    auto r = WriteReportOnly(described, output, console, stdout_is_terminal, symbolization);
     if (!r) return r;
   }
   // After the report, so that on a terminal it is what the user sees last.
   console.out.flush();
   console.notes() << analysis::FormatSymbolizationSummary(symbolization);
+  for (const std::string& line : symbolization.files_read) Log().info("{}", line);
   return {};
 }
 

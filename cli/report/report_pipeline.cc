@@ -100,6 +100,17 @@ std::unique_ptr<analysis::ReportRenderer> MakeRenderer(
   return std::make_unique<analysis::TextReportRenderer>(options);
 }
 
+// "PATH: read through /proc/N/map_files/..." for each file the symbolizer
+// opened, or "PATH: not read: why".
+std::vector<std::string> FilesRead(const std::vector<symbolize::ModuleReport>& modules) {
+  std::vector<std::string> lines;
+  for (const symbolize::ModuleReport& module : modules) {
+    lines.push_back(module.path + (module.opened_as.empty() ? ": not read: " + module.problem
+                                                            : ": read " + module.opened_as));
+  }
+  return lines;
+}
+
 // With a thread to spare, the Debian packages of the files with unnamed
 // frames are looked up while the main thread aggregates
 // (PrefetchPackageOwners); a profile whose frames all have names reads
@@ -132,6 +143,7 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
   summary.is_diff = aggregation->is_diff;
   summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
                                [](const auto& row) { return row.shown(); });
+  if (request.describe_files) summary.files_read = FilesRead(symbolizer.Modules());
   if (symbolization != nullptr) *symbolization = summary;
   Result<void> rendered = MakeRenderer(request, summary, allocation)->Render(*aggregation, out);
   if (request.process_ends_after) LeaveToExit(std::move(*aggregation));
@@ -256,9 +268,13 @@ Result<void> RenderProfile(const ReportRequest& request, analysis::HeapProfile& 
     (*symbolizer)->ResolveAll(pprof::DistinctLookupAddresses(profile));
     pprof::PprofOptions pprof_options;
     pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
+    pprof_options.pid = request.pid;
     if (allocation != nullptr) SetAllocationPprofOptions(*allocation, pprof_options);
     rendered =
         pprof::WritePprofReleasing(profile, **symbolizer, map.mappings, pprof_options, out);
+    if (request.describe_files && symbolization != nullptr) {
+      symbolization->files_read = FilesRead((*symbolizer)->Modules());
+    }
   }
   if (request.process_ends_after) LeaveToExit(std::move(*symbolizer));
   return rendered;

@@ -71,6 +71,8 @@ struct ReportRequest {
   // (leave_to_exit.h) instead of being freed. Not for a caller that goes
   // on, such as `profile --interval`.
   bool process_ends_after = false;
+  // Say in the summary's files_read how each binary was opened (-v).
+  bool describe_files = false;
 };
 
 // The symbolizer settings a request implies (--lines, --pid, --sysroot).

@@ -19,6 +19,7 @@
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
@@ -298,6 +299,68 @@ TEST_F(ContainerTest, AContainerWithoutTheAgentsLibrariesSaysWhichAndRunsOn) {
   EXPECT_TRUE(FileExists("/proc/" + pid + "/status"));
   StopContainer(*host_pid);
   EXPECT_TRUE(dir().List().empty());
+}
+
+// A process whose /proc/<pid>/maps names files that do not resolve under
+// /proc/<pid>/root, as for memprofctl in a chroot, a toolbox or a debugging
+// container: its binary and libc are copies in a directory that, in its own
+// mount namespace, an empty tmpfs covers once it has started. attach reads
+// libc, and report --pid the binary, through /proc/<pid>/map_files (the
+// mapping itself), and -v says so.
+TEST_F(ContainerTest, FilesWhoseNamesDoNotResolveAreReadThroughTheirMappings) {
+  std::string nsenter;
+  ASSERT_TRUE(test_support::CanRun(test_support::Nsenter(), &nsenter));
+  const std::string libc = ResolvedLibrary(kPlainTarget, "libc.so.6");
+  ASSERT_FALSE(libc.empty()) << "ldd " << kPlainTarget << " names no libc.so.6";
+  TempDir copies("memprof-shadowed");
+  const std::string target = copies.File("plain_target");
+  std::optional<pid_t> host_pid = StartContainer(
+      {unshare_path_, "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "/bin/sh",
+       "-c",
+       "mount -t tmpfs -o mode=1777 memprof-container \"$1\" && "
+       "mount -t tmpfs -o mode=0755 memprof-copies \"$2\" && cp \"$0\" \"$3\" \"$2/\" && "
+       "LD_LIBRARY_PATH=\"$2\" exec \"$2/plain_target\"",
+       kPlainTarget, SocketDir(), copies.path(), libc},
+      "prof:true");
+  ASSERT_TRUE(host_pid.has_value());
+  const std::string pid = std::to_string(*host_pid);
+  const std::string maps = "/proc/" + pid + "/maps";
+  ASSERT_TRUE(WaitUntil([&] { return ReadFile(maps).find(copies.File("libc.so.6")) !=
+                                     std::string::npos; },
+                        seconds(30)))
+      << ReadFile(maps);
+  CommandResult shadow = RunCommand(
+      {nsenter, "--target", pid, "--mount", "mount", "-t", "tmpfs", "memprof-shadow", copies.path()},
+      {}, seconds(30));
+  ASSERT_EQ(shadow.exit_code, 0) << shadow.err;
+  ASSERT_FALSE(FileExists("/proc/" + pid + "/root" + copies.File("libc.so.6")))
+      << "the names still resolve: this test would not test the mappings";
+
+  CommandResult attach = Cli({"attach", "--pid", pid, "-v"});
+  ASSERT_EQ(attach.exit_code, 0) << attach;
+  EXPECT_NE(attach.err.find(copies.File("libc.so.6") + ": read through /proc/" + pid +
+                            "/map_files/"),
+            std::string::npos)
+      << attach;
+  ASSERT_TRUE(AwaitContainerSocket(*host_pid));
+
+  const std::string heap = dir().File("shadowed.heap");
+  CommandResult report;
+  WaitUntil(
+      [&] {
+        if (Cli({"dump", "--pid", pid, "--out", heap, "--force"}).exit_code != 0) return false;
+        report = Cli({"report", "--pid", pid, "--top", "5", "-v", heap});
+        return report.out.find("PlainTargetAllocate") != std::string::npos;
+      },
+      seconds(60), milliseconds(500));
+  EXPECT_NE(report.out.find("PlainTargetAllocate"), std::string::npos) << report;
+  EXPECT_NE(report.err.find(target + ": read through /proc/" + pid + "/map_files/"),
+            std::string::npos)
+      << report;
+
+  StopContainer(*host_pid);
+  EXPECT_EQ(dir().List(), std::vector<std::string>{"shadowed.heap"});
+  EXPECT_TRUE(std::filesystem::is_empty(copies.path())) << "the copies reached the host's view";
 }
 
 }  // namespace

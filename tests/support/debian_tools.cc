@@ -107,6 +107,10 @@ RequiredTool Unshare() {
   return VersionProbed("unshare", {"unshare", "/usr/bin/unshare"}, "util-linux", {"--version"});
 }
 
+RequiredTool Nsenter() {
+  return VersionProbed("nsenter", {"nsenter", "/usr/bin/nsenter"}, "util-linux", {"--version"});
+}
+
 RequiredTool Debuginfod() {
   return VersionProbed("debuginfod", {"debuginfod", "/usr/bin/debuginfod"}, "debuginfod",
                        {"--version"});
@@ -140,7 +144,7 @@ RequiredTool SystemdAnalyze() {
 }
 
 std::vector<RequiredTool> ToolsTheTestsRun() {
-  return {Jeprof(),     Promtool(), Chromium(), Xmllint(), Ip(),   Unshare(), Debuginfod(),
+  return {Jeprof(),     Promtool(), Chromium(), Xmllint(), Ip(),   Unshare(), Nsenter(), Debuginfod(),
           Objcopy(),    Strip(),    Groff(),    Zsh(),     Bash(), SystemdAnalyze()};
 }
 

@@ -21,6 +21,8 @@ RequiredTool Chromium();
 RequiredTool Xmllint();
 RequiredTool Ip();
 RequiredTool Unshare();
+// nsenter (util-linux): a command in another process's mount namespace.
+RequiredTool Nsenter();
 // Debian's debuginfod server (elfutils), objcopy to split debug files, and
 // strip, as packages strip their binaries.
 RequiredTool Debuginfod();

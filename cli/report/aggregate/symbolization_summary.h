@@ -35,6 +35,10 @@ struct SymbolizationSummary {
   // that left nothing, or a --base difference of zero).
   bool empty = false;
   bool is_diff = false;
+  // With ReportRequest::describe_files (-v): how each binary was read, one
+  // line each ("/usr/lib/x86_64-linux-gnu/libc.so.6: read through
+  // /proc/12/map_files/..."); not part of the JSON.
+  std::vector<std::string> files_read;
   bool complete() const { return modules.empty(); }
 };
 

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "cli/report/symbolize/elf_layout.h"
+#include "cli/report/symbolize/module_file.h"
 
 namespace memprof::pprof {
 namespace {
@@ -34,9 +34,13 @@ constexpr uint64_t kDebugFileWeight = 40;
 // The cost of preparing `file`: its code, plus its separate debug file
 // (found by build ID under the debug directories), which Debian ships with
 // zlib-compressed sections. An estimate for the order of the work only.
-uint64_t PrepareCost(const FileWork& file, const symbolize::SymbolizerOptions& options) {
+uint64_t PrepareCost(const FileWork& file, const std::vector<symbolize::MemoryMapping>& mappings,
+                     const symbolize::SymbolizerOptions& options) {
   uint64_t cost = file.code_bytes;
-  const Result<std::string> id = symbolize::BuildId(options.sysroot + file.path);
+  const auto mapping = std::find_if(mappings.begin(), mappings.end(),
+                                    [&](const auto& m) { return m.Contains(file.prepare_pc); });
+  if (mapping == mappings.end()) return cost;
+  const Result<std::string> id = symbolize::MappedBuildId(*mapping, options);
   if (!id || id->size() < 3) return cost;
   const std::string name = "/.build-id/" + id->substr(0, 2) + "/" + id->substr(2) + ".debug";
   for (const std::string& dir : options.debug_dirs) {
@@ -73,7 +77,9 @@ ParallelSymbolizer::ParallelSymbolizer(symbolize::Symbolizer symbolizer,
     : symbolizer_(std::move(symbolizer)),
       adapter_(symbolizer_),
       queue_(std::make_unique<FileWorkQueue>(
-          mappings, [options](const FileWork& file) { return PrepareCost(file, options); })) {
+          mappings, [mappings, options](const FileWork& file) {
+            return PrepareCost(file, mappings, options);
+          })) {
   const size_t worker_count = std::max(threads, 1u) - 1;
   modules_of_.resize(worker_count);
   // Copies for each worker: it may outlive the caller's `mappings`.

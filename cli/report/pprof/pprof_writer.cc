@@ -13,7 +13,7 @@
 #include "cli/report/pprof/location_table.h"
 #include "cli/report/pprof/mapping_table.h"
 #include "cli/report/pprof/string_table.h"
-#include "cli/report/symbolize/elf_layout.h"
+#include "cli/report/symbolize/module_file.h"
 #include "pprof_proto/profile.pb.h"
 
 namespace memprof::pprof {
@@ -98,15 +98,19 @@ void AddSample(pb::Profile& profile, LocationTable& locations, const analysis::S
 }
 
 // Build IDs per file, read once even when a file has several executable
-// mappings. A deleted mapping gets none: the file now at its path (if any)
-// is not the one that was mapped, and a wrong build ID is worse than none.
+// mappings, from the file opened as the symbolizer opens it. A deleted
+// mapping gets one only through a live process's map_files: the file now at
+// its path (if any) is not the one that was mapped, and a wrong build ID is
+// worse than none.
 MappingTable::BuildIdReader CachedBuildIds(const PprofOptions& options) {
   if (!options.build_ids) return [](const symbolize::MemoryMapping&) { return std::string(); };
   auto cache = std::make_shared<std::unordered_map<std::string, std::string>>();
-  return [cache, sysroot = options.sysroot](const symbolize::MemoryMapping& mapping) {
-    if (mapping.deleted) return std::string();
+  symbolize::SymbolizerOptions files;
+  files.sysroot = options.sysroot;
+  files.pid = options.pid;
+  return [cache, files](const symbolize::MemoryMapping& mapping) {
     auto [it, inserted] = cache->try_emplace(mapping.path);
-    if (inserted) it->second = symbolize::BuildId(sysroot + mapping.path).value_or("");
+    if (inserted) it->second = symbolize::MappedBuildId(mapping, files).value_or("");
     return it->second;
   };
 }

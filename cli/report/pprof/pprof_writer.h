@@ -1,6 +1,8 @@
 #ifndef MEMPROF_CLI_REPORT_PPROF_PPROF_WRITER_H_
 #define MEMPROF_CLI_REPORT_PPROF_PPROF_WRITER_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -31,6 +33,9 @@ struct PprofOptions {
   // Prefix for the mapped paths when reading build IDs ("/proc/<pid>/root"
   // for a target in a container). Mapping.filename keeps the unprefixed path.
   std::string sysroot;
+  // The live process the profile comes from: its files are read through
+  // /proc/<pid>/map_files first (symbolize/module_file.h).
+  std::optional<pid_t> pid;
   // The profile is an allocation profile over a window (`duration_nanos`
   // long, starting at time_nanos): its sample types are those of Go's
   // allocs profile, alloc_objects/count, alloc_space/bytes, inuse_objects/

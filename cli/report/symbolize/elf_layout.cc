@@ -85,7 +85,11 @@ Result<std::vector<LoadSegment>> ReadLoadSegments(int fd) {
 Result<std::string> BuildId(const std::string& path) {
   auto fd = OpenForReading(path);
   if (!fd) return Fail(fd.error());
-  auto elf = BeginElf(fd->get());
+  return BuildIdOf(fd->get(), path);
+}
+
+Result<std::string> BuildIdOf(int fd, const std::string& path) {
+  auto elf = BeginElf(fd);
   if (!elf) return Fail(elf.error().code, path + ": " + elf.error().message);
   const void* bits = nullptr;
   const ssize_t size = dwelf_elf_gnu_build_id(elf->get(), &bits);

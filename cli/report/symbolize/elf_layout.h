@@ -38,6 +38,8 @@ struct LoadSegment {
 // kNotFound if the file has no build ID; kNotFound / kPermissionDenied /
 // kFailedPrecondition when it cannot be opened or is not ELF.
 [[nodiscard]] Result<std::string> BuildId(const std::string& path);
+// The same of the open file `fd`; `path` names it in errors.
+[[nodiscard]] Result<std::string> BuildIdOf(int fd, const std::string& path);
 
 }  // namespace memprof::symbolize
 

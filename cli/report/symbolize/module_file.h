@@ -17,16 +17,23 @@ struct ModuleFile {
   // came from map_files, libdwfl is given this name because debuglink files
   // are searched relative to the binary's directory.
   std::string file_name;
+  // How it was opened, for -v: "through /proc/N/map_files/..." or
+  // "by name, <sysroot><path>" (common/mapped_file_open.h).
+  std::string opened_as;
 };
 
-// Opens the file that `mapping` maps: /proc/<pid>/map_files/<start>-<end>
-// first for a live target, then <sysroot><path>. A deleted file is only
-// opened through map_files: whatever sits at its old path now is another file.
+// Opens the file that `mapping` maps as common's OpenMappedFile does:
+// /proc/<pid>/map_files/<start>-<end> first for a live target (the mapped
+// file itself, whatever its name resolves to from here), then
+// <sysroot><path>. A deleted file is only opened through map_files:
+// whatever sits at its old path now is another file.
 [[nodiscard]] Result<ModuleFile> OpenModuleFile(const MemoryMapping& mapping,
                                                 const SymbolizerOptions& options);
 
-// "/proc/<pid>/map_files/<start>-<end>", hex digits as the kernel prints them.
-std::string MapFilesPath(pid_t pid, const MemoryMapping& mapping);
+// The GNU build ID of the file `mapping` maps, read from the file opened as
+// OpenModuleFile opens it.
+[[nodiscard]] Result<std::string> MappedBuildId(const MemoryMapping& mapping,
+                                                const SymbolizerOptions& options);
 
 }  // namespace memprof::symbolize
 

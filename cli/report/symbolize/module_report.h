@@ -17,6 +17,9 @@ struct ModuleReport {
   bool full_symtab = false;  // a .symtab (in the file or its debug file), not only .dynsym
   bool debug_info = false;   // DWARF was found: inline frames, file:line
   std::string debug_file;    // where that DWARF came from, when not the file itself
+  // How the file was opened: "through /proc/N/map_files/..." or "by name,
+  // <root><path>" ("" = it could not be); memprofctl says which with -v.
+  std::string opened_as;
 };
 
 // The facts of a module libdwfl has loaded from `path`. Asks libdwfl for

@@ -40,6 +40,7 @@ struct Symbolizer::Impl {
     bool needed = false;            // an address was resolved in it (not only Prepare)
     Dwfl_Module* module = nullptr;  // null if the file could not be used
     std::string problem;            // why, then
+    std::string opened_as;          // how its file was opened (ModuleFile::opened_as)
   };
 
   Impl(SymbolizerOptions o, ModuleTable t, std::unique_ptr<DwflSession> s)
@@ -67,7 +68,7 @@ struct Symbolizer::Impl {
   const SymbolIndex& IndexOf(Dwfl_Module* module);
   Dwfl_Module* ModuleFor(const MemoryMapping& mapping, bool needed = true);
   void Prepare(uint64_t pc);
-  Result<Dwfl_Module*> Load(const ModuleInstance& instance);
+  Result<Dwfl_Module*> Load(const ModuleInstance& instance, std::string& opened_as);
 };
 
 std::span<const Frame> Symbolizer::Impl::Cached(FrameCache& cache, uint64_t address,
@@ -146,7 +147,7 @@ Dwfl_Module* Symbolizer::Impl::ModuleFor(const MemoryMapping& mapping, bool need
   ModuleSlot& slot = slots[*index];
   if (!slot.tried) {
     slot.tried = true;
-    Result<Dwfl_Module*> loaded = Load(table.instances()[*index]);
+    Result<Dwfl_Module*> loaded = Load(table.instances()[*index], slot.opened_as);
     if (loaded) {
       slot.module = *loaded;
     } else {
@@ -169,10 +170,12 @@ void Symbolizer::Impl::Prepare(uint64_t pc) {
   dwfl_module_addrdie(module, pc, &bias);  // loads the DWARF and its address ranges
 }
 
-Result<Dwfl_Module*> Symbolizer::Impl::Load(const ModuleInstance& instance) {
+Result<Dwfl_Module*> Symbolizer::Impl::Load(const ModuleInstance& instance,
+                                            std::string& opened_as) {
   const MemoryMapping& mapping = table.mappings()[instance.bias_mapping];
   Result<ModuleFile> file = OpenModuleFile(mapping, options);
   if (!file) return Fail(file.error());
+  opened_as = file->opened_as;
   Result<std::vector<LoadSegment>> segments = ReadLoadSegments(file->fd.get());
   if (!segments)
     return Fail(segments.error().code, file->file_name + ": " + segments.error().message);
@@ -236,6 +239,7 @@ std::vector<ModuleReport> Symbolizer::Modules() const {
       report.path = path;
       report.problem = slot.problem;
     }
+    reports.back().opened_as = slot.opened_as;
   }
   return reports;
 }
