@@ -22,9 +22,11 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 readonly SUITE=bookworm
-# Where the tree lands inside the root: not under /root (0700), since some
-# tests run targets as an unprivileged user, which must reach the build.
-readonly TREE=/opt/memprof
+# Where the tree lands inside the root: /src, where a container build or a
+# new user's checkout often is (a short path that other paths contain:
+# /usr/src); not under /root (0700), since some tests run targets as an
+# unprivileged user, which must reach the build.
+readonly TREE=/src
 readonly COMMANDS=("bash dev.sh demo" "bash dev.sh test")
 
 FRESH=""            # the root directory; set once it exists

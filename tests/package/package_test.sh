@@ -47,6 +47,8 @@ fail() {
 
 # shellcheck source=tests/debian_root.sh
 source "${SOURCE_DIR}/tests/debian_root.sh"
+# shellcheck source=tests/package/build_paths.sh
+source "${SOURCE_DIR}/tests/package/build_paths.sh"
 
 cleanup() {
   local status=$?
@@ -165,13 +167,14 @@ run_lintian() {
 }
 
 # No installed file may name the directories memprof was built from, nor the
-# checkout's.
+# checkout's, as whole paths (build_paths.sh: a checkout at /src is no leak
+# of "/usr/src").
 check_no_build_paths() {
   local root="$1" file hits=""
   log "strings: no ${TREE}, ${BUILD_DIR} or ${SOURCE_DIR} in the installed files"
   while read -r file; do
     [[ -f "${root}${file}" && ! -L "${root}${file}" ]] || continue
-    if strings -a "${root}${file}" | grep -F -e "${TREE}" -e "${BUILD_DIR}" -e "${SOURCE_DIR}" >/dev/null; then
+    if names_build_path "${root}${file}" "${TREE}" "${BUILD_DIR}" "${SOURCE_DIR}"; then
       hits+=" ${file}"
     fi
   done < <(chroot "${root}" dpkg -L memprof libmemprof-agent-dev)
