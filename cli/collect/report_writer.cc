@@ -48,7 +48,8 @@ Result<void> WriteReport(const report::ReportRequest& request, const ReportOutpu
   }
   // After the report, so that on a terminal it is what the user sees last.
   console.out.flush();
-  console.notes() << analysis::FormatSymbolizationSummary(symbolization);
+  console.notes() << analysis::FormatSymbolizationSummary(
+      symbolization, Log().should_log(spdlog::level::info));
   for (const std::string& line : symbolization.files_read) Log().info("{}", line);
   return {};
 }

@@ -26,6 +26,7 @@ analysis::ModuleCoverage CoverageOf(const std::string& name, const analysis::Unn
   analysis::ModuleCoverage coverage;
   coverage.path = module != nullptr ? module->path : name;
   coverage.share = frames.share;
+  coverage.hidden_share = frames.hidden_share;
   coverage.unnamed_frames = frames.addresses;
   if (module != nullptr) {
     coverage.build_id = module->build_id;
@@ -73,6 +74,9 @@ analysis::SymbolizationSummary SummarizeSymbolization(
   const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
   analysis::SymbolizationSummary summary;
   summary.named_share = shares.named_share;
+  summary.unnamed_site_share = shares.unnamed_site_share;
+  summary.cut_short_share = shares.cut_short_share;
+  summary.hidden_share = shares.hidden_share;
   summary.debuginfod = context.debuginfod;
   summary.sysroot = !context.sysroot.empty();
   if (shares.by_module.empty()) return summary;
@@ -80,8 +84,9 @@ analysis::SymbolizationSummary SummarizeSymbolization(
   for (const auto& [name, frames] : shares.by_module) {
     summary.modules.push_back(CoverageOf(name, frames, FindModule(reports, name)));
   }
-  std::stable_sort(summary.modules.begin(), summary.modules.end(),
-                   [](const auto& a, const auto& b) { return a.share > b.share; });
+  std::stable_sort(summary.modules.begin(), summary.modules.end(), [](const auto& a, const auto& b) {
+    return a.hidden_share != b.hidden_share ? a.hidden_share > b.hidden_share : a.share > b.share;
+  });
   // dpkg on this host says nothing about another root's files.
   if (context.sysroot.empty()) AddPackages(summary.modules, context);
   return summary;

@@ -83,6 +83,44 @@ class ReportTest : public IntegrationTest {
   }
 };
 
+// The first report a new user reads (`bash dev.sh demo`): a threaded
+// program whose own frames are named. Its stacks end in libc's and
+// libstdc++'s thread entry points, unnamed without debug packages, which
+// hide nothing: no hint on stderr. -v lists them, and the JSON has the figures.
+TEST_F(ReportTest, AThreadedTargetWhoseOwnFramesAreNamedGetsNoDebugPackageHint) {
+  TargetOptions options;
+  options.argv = {kMemprofctl, "run", "--", kDemoTarget};
+  TargetProcess* demo = Start(options);
+  ASSERT_NE(demo, nullptr);
+  ASSERT_EQ(CliFor(*demo, "activate", {"--for", "5m"}).exit_code, 0);
+  const std::string dump = dir().File("demo.heap");
+  CommandResult report;
+  WaitUntil(
+      [&] {
+        if (CliFor(*demo, "dump", {"--out", dump, "--force"}).exit_code != 0) return false;
+        report = Cli({"report", dump, "--top", "10"});
+        return report.out.find("SessionRegistry::LeakSession") != std::string::npos;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(300));
+  ASSERT_EQ(report.exit_code, 0) << report;
+  EXPECT_NE(report.out.find("SessionRegistry::LeakSession"), std::string::npos) << report;
+  EXPECT_EQ(report.err.find("apt-get install"), std::string::npos) << report;
+  EXPECT_EQ(report.err.find("no symbol names"), std::string::npos) << report;
+  EXPECT_EQ(report.err.find("DEBUGINFOD_URLS"), std::string::npos) << report;
+
+  CommandResult as_json = Cli({"report", dump, "--format", "json"});
+  ASSERT_EQ(as_json.exit_code, 0) << as_json;
+  const nlohmann::json symbolization = nlohmann::json::parse(as_json.out)["symbolization"];
+  EXPECT_LT(symbolization["hidden_share"].get<double>(), 0.05) << symbolization.dump(2);
+  EXPECT_DOUBLE_EQ(symbolization["hint_share"].get<double>(), 0.05);
+
+  CommandResult verbose = Cli({"report", dump, "--top", "10", "-v"});
+  ASSERT_EQ(verbose.exit_code, 0) << verbose;
+  if (symbolization["complete"] == false) {
+    EXPECT_NE(verbose.err.find("libc.so.6"), std::string::npos) << verbose;
+  }
+}
+
 TEST_F(ReportTest, TextTotalsAndTopFunctionEqualJeprofs) {
   TargetProcess* t = StartSampled();
   ASSERT_NE(t, nullptr);

@@ -115,7 +115,7 @@ TEST_F(StrippedBinaryTest, WithoutDebugInfoFramesAreModuleOffsetsAndStderrSaysWh
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(plain_target\+0x[0-9a-f]+\n)"))) << r;
   EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(% 0x[0-9a-f]{8,})"))) << "bare address:\n" << r;
-  EXPECT_NE(r.err.find("of the profile is in stacks with frames no symbol names"),
+  EXPECT_NE(r.err.find("of the profile is allocated at or called through frames no symbol names"),
             std::string::npos)
       << r;
   EXPECT_NE(r.err.find(binary_ + " (build ID " + build_id_ + "): "), std::string::npos) << r;

@@ -21,6 +21,8 @@ struct ModuleCoverage {
   // Of the profile's bytes (or objects), the share in stacks with at least
   // one frame of this file that has no name (or only a guessed one).
   double share = 0;
+  // The share in which such a frame hides something (UnnamedFrameShares).
+  double hidden_share = 0;
   size_t unnamed_frames = 0;  // distinct code addresses without a name
 };
 
@@ -28,6 +30,12 @@ struct ModuleCoverage {
 // after the report on stderr, and the "symbolization" object of --format json.
 struct SymbolizationSummary {
   double named_share = 1;  // share of the profile in stacks with every frame named
+  // What the missing names hide (UnnamedFrameShares): the share allocated
+  // at an unnamed site, the share with an unnamed call between named ones,
+  // and the share with either.
+  double unnamed_site_share = 0;
+  double cut_short_share = 0;
+  double hidden_share = 0;
   std::vector<ModuleCoverage> modules;  // files with unnamed frames, largest share first
   bool debuginfod = false;              // DEBUGINFOD_URLS was set
   bool sysroot = false;                 // --sysroot (or a live target's root) was used
@@ -42,23 +50,46 @@ struct SymbolizationSummary {
   bool complete() const { return modules.empty(); }
 };
 
+// The share of the profile at which the missing names are worth a fix: at
+// or above it, the summary lists the files and how to name them; below it,
+// one line (docs/user-guide.md, "Symbolization").
+inline constexpr double kHiddenShareHint = 0.05;
+
+// What a stack's unnamed frames hide. A stack is read from its allocating
+// site (the first location above the allocator, which the aggregation has
+// cut) outwards; a location is unnamed when any of its frames is. Such a
+// location hides something when it is the site itself, or when a named
+// location lies further out (the named part of the stack is cut short).
+// libc's process and thread entry points (_start, __libc_start_main,
+// start_thread, clone3, ...) never count as that named location: locations
+// beyond the outermost other named one (libstdc++'s thread trampoline
+// between a std::thread's function and start_thread) hide nothing and count
+// for nothing but `share`.
+//
 // Per module name (Frame::module): the share of the profile in stacks with
-// an unnamed frame of it, and how many distinct unnamed addresses it has.
-// Shares are of the stacks' absolute values, so a --base difference counts
-// growth and shrinkage alike.
+// an unnamed frame of it, the share in which one of them hides something,
+// and how many distinct unnamed addresses it has. Shares are of the stacks'
+// absolute values, so a --base difference counts growth and shrinkage alike.
 struct UnnamedFrames {
   double share = 0;
+  double hidden_share = 0;
   size_t addresses = 0;
 };
 struct UnnamedFrameShares {
   double named_share = 1;
+  double unnamed_site_share = 0;  // the site is unnamed
+  double cut_short_share = 0;     // an unnamed location between the site and a named one
+  double hidden_share = 0;        // either
   std::map<std::string, UnnamedFrames> by_module;
 };
 UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation);
 
-// The stderr text: nothing when every frame has a name; otherwise a few
-// lines per file (path, build ID, share, what is missing) and the fix.
-std::string FormatSymbolizationSummary(const SymbolizationSummary& summary);
+// The stderr text. Nothing when no unnamed frame hides anything; one line
+// when what they hide is under kHiddenShareHint; otherwise the files whose
+// frames hide something (path, build ID, shares, what is missing) and the
+// fix. `verbose` (-v): every file with an unnamed frame, whatever it
+// hides, and the fix.
+std::string FormatSymbolizationSummary(const SymbolizationSummary& summary, bool verbose = false);
 
 }  // namespace memprof::analysis
 

@@ -36,6 +36,7 @@ Json ModuleJson(const ModuleCoverage& module) {
   return {{"path", module.path},
           {"build_id", module.build_id},
           {"share", module.share},
+          {"hidden_share", module.hidden_share},
           {"unnamed_frames", module.unnamed_frames},
           {"symbols", !module.problem.empty() ? "none"
                       : module.full_symtab    ? "full"
@@ -56,6 +57,10 @@ Json SymbolizationJson(const SymbolizationSummary& summary) {
   }
   return {{"complete", summary.complete()},
           {"named_share", summary.named_share},
+          {"hidden_share", summary.hidden_share},
+          {"unnamed_site_share", summary.unnamed_site_share},
+          {"cut_short_share", summary.cut_short_share},
+          {"hint_share", kHiddenShareHint},
           {"debuginfod", summary.debuginfod},
           {"sysroot", summary.sysroot},
           {"debug_packages", packages},

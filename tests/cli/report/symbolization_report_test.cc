@@ -95,6 +95,66 @@ TEST(CountUnnamedFramesTest, SharesOfTheStacksAbsoluteValues) {
   EXPECT_EQ(shares.by_module.at("libbar.so").addresses, 1u);
 }
 
+// What the unnamed frames hide: the allocating site (40: libfoo's frame and
+// its guess are the leaves of two stacks), and libbar's frame between the
+// guessed site and main (10).
+TEST(CountUnnamedFramesTest, WhatTheyHideIsTheSiteOrACallBetweenNamedOnes) {
+  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(MakeAggregation());
+  EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.4);
+  EXPECT_DOUBLE_EQ(shares.cut_short_share, 0.1);
+  EXPECT_DOUBLE_EQ(shares.hidden_share, 0.4);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libfoo.so.1").hidden_share, 0.4);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libbar.so").hidden_share, 0.1);
+}
+
+// A threaded program's stacks end in libc's and libstdc++'s thread entry
+// points, which have no names without their debug packages: beyond the
+// outermost named frame, they hide nothing.
+Aggregation ThreadedAggregation() {
+  Aggregation aggregation;
+  aggregation.locations = {{0x1000, {Named("SessionRegistry::LeakSession", "demo")}, {}},
+                           {0x1100, {Named("Worker", "demo")}, {}},
+                           {0x2000, {Unnamed("libstdc++.so.6", 0xd44a3)}, {}},
+                           {0x3000, {Unnamed("libc.so.6", 0x89134)}, {}},
+                           {0x3100, {Unnamed("libc.so.6", 0x1097dc)}, {}},
+                           {0x1200, {Named("main", "demo")}, {}},
+                           {0x3200, {Named("start_thread", "libc.so.6")}, {}},
+                           {0x3300, {Named("__clone3", "libc.so.6")}, {}}};
+  // Where libc has a symbol table, its entry points are named: the
+  // trampoline is then between named frames, and still hides nothing.
+  aggregation.stacks = {{{0, 1, 2, 3, 4}, 60}, {{0, 1, 2, 6, 7}, 30}, {{0, 5}, 10}};
+  aggregation.total = aggregation.shown_total = 100;
+  return aggregation;
+}
+
+TEST(CountUnnamedFramesTest, ThreadEntryPointsBeyondTheOutermostNamedFrameHideNothing) {
+  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(ThreadedAggregation());
+  EXPECT_DOUBLE_EQ(shares.named_share, 0.1);
+  EXPECT_DOUBLE_EQ(shares.hidden_share, 0.0);
+  EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.0);
+  EXPECT_DOUBLE_EQ(shares.cut_short_share, 0.0);
+  ASSERT_EQ(shares.by_module.size(), 2u);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libc.so.6").share, 0.6);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libc.so.6").hidden_share, 0.0);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libstdc++.so.6").share, 0.9);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libstdc++.so.6").hidden_share, 0.0);
+  EXPECT_EQ(shares.by_module.at("libc.so.6").addresses, 2u);
+}
+
+// Unnamed frames between named ones cut the stack short, however far out.
+TEST(CountUnnamedFramesTest, AnUnnamedCallBetweenNamedOnesCutsTheStackShort) {
+  Aggregation aggregation = ThreadedAggregation();
+  aggregation.stacks = {{{0, 2, 1, 3}, 30}, {{3, 4}, 70}};
+  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
+  EXPECT_DOUBLE_EQ(shares.cut_short_share, 0.3);
+  EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.7) << "a stack with no name at all: its site";
+  EXPECT_DOUBLE_EQ(shares.hidden_share, 1.0);
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libstdc++.so.6").hidden_share, 0.3);
+  // libc's frame beyond Worker hides nothing in the first stack; in the
+  // second it is the site (and its caller lies beyond no named frame).
+  EXPECT_DOUBLE_EQ(shares.by_module.at("libc.so.6").hidden_share, 0.7);
+}
+
 // Two unnamed frames of one file in a stack count that stack once; a file
 // whose frames no stack shows (cut away, as tcmalloc's sampler frames are) is
 // not listed at all.
@@ -145,17 +205,55 @@ TEST_F(SymbolizationReportTest, PackagesLookedUpAheadAreTheOnesUsed) {
 
 TEST_F(SymbolizationReportTest, StderrSummaryNamesFilesSharesAndFixes) {
   const std::string text = analysis::FormatSymbolizationSummary(Summarize());
-  EXPECT_NE(text.find("40.0% of the profile is in stacks with frames no symbol names"),
+  EXPECT_NE(text.find("40.0% of the profile is allocated at or called through frames no symbol "
+                      "names (40.0% at an unnamed allocating site, 10.0% with an unnamed call "
+                      "between named ones)"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find(std::string(kLibFoo) + " (build ID abcdef0123): 40.0% of the profile, 2 "
-                                             "unnamed frames; exported symbols only"),
+  EXPECT_NE(text.find(std::string(kLibFoo) + " (build ID abcdef0123): hides 40.0% of the profile "
+                                             "(40.0% in stacks with its frames), 2 unnamed "
+                                             "frames; exported symbols only"),
             std::string::npos)
+      << text;
+  EXPECT_NE(text.find(std::string(kLibBar) + ": hides 10.0% of the profile"), std::string::npos)
       << text;
   EXPECT_NE(text.find("cannot open /opt/bar/libbar.so"), std::string::npos) << text;
   EXPECT_NE(text.find("apt-get install libfoo1-dbgsym"), std::string::npos) << text;
   EXPECT_NE(text.find("DEBUGINFOD_URLS="), std::string::npos) << text;
   EXPECT_NE(text.find("--sysroot"), std::string::npos) << text;
+}
+
+// The demo's case: every frame that matters has a name. No hint, no line;
+// -v still lists the files and the fix.
+TEST_F(SymbolizationReportTest, NamedThreadsWhoseEntryPointsHaveNoNamesGetNoHint) {
+  const analysis::SymbolizationSummary summary =
+      SummarizeSymbolization(ThreadedAggregation(), Modules, context_);
+  EXPECT_FALSE(summary.complete());
+  EXPECT_EQ(analysis::FormatSymbolizationSummary(summary), "");
+  const std::string verbose = analysis::FormatSymbolizationSummary(summary, /*verbose=*/true);
+  EXPECT_NE(verbose.find("no frame without a name hides anything"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("libstdc++.so.6: hides 0.0% of the profile (90.0% in stacks with its frames)"),
+            std::string::npos)
+      << verbose;
+  EXPECT_NE(verbose.find("DEBUGINFOD_URLS="), std::string::npos) << verbose;
+}
+
+// Under the threshold: one line that says how to see more.
+TEST_F(SymbolizationReportTest, LittleHiddenIsOneLine) {
+  Aggregation aggregation = ThreadedAggregation();
+  aggregation.stacks.push_back({{2, 0}, 3});  // an unnamed site: 3 of 103
+  const analysis::SymbolizationSummary summary =
+      SummarizeSymbolization(aggregation, Modules, context_);
+  EXPECT_EQ(analysis::FormatSymbolizationSummary(summary),
+            "memprofctl: 2.9% of the profile is allocated at or called through frames no symbol "
+            "names (under 5.0%: -v lists the files and how to name them)\n");
+  aggregation.stacks.back().value = 6;  // 6 of 106: worth the fix
+  const std::string full = analysis::FormatSymbolizationSummary(
+      SummarizeSymbolization(aggregation, Modules, context_));
+  EXPECT_NE(full.find("5.7% of the profile is allocated at or called through"), std::string::npos)
+      << full;
+  EXPECT_NE(full.find("libstdc++.so.6: hides 5.7%"), std::string::npos) << full;
+  EXPECT_EQ(full.find("libc.so.6"), std::string::npos) << "libc hides nothing here:\n" << full;
 }
 
 TEST_F(SymbolizationReportTest, NoHintsForWhatTheUserAlreadyDid) {
@@ -190,11 +288,16 @@ TEST_F(SymbolizationReportTest, JsonCarriesTheSameFacts) {
   const nlohmann::json& symbolization = report.at("symbolization");
   EXPECT_EQ(symbolization.at("complete"), false);
   EXPECT_DOUBLE_EQ(symbolization.at("named_share").get<double>(), 0.6);
+  EXPECT_DOUBLE_EQ(symbolization.at("hidden_share").get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(symbolization.at("unnamed_site_share").get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(symbolization.at("cut_short_share").get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(symbolization.at("hint_share").get<double>(), 0.05);
   EXPECT_EQ(symbolization.at("debug_packages"), nlohmann::json::array({"libfoo1-dbgsym"}));
   const nlohmann::json& foo = symbolization.at("modules").at(0);
   EXPECT_EQ(foo.at("path"), kLibFoo);
   EXPECT_EQ(foo.at("build_id"), "abcdef0123");
   EXPECT_DOUBLE_EQ(foo.at("share").get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(foo.at("hidden_share").get<double>(), 0.4);
   EXPECT_EQ(foo.at("symbols"), "exported");
   EXPECT_EQ(symbolization.at("modules").at(1).at("symbols"), "none");
   // Frames no symbol covers are named module+0xOFFSET in the stacks too.

@@ -36,6 +36,8 @@ inline constexpr const char* kExecHost = MEMPROF_IT_EXEC_HOST;
 inline constexpr const char* kExecHelper = MEMPROF_IT_EXEC_HELPER;
 inline constexpr const char* kExecHelperScript = MEMPROF_IT_EXEC_HELPER_SCRIPT;
 inline constexpr const char* kSymbolClashHost = MEMPROF_IT_SYMBOL_CLASH_HOST;
+// The bundled demo service (`bash dev.sh demo`): threads, no jemalloc, no agent.
+inline constexpr const char* kDemoTarget = MEMPROF_IT_DEMO_TARGET;
 inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
 
 }  // namespace memprof::integration
