@@ -144,6 +144,7 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
   summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
                                [](const auto& row) { return row.shown(); });
   if (request.describe_files) summary.files_read = FilesRead(symbolizer.Modules());
+  summary.sampler = profile.sampler;
   if (symbolization != nullptr) *symbolization = summary;
   Result<void> rendered = MakeRenderer(request, summary, allocation)->Render(*aggregation, out);
   if (request.process_ends_after) LeaveToExit(std::move(*aggregation));
@@ -266,6 +267,7 @@ Result<void> RenderProfile(const ReportRequest& request, analysis::HeapProfile& 
     if (request.process_ends_after) LeaveToExit(std::move(interned));
   } else {
     (*symbolizer)->ResolveAll(pprof::DistinctLookupAddresses(profile));
+    if (symbolization != nullptr) symbolization->sampler = profile.sampler;
     pprof::PprofOptions pprof_options;
     pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
     pprof_options.pid = request.pid;

@@ -29,6 +29,7 @@ HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base, bo
   result.has_alloc = profile.has_alloc || base.has_alloc;
   result.mapped_libraries = profile.mapped_libraries;
   result.is_diff = !drop_negative;
+  result.sampler = profile.sampler;
   std::map<const std::vector<uint64_t>*, const Sample*,
            decltype([](const auto* a, const auto* b) { return *a < *b; })>
       base_by_stack;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <algorithm>
 #include <map>
 #include <set>
@@ -234,15 +235,27 @@ class UnnamedFrameCounter {
   double total_ = 0, named_ = 0, site_ = 0, cut_short_ = 0, hidden_ = 0;
 };
 
-}  // namespace
-
-UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
-  UnnamedFrameCounter counter(aggregation);
-  for (size_t s = 0; s < aggregation.stacks.size(); ++s) counter.Add(s);
-  return counter.Result();
+// "sampled by memprof since ...": a profile of memprof's own sampler holds
+// only what was allocated since it was switched on.
+std::string CoverageLine(const SymbolizationSummary& summary) {
+  if (!summary.sampler) return "";
+  std::string text = "memprofctl: sampled by memprof";
+  if (summary.sampler->since_unix_ms > 0) {
+    const std::time_t since = static_cast<std::time_t>(summary.sampler->since_unix_ms / 1000);
+    std::tm utc{};
+    char when[32];
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", ::gmtime_r(&since, &utc));
+    text += std::string(" since ") + when;
+  }
+  text += "; allocations made before are not in it";
+  if (summary.sampler->dropped > 0) {
+    text += "; " + std::to_string(summary.sampler->dropped) +
+            " sampled allocations did not fit the agent's tables and are left out";
+  }
+  return text + "\n";
 }
 
-std::string FormatSymbolizationSummary(const SymbolizationSummary& summary, bool verbose) {
+std::string NamesSummary(const SymbolizationSummary& summary, bool verbose) {
   if (summary.empty) {
     return summary.is_diff
                ? "memprofctl: nothing to show: the profiles do not differ (in what --focus and "
@@ -257,6 +270,18 @@ std::string FormatSymbolizationSummary(const SymbolizationSummary& summary, bool
   return "memprofctl: " + Percent(summary.hidden_share) +
          " of the profile is allocated at or called through frames no symbol names (under " +
          Percent(kHiddenShareHint) + ": -v lists the files and how to name them)\n";
+}
+
+}  // namespace
+
+UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation) {
+  UnnamedFrameCounter counter(aggregation);
+  for (size_t s = 0; s < aggregation.stacks.size(); ++s) counter.Add(s);
+  return counter.Result();
+}
+
+std::string FormatSymbolizationSummary(const SymbolizationSummary& summary, bool verbose) {
+  return CoverageLine(summary) + NamesSummary(summary, verbose);
 }
 
 }  // namespace memprof::analysis

@@ -2,6 +2,7 @@
 #define MEMPROF_CLI_REPORT_AGGREGATE_SYMBOLIZATION_SUMMARY_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct SymbolizationSummary {
   // line each ("/usr/lib/x86_64-linux-gnu/libc.so.6: read through
   // /proc/12/map_files/..."); not part of the JSON.
   std::vector<std::string> files_read;
+  // Set when memprof's sampler wrote the dump: the profile holds only what
+  // was allocated since then (HeapProfile::sampler).
+  std::optional<SamplerCoverage> sampler;
   bool complete() const { return modules.empty(); }
 };
 

@@ -57,6 +57,7 @@ HeapProfile Unsample(HeapDump dump) {
   const uint64_t period = ScalingPeriod(dump);
   profile.has_alloc = HasAlloc(dump);
   profile.mapped_libraries = std::move(dump.mapped_libraries);
+  profile.sampler = dump.sampler;
   // Reserved up front, so samples never move: the keys point at their stacks,
   // which are moved (not copied) out of the dump.
   profile.samples.reserve(dump.records.size());

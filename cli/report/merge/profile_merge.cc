@@ -1,5 +1,6 @@
 #include "cli/report/merge/profile_merge.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <utility>
@@ -29,6 +30,23 @@ SharedSpace IntoOneAddressSpace(std::vector<analysis::HeapProfile> profiles) {
   return {std::move(profiles), space.mapped_libraries()};
 }
 
+namespace {
+
+// Of several sampler-written dumps, the latest start: what allocations
+// before it may be missing from; what any of them dropped, summed.
+void AddCoverage(std::optional<analysis::SamplerCoverage>& sum,
+                 const std::optional<analysis::SamplerCoverage>& one) {
+  if (!one) return;
+  if (!sum) {
+    sum = one;
+    return;
+  }
+  sum->since_unix_ms = std::max(sum->since_unix_ms, one->since_unix_ms);
+  sum->dropped += one->dropped;
+}
+
+}  // namespace
+
 analysis::HeapProfile SumProfiles(std::vector<analysis::HeapProfile> profiles,
                                   std::vector<std::string> mapped_libraries) {
   analysis::HeapProfile sum;
@@ -42,6 +60,7 @@ analysis::HeapProfile SumProfiles(std::vector<analysis::HeapProfile> profiles,
   std::unordered_map<std::vector<uint64_t>, size_t, StackHash> index;
   for (analysis::HeapProfile& profile : profiles) {
     sum.has_alloc = sum.has_alloc || profile.has_alloc;
+    AddCoverage(sum.sampler, profile.sampler);
     for (analysis::Sample& sample : profile.samples) {
       auto [it, inserted] = index.try_emplace(sample.stack, sum.samples.size());
       if (inserted) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,16 @@ struct BaseAmounts {
 
 // A heap profile ready for analysis: what the reports, pprof and --base
 // work on. Built from a HeapDump by Unsample() (unsample.h).
+// What memprof's own sampler (agent/sampler; for allocators that cannot
+// sample) says of a dump it wrote, on the line after the header:
+//   # memprof_sampler since_unix_ms=<ms> dropped=<count>
+// The profile holds only what was allocated since the sampler was switched
+// on; `dropped` sampled allocations did not fit its tables.
+struct SamplerCoverage {
+  int64_t since_unix_ms = 0;  // 0: not said
+  uint64_t dropped = 0;
+};
+
 struct HeapProfile {
   DumpFormat format = DumpFormat::kJemalloc;
   uint64_t sample_period = 0;
@@ -56,6 +67,8 @@ struct HeapProfile {
   // keeps the common case exactly as cheap as before.
   bool is_diff = false;
   std::vector<BaseAmounts> base;
+  // Set when memprof's sampler wrote the dump (of several, the latest start).
+  std::optional<SamplerCoverage> sampler;
 };
 
 // Which value a report shows: jeprof's --inuse_space (default),

@@ -1,6 +1,7 @@
 // The grammar, as jemalloc (src/prof_data.c) writes it:
 //
 //   heap_v2/<sample period>
+//   # memprof_sampler since_unix_ms=<ms> dropped=<n>          (memprof's sampler only)
 //     t*: <objects>: <bytes> [<accum objects>: <accum bytes>]
 //     t<thread>: <objects>: <bytes> [<accum objects>: <accum bytes>][ <thread name>]   (0..n)
 //   @ 0x<addr> 0x<addr> ...                                                          (0..n)
@@ -80,6 +81,30 @@ Result<uint64_t> ParseHeader(std::string_view line) {
   return *period;
 }
 
+constexpr std::string_view kSamplerPrefix = "# memprof_sampler";
+
+// "# memprof_sampler since_unix_ms=<ms> dropped=<count>": fields are
+// key=value words; unknown keys are left for later versions.
+Result<SamplerCoverage> ParseSamplerLine(std::string_view line) {
+  SamplerCoverage coverage;
+  std::string_view rest = line.substr(kSamplerPrefix.size());
+  while (!(rest = Trim(rest)).empty()) {
+    const std::string_view word = rest.substr(0, rest.find_first_of(" \t"));
+    rest.remove_prefix(word.size());
+    const size_t eq = word.find('=');
+    if (eq == std::string_view::npos) return BadField("expected key=value, got " + Excerpt(word));
+    const std::string key(word.substr(0, eq));
+    if (key != "since_unix_ms" && key != "dropped") continue;
+    DumpScanner value(word.substr(eq + 1));
+    auto number = value.Decimal("", key);
+    if (!number) return Fail(number.error());
+    if (!value.AtEnd()) return BadField("unexpected text after " + key + ": " + Excerpt(word));
+    if (key == "dropped") coverage.dropped = *number;
+    if (key == "since_unix_ms") coverage.since_unix_ms = static_cast<int64_t>(*number);
+  }
+  return coverage;
+}
+
 // The end address of a /proc/<pid>/maps line ("start-end perms ..."), or
 // nullopt when the line does not start like one.
 std::optional<uint64_t> MappingEnd(std::string_view line) {
@@ -141,6 +166,12 @@ Result<void> HeapV2Parser::BodyLine(std::string_view line) {
   }
   if (line.empty()) return {};
   if (line.front() == 't') return CountsLine(line);
+  if (state_ == State::kTotals && line.starts_with(kSamplerPrefix) && !dump_.sampler) {
+    auto coverage = ParseSamplerLine(line);
+    if (!coverage) return Here(coverage.error());
+    dump_.sampler = *coverage;
+    return {};
+  }
   if (state_ == State::kTotals) {
     return Here(Error(ErrorCode::kInvalidArgument,
                       "expected the 't*:' totals line after the header, got " + Excerpt(line)));

@@ -53,6 +53,7 @@ struct HeapDump {
   std::vector<ThreadSummary> threads;
   std::vector<StackRecord> records;
   std::vector<std::string> mapped_libraries;  // raw /proc/<pid>/maps lines
+  std::optional<SamplerCoverage> sampler;     // "# memprof_sampler ..." after the header
 };
 
 // Bounds that keep a hostile or corrupt input from costing unbounded memory.

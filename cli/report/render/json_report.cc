@@ -67,6 +67,16 @@ Json SymbolizationJson(const SymbolizationSummary& summary) {
           {"modules", modules}};
 }
 
+// Who sampled the profile and what it covers: the allocator's own profiler
+// (everything it sampled since it started profiling) or memprof's sampler
+// (what was allocated since it was switched on).
+Json CoverageJson(const SymbolizationSummary& summary) {
+  const SamplerCoverage coverage = summary.sampler.value_or(SamplerCoverage{});
+  return {{"sampled_by", summary.sampler ? "memprof" : "allocator"},
+          {"since_unix_ms", coverage.since_unix_ms},
+          {"dropped", coverage.dropped}};
+}
+
 // Names come from binaries and may hold invalid UTF-8: replaced, not thrown.
 std::string Compact(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -245,6 +255,7 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   head += ",\n  \"functions\": " + FunctionsText(aggregation, options_) + ",\n";
   if (options_.symbolization != nullptr) {
     head += MemberText("symbolization", SymbolizationJson(*options_.symbolization)) + ",\n";
+    head += MemberText("coverage", CoverageJson(*options_.symbolization)) + ",\n";
   }
   out.write(head.data(), static_cast<std::streamsize>(head.size()));
   WriteArray("locations", aggregation.locations, AppendLocation, out);

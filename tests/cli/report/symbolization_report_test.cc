@@ -304,6 +304,40 @@ TEST_F(SymbolizationReportTest, JsonCarriesTheSameFacts) {
   EXPECT_NE(out.str().find("\"libfoo.so.1+0x1a2b\""), std::string::npos);
 }
 
+// A dump of memprof's own sampler: the report says what it covers, on
+// stderr and in the JSON, and a plain dump says that its allocator sampled it.
+TEST(SamplerCoverageTest, TheReportSaysWhatTheSamplersProfileCovers) {
+  test_support::TempDir dir("memprof-coverage");
+  const std::string dump = dir.path() + "/sampler.heap";
+  std::ofstream(dump) << "heap_v2/524288\n# memprof_sampler since_unix_ms=1764648000000 "
+                         "dropped=3\n  t*: 1: 1024 [0: 0]\n@ 0x1010\n  t*: 1: 1024 [0: 0]\n\n"
+                         "MAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 08:02 1 /nonexistent/app\n";
+  ReportRequest request;
+  request.dump_path = dump;
+  std::ostringstream out;
+  analysis::SymbolizationSummary summary;
+  ASSERT_TRUE(RunReportPipeline(request, out, &summary));
+  EXPECT_EQ(analysis::FormatSymbolizationSummary(summary).substr(0, 160),
+            "memprofctl: sampled by memprof since 2025-12-02 04:00:00 UTC; allocations made "
+            "before are not in it; 3 sampled allocations did not fit the agent's tables and ar");
+  request.format = Format::kJson;
+  std::ostringstream json_out;
+  ASSERT_TRUE(RunReportPipeline(request, json_out, &summary));
+  const nlohmann::json coverage = nlohmann::json::parse(json_out.str()).at("coverage");
+  EXPECT_EQ(coverage.at("sampled_by"), "memprof");
+  EXPECT_EQ(coverage.at("since_unix_ms"), 1764648000000);
+  EXPECT_EQ(coverage.at("dropped"), 3);
+
+  std::ofstream(dump) << "heap_v2/524288\n  t*: 1: 1024 [0: 0]\n@ 0x1010\n  t*: 1: 1024 [0: 0]\n"
+                         "\nMAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 08:02 1 /nonexistent/app\n";
+  std::ostringstream plain_out;
+  analysis::SymbolizationSummary plain;
+  ASSERT_TRUE(RunReportPipeline(request, plain_out, &plain));
+  EXPECT_EQ(nlohmann::json::parse(plain_out.str()).at("coverage").at("sampled_by"), "allocator");
+  EXPECT_EQ(analysis::FormatSymbolizationSummary(plain).find("sampled by memprof"),
+            std::string::npos);
+}
+
 TEST(PackagesOwningTest, WithoutDpkgNothingIsOwned) {
   EXPECT_TRUE(PackagesOwning({kLibFoo}, "/nonexistent/dpkg/info").empty());
 }

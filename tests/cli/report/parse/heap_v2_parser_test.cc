@@ -76,6 +76,38 @@ TEST(HeapV2ParserTest, AcceptsStackAddressesOutsideMappingsBelowTheLast) {
   EXPECT_EQ(dump->mapped_libraries.size(), 2u);
 }
 
+// memprof's own sampler says on the line after the header what its profile
+// covers; jeprof ignores the line (it reads only '@' and 't' lines there).
+TEST(HeapV2ParserTest, ReadsTheSamplersCoverageLine) {
+  auto dump = ParseText(
+      "heap_v2/524288\n# memprof_sampler since_unix_ms=1764648000123 dropped=7 later_key=x\n"
+      "  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n");
+  ASSERT_TRUE(dump.has_value()) << dump.error().message;
+  ASSERT_TRUE(dump->sampler.has_value());
+  EXPECT_EQ(dump->sampler->since_unix_ms, 1764648000123);
+  EXPECT_EQ(dump->sampler->dropped, 7u);
+  auto plain = ParseText("heap_v2/524288\n  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(plain->sampler.has_value());
+}
+
+TEST(HeapV2ParserTest, RejectsABadCoverageLineOrOneElsewhere) {
+  auto bad = ParseText(
+      "heap_v2/524288\n# memprof_sampler since_unix_ms=soon\n  t*: 0: 0 [0: 0]\n\n"
+      "MAPPED_LIBRARIES:\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find(":2: "), std::string::npos) << bad.error().message;
+  auto no_value = ParseText(
+      "heap_v2/524288\n# memprof_sampler dropped\n  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n");
+  ASSERT_FALSE(no_value.has_value());
+  EXPECT_NE(no_value.error().message.find("expected key=value"), std::string::npos)
+      << no_value.error().message;
+  auto late = ParseText(
+      "heap_v2/524288\n  t*: 0: 0 [0: 0]\n# memprof_sampler dropped=1\n\nMAPPED_LIBRARIES:\n");
+  ASSERT_FALSE(late.has_value());
+  EXPECT_NE(late.error().message.find(":3: "), std::string::npos) << late.error().message;
+}
+
 TEST(HeapV2ParserTest, AnEmptyProfileIsValid) {
   auto dump = ParseText("heap_v2/524288\n  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n");
   ASSERT_TRUE(dump.has_value()) << dump.error().message;
