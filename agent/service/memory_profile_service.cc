@@ -46,6 +46,15 @@ v1::AllocatorKind ToProto(AllocatorKind kind) {
   return v1::ALLOCATOR_KIND_UNSPECIFIED;
 }
 
+// Who samples for the heap profiles (StatusResponse.sampler): the
+// allocator's own profiler where it was enabled at start-up.
+const char* SamplerName(const AllocatorInfo& info) {
+  if (!info.profiling_enabled) return "";
+  if (info.kind == AllocatorKind::kJemalloc) return "jemalloc";
+  if (info.kind == AllocatorKind::kTcmalloc) return "tcmalloc";
+  return "";
+}
+
 v1::RawStatsFormat ToProto(ReportFormat format) {
   switch (format) {
     case ReportFormat::kJson: return v1::RAW_STATS_FORMAT_JSON;
@@ -289,6 +298,7 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_profiling_enabled(info.profiling_enabled);
   r.set_profiling_active(info.profiling_active);
   r.set_sample_interval_bytes(info.sample_interval_bytes);
+  r.set_sampler(SamplerName(info));
   r.set_malloc_conf(identity_.malloc_conf);
   r.set_window_end_unix_ms(profiling_.WindowEndUnixMs());
   r.set_dumps_served(dumps_.DumpsServed());

@@ -64,6 +64,8 @@ std::optional<std::string> TcmallocHint(const memprof::v1::StatusResponse& statu
 }  // namespace
 
 std::optional<std::string> ProfilingHint(const memprof::v1::StatusResponse& status) {
+  // memprof's own sampler serves: nothing to restart.
+  if (status.sampler() == "memprof") return std::nullopt;
   if (status.allocator() == memprof::v1::ALLOCATOR_KIND_TCMALLOC) return TcmallocHint(status);
   if (status.allocator() != memprof::v1::ALLOCATOR_KIND_JEMALLOC) {
     return "the process does not use jemalloc (nor tcmalloc), so its heap cannot be profiled; "

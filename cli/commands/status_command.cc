@@ -61,6 +61,19 @@ std::string StartedByText(const StatusResponse& status) {
   return status.started_by();
 }
 
+// Who samples, and for memprof's own sampler what its profiles cover.
+std::string SamplerText(const StatusResponse& status) {
+  if (status.sampler() != "memprof") return status.sampler() + "'s own";
+  std::string text = "memprof's own (the allocator cannot sample)";
+  if (status.sampler_since_unix_ms() > 0) {
+    text += "; profiles hold what was allocated since " +
+            FormatLocalTime(status.sampler_since_unix_ms());
+  } else {
+    text += "; profiles will hold what is allocated from activation on";
+  }
+  return text;
+}
+
 std::string StartedText(const StatusResponse& status, std::chrono::system_clock::time_point now) {
   if (status.agent_started_unix_ms() == 0) return "unknown";
   return FormatLocalTime(status.agent_started_unix_ms()) + " (" +
@@ -123,6 +136,11 @@ nlohmann::json StatusToJson(const StatusResponse& status, const Target& target) 
       {"memory_limit", MemoryLimitToJson(status.memory_limit())},
       {"memory_limit_error", status.memory_limit_error()},
       {"started_by", status.started_by()},
+      {"sampler", status.sampler()},
+      {"sampler_since_unix_ms", status.sampler_since_unix_ms()},
+      {"sampler_not_intercepted",
+       std::vector<std::string>(status.sampler_not_intercepted().begin(),
+                                status.sampler_not_intercepted().end())},
       {"allocation_window",
        {{"open_window", status.allocation_window().open_window()},
         {"window_end_unix_ms", status.allocation_window().window_end_unix_ms()},
@@ -147,6 +165,10 @@ void PrintStatus(const StatusResponse& status, const Target& target,
   table.AddRow({"profiling enabled:", YesNo(status.profiling_enabled()) +
                                           (tcmalloc ? " (TCMALLOC_SAMPLE_PARAMETER)" : " (opt.prof)")});
   table.AddRow({"profiling active:", ActiveText(status, now)});
+  if (!status.sampler().empty()) table.AddRow({"sampler:", SamplerText(status)});
+  for (const std::string& line : status.sampler_not_intercepted()) {
+    table.AddRow({"", "not intercepted: " + line});
+  }
   if (status.activation_generation() != 0) {  // 0: an agent that does not count
     table.AddRow({"activation gen:", std::to_string(status.activation_generation())});
   }

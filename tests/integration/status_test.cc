@@ -42,6 +42,7 @@ TEST_P(StatusTest, JsonFollowsTheContract) {
   EXPECT_EQ(j["profiling_supported"], true);
   EXPECT_EQ(j["profiling_enabled"], true);
   EXPECT_EQ(j["profiling_active"], false);
+  EXPECT_EQ(j["sampler"], "jemalloc") << "jemalloc with prof:true keeps its own sampler";
   EXPECT_EQ(j["window_end_unix_ms"], 0);
   EXPECT_EQ(j["dumps_served"], 0);
   EXPECT_GT(j["rss_bytes"].get<int64_t>(), 0);

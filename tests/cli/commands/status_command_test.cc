@@ -36,9 +36,10 @@ TEST_F(StatusCommandTest, JsonHasEveryContractKeyWithStableTypes) {
   const char* numbers[] = {
       "schema_version",       "pid",          "uid",       "sample_interval_bytes",
       "window_end_unix_ms",   "dumps_served", "rss_bytes", "agent_started_unix_ms",
-      "activation_generation"};
+      "activation_generation", "sampler_since_unix_ms"};
   const char* strings[] = {"executable",  "agent_version",      "allocator", "allocator_version",
-                           "malloc_conf", "memory_limit_error", "socket",    "started_by"};
+                           "malloc_conf", "memory_limit_error", "socket",    "started_by",
+                           "sampler"};
   const char* booleans[] = {"profiling_supported", "profiling_enabled", "profiling_active"};
   for (const char* key : numbers) EXPECT_TRUE(j.at(key).is_number_integer()) << key;
   for (const char* key : strings) EXPECT_TRUE(j.at(key).is_string()) << key;
@@ -50,7 +51,8 @@ TEST_F(StatusCommandTest, JsonHasEveryContractKeyWithStableTypes) {
   for (const char* key : {"open_window", "window_end_unix_ms", "record_bound", "held_profile"}) {
     EXPECT_TRUE(j.at("allocation_window").at(key).is_number_integer()) << key;
   }
-  EXPECT_EQ(j.size(), std::size(numbers) + std::size(strings) + std::size(booleans) + 4);
+  EXPECT_TRUE(j.at("sampler_not_intercepted").is_array());
+  EXPECT_EQ(j.size(), std::size(numbers) + std::size(strings) + std::size(booleans) + 5);
   EXPECT_EQ(j["allocator"], "other");
   EXPECT_EQ(j["socket"], "/tmp/memprof/42.sock");
 }
@@ -136,6 +138,31 @@ TEST_F(StatusCommandTest, HintForGlibcTargets) {
   std::ostringstream out;
   PrintStatus(s, Target{42, "/x", ""}, std::chrono::system_clock::now(), out);
   EXPECT_NE(out.str().find("hint: the process does not use jemalloc"), std::string::npos);
+}
+
+// A glibc process whose agent samples by itself: no restart hint, and the
+// status says what its profiles cover and what its hooks cannot see.
+TEST_F(StatusCommandTest, MemprofsOwnSamplerIsNamedWithWhatItCovers) {
+  StatusResponse s;
+  s.set_allocator(memprof::v1::ALLOCATOR_KIND_GLIBC);
+  s.set_sampler("memprof");
+  s.set_sampler_since_unix_ms(1764648000000);
+  s.add_sampler_not_intercepted("the executable defines malloc itself: its own calls are not seen");
+  std::ostringstream out;
+  PrintStatus(s, Target{42, "/x", ""}, std::chrono::system_clock::now(), out);
+  EXPECT_NE(out.str().find("sampler:"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("memprof's own (the allocator cannot sample); profiles hold what was "
+                           "allocated since "),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("not intercepted: the executable defines malloc itself"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(out.str().find("hint:"), std::string::npos) << out.str();
+  const nlohmann::json j = StatusToJson(s, Target{42, "/x", ""});
+  EXPECT_EQ(j.at("sampler"), "memprof");
+  EXPECT_EQ(j.at("sampler_since_unix_ms"), 1764648000000);
+  EXPECT_EQ(j.at("sampler_not_intercepted").size(), 1u);
 }
 
 TEST_F(StatusCommandTest, ErrorsFromTheClientPassThrough) {
