@@ -39,6 +39,9 @@ bool Profilable(memprof::v1::AllocatorKind kind) {
 }
 
 std::string ProfilingState(const memprof::v1::StatusResponse& status) {
+  if (status.sampler() == "memprof") {
+    return status.profiling_active() ? "active (memprof)" : "inactive (memprof)";
+  }
   if (!Profilable(status.allocator())) return "n/a";
   if (!status.profiling_supported()) return "unsupported";
   if (!status.profiling_enabled()) return "off";

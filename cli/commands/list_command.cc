@@ -76,6 +76,7 @@ void ApplyStatus(const memprof::v1::StatusResponse& status, ListRow& row) {
   row.profiling = ProfilingState(status);
   row.profiling_enabled = status.profiling_enabled();
   row.profiling_active = status.profiling_active();
+  row.sampler = status.sampler();
   row.agent_version = status.agent_version();
 }
 
@@ -191,6 +192,7 @@ nlohmann::json ListToJson(const std::vector<ListRow>& rows, const std::string& s
                        {"allocator", row.allocator},
                        {"profiling_enabled", row.profiling_enabled},
                        {"profiling_active", row.profiling_active},
+                       {"sampler", row.sampler},
                        {"agent_version", row.agent_version},
                        {"socket", row.socket},
                        {"in_container", row.in_container},

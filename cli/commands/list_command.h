@@ -41,6 +41,7 @@ struct ListRow {
   std::string profiling = "-";  // see ProfilingState()
   bool profiling_enabled = false;
   bool profiling_active = false;
+  std::string sampler;  // StatusResponse.sampler: "jemalloc", "tcmalloc", "memprof" or ""
   std::string agent_version;
   std::string socket;
   bool in_container = false;  // found under /proc/<pid>/root

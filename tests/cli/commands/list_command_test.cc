@@ -72,7 +72,8 @@ TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
     for (const char* key : {"pid", "ppid", "uid", "real_uid"}) {
       EXPECT_TRUE(t.at(key).is_number_integer()) << key;
     }
-    for (const char* key : {"user", "command", "allocator", "agent_version", "socket", "problem"}) {
+    for (const char* key :
+         {"user", "command", "allocator", "sampler", "agent_version", "socket", "problem"}) {
       EXPECT_TRUE(t.at(key).is_string()) << key;
     }
     EXPECT_TRUE(t.at("profiling_enabled").is_boolean());
@@ -80,7 +81,7 @@ TEST_F(ListCommandTest, JsonListsLiveAndStaleTargetsWithStableTypes) {
     for (const char* key : {"in_container", "stale", "removed"}) {
       EXPECT_TRUE(t.at(key).is_boolean()) << key;
     }
-    EXPECT_EQ(t.size(), 15u);
+    EXPECT_EQ(t.size(), 16u);
   }
   const auto& live = j["targets"][0];
   EXPECT_EQ(live["pid"], 42);
