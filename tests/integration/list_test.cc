@@ -174,7 +174,8 @@ TEST_F(ListTest, JsonStaysQuietAboutRemovalsAndKeepsItsShape) {
   EXPECT_EQ(t["removed"], false);
   EXPECT_EQ(t["uid"], ::geteuid()) << "the effective user, as status shows it";
   EXPECT_EQ(t["real_uid"], ::getuid());
-  EXPECT_EQ(t.size(), 15u) << t.dump(2);
+  EXPECT_EQ(t["sampler"], "jemalloc");
+  EXPECT_EQ(t.size(), 16u) << t.dump(2);
 }
 
 TEST_F(ListTest, AWorkerIsShownUnderItsMaster) {
