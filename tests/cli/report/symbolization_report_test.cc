@@ -304,37 +304,53 @@ TEST_F(SymbolizationReportTest, JsonCarriesTheSameFacts) {
   EXPECT_NE(out.str().find("\"libfoo.so.1+0x1a2b\""), std::string::npos);
 }
 
+// The report of a dump made of `text`, in `format`, and what it says on the side.
+struct PipelineRun {
+  std::string out;
+  analysis::SymbolizationSummary summary;
+};
+PipelineRun RunOnDumpText(const std::string& text, Format format = Format::kText,
+                          const std::string& base_text = "") {
+  test_support::TempDir dir("memprof-report-run");
+  ReportRequest request;
+  request.dump_path = dir.path() + "/profile.heap";
+  std::ofstream(request.dump_path) << text;
+  if (!base_text.empty()) {
+    request.base_path = dir.path() + "/base.heap";
+    std::ofstream(request.base_path) << base_text;
+  }
+  request.format = format;
+  std::ostringstream out;
+  PipelineRun run;
+  const Result<void> done = RunReportPipeline(request, out, &run.summary);
+  EXPECT_TRUE(done) << done.error().message;
+  run.out = out.str();
+  return run;
+}
+
+constexpr char kSamplerDump[] =
+    "heap_v2/524288\n# memprof_sampler since_unix_ms=1764648000000 dropped=3\n"
+    "  t*: 1: 1024 [0: 0]\n@ 0x1010\n  t*: 1: 1024 [0: 0]\n\n"
+    "MAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 08:02 1 /nonexistent/app\n";
+constexpr char kAllocatorDump[] =
+    "heap_v2/524288\n  t*: 1: 1024 [0: 0]\n@ 0x1010\n  t*: 1: 1024 [0: 0]\n\n"
+    "MAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 08:02 1 /nonexistent/app\n";
+
 // A dump of memprof's own sampler: the report says what it covers, on
 // stderr and in the JSON, and a plain dump says that its allocator sampled it.
 TEST(SamplerCoverageTest, TheReportSaysWhatTheSamplersProfileCovers) {
-  test_support::TempDir dir("memprof-coverage");
-  const std::string dump = dir.path() + "/sampler.heap";
-  std::ofstream(dump) << "heap_v2/524288\n# memprof_sampler since_unix_ms=1764648000000 "
-                         "dropped=3\n  t*: 1: 1024 [0: 0]\n@ 0x1010\n  t*: 1: 1024 [0: 0]\n\n"
-                         "MAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 08:02 1 /nonexistent/app\n";
-  ReportRequest request;
-  request.dump_path = dump;
-  std::ostringstream out;
-  analysis::SymbolizationSummary summary;
-  ASSERT_TRUE(RunReportPipeline(request, out, &summary));
-  EXPECT_EQ(analysis::FormatSymbolizationSummary(summary).substr(0, 160),
+  EXPECT_EQ(analysis::FormatSymbolizationSummary(RunOnDumpText(kSamplerDump).summary).substr(0, 160),
             "memprofctl: sampled by memprof since 2025-12-02 04:00:00 UTC; allocations made "
             "before are not in it; 3 sampled allocations did not fit the agent's tables and ar");
-  request.format = Format::kJson;
-  std::ostringstream json_out;
-  ASSERT_TRUE(RunReportPipeline(request, json_out, &summary));
-  const nlohmann::json coverage = nlohmann::json::parse(json_out.str()).at("coverage");
+  const nlohmann::json coverage =
+      nlohmann::json::parse(RunOnDumpText(kSamplerDump, Format::kJson).out).at("coverage");
   EXPECT_EQ(coverage.at("sampled_by"), "memprof");
   EXPECT_EQ(coverage.at("since_unix_ms"), 1764648000000);
   EXPECT_EQ(coverage.at("dropped"), 3);
 
-  std::ofstream(dump) << "heap_v2/524288\n  t*: 1: 1024 [0: 0]\n@ 0x1010\n  t*: 1: 1024 [0: 0]\n"
-                         "\nMAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 08:02 1 /nonexistent/app\n";
-  std::ostringstream plain_out;
-  analysis::SymbolizationSummary plain;
-  ASSERT_TRUE(RunReportPipeline(request, plain_out, &plain));
-  EXPECT_EQ(nlohmann::json::parse(plain_out.str()).at("coverage").at("sampled_by"), "allocator");
-  EXPECT_EQ(analysis::FormatSymbolizationSummary(plain).find("sampled by memprof"),
+  const PipelineRun plain = RunOnDumpText(kAllocatorDump, Format::kJson);
+  EXPECT_EQ(nlohmann::json::parse(plain.out).at("coverage").at("sampled_by"), "allocator");
+  EXPECT_EQ(analysis::FormatSymbolizationSummary(plain.summary).find("sampled by memprof"),
             std::string::npos);
 }
 
@@ -345,23 +361,15 @@ TEST(PackagesOwningTest, WithoutDpkgNothingIsOwned) {
 // A profile with no samples (profiling inactive, or nothing sampled left):
 // like jeprof, the report itself is empty; the note on stderr says why.
 TEST(EmptyReportTest, NothingToShowIsSaidOnTheSide) {
-  test_support::TempDir dir("memprof-empty-report");
-  const std::string dump = dir.path() + "/empty.heap";
-  std::ofstream(dump) << "heap_v2/524288\n  t*: 0: 0 [0: 0]\n  t0: 0: 0 [0: 0]\n\n"
-                         "MAPPED_LIBRARIES:\n";
-  ReportRequest request;
-  request.dump_path = dump;
-  std::ostringstream out;
-  analysis::SymbolizationSummary summary;
-  ASSERT_TRUE(RunReportPipeline(request, out, &summary));
-  EXPECT_EQ(out.str(), "");
-  EXPECT_TRUE(summary.empty);
-  const std::string note = analysis::FormatSymbolizationSummary(summary);
+  const std::string empty =
+      "heap_v2/524288\n  t*: 0: 0 [0: 0]\n  t0: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n";
+  const PipelineRun run = RunOnDumpText(empty);
+  EXPECT_EQ(run.out, "");
+  EXPECT_TRUE(run.summary.empty);
+  const std::string note = analysis::FormatSymbolizationSummary(run.summary);
   EXPECT_NE(note.find("nothing to show: the profile holds no samples"), std::string::npos) << note;
-  request.base_path = dump;
-  analysis::SymbolizationSummary diff;
-  ASSERT_TRUE(RunReportPipeline(request, out, &diff));
-  EXPECT_NE(analysis::FormatSymbolizationSummary(diff).find("the profiles do not differ"),
+  const PipelineRun diff = RunOnDumpText(empty, Format::kText, empty);
+  EXPECT_NE(analysis::FormatSymbolizationSummary(diff.summary).find("the profiles do not differ"),
             std::string::npos);
 }
 
