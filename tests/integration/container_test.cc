@@ -330,7 +330,10 @@ TEST_F(ContainerTest, FilesWhoseNamesDoNotResolveAreReadThroughTheirMappings) {
                         seconds(30)))
       << ReadFile(maps);
   CommandResult shadow = RunCommand(
-      {nsenter, "--target", pid, "--mount", "mount", "-t", "tmpfs", "memprof-shadow", copies.path()},
+      // --root: the target's root, which need not be its mount namespace's
+      // (this test in a chroot).
+      {nsenter, "--target", pid, "--mount", "--root", "mount", "-t", "tmpfs", "memprof-shadow",
+       copies.path()},
       {}, seconds(30));
   ASSERT_EQ(shadow.exit_code, 0) << shadow.err;
   ASSERT_FALSE(FileExists("/proc/" + pid + "/root" + copies.File("libc.so.6")))

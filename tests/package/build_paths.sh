@@ -20,10 +20,11 @@ build_path_regex() {
   local joined
   joined="$(IFS='|'; echo "${alternatives[*]}")"
   # Before: the start of a word (of a line, or after a blank or one of
-  # :=,;"'( ) and then anything but a slash, so that "-I/src" counts and
-  # "/usr/src" does not; after: the end, a slash, or a character that
-  # cannot be part of a file name.
-  local word_start="(^|[[:space:]:=,;\"'(])" word_head="[^[:space:]:=,;\"'(/]*"
+  # :=,;"'( ), and at most a compiler option's letters, so that "-I/src"
+  # counts, and "/usr/src" or "./src" (gRPC's own relative file names) do
+  # not; after: the end, a slash, or a character that cannot be part of a
+  # file name.
+  local word_start="(^|[[:space:]:=,;\"'(])" word_head="(-[[:alpha:]]+)?"
   printf '%s%s(%s)($|/|[^[:alnum:]_.+~-])' "${word_start}" "${word_head}" "${joined}"
 }
 

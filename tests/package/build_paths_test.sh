@@ -35,6 +35,9 @@ expect names "/tmp/ci check/build/x.o" "/tmp/ci check/build"
 expect names "/src/" /src/
 expect clean "/usr/src/linux-headers" /src
 expect clean "/srcdir/a" /src
+expect clean "./src/core/lib/gprpp/ref_counted.h" /src
+expect clean "../src/x.cc" /src
+expect clean "third_party/src/x.cc" /src
 expect clean "/src.orig" /src
 expect clean "/usr/lib/x86_64-linux-gnu/libc.so.6" /src /app /build
 expect clean "GCC: (Debian 12.2.0-14) 12.2.0" /src
