@@ -122,6 +122,7 @@ void GotPatcher::Patch(Pass& pass, uintptr_t* slot, uint32_t hook, bool may_be_l
   // host's instead would mix two heaps, so it is left alone.
   const bool lazy = may_be_lazy && ContainsAddress(pass.module, current);
   if (current != spec.real && !lazy) {
+    if (InSkippedModule(current)) return;
     ++pass.report->slots_foreign;
     pass.report->Note("is bound to another definition; not intercepted", pass.module.name,
                       spec.symbol);
@@ -159,10 +160,37 @@ int GotPatcher::PatchModule(dl_phdr_info* info, size_t, void* context) {
   return 0;
 }
 
+int GotPatcher::NoteSkippedModule(dl_phdr_info* info, size_t, void* context) {
+  auto& self = *static_cast<GotPatcher*>(context);
+  const LoadedModule module = ModuleOf(*info);
+  if (self.skipped_count_ >= kMaxSkippedRanges || !self.Skipped(module)) return 0;
+  Range range{UINTPTR_MAX, 0};
+  for (uint16_t i = 0; i < module.phnum; ++i) {
+    const ElfW(Phdr)& p = module.phdr[i];
+    if (p.p_type != PT_LOAD) continue;
+    const uintptr_t start = module.base + p.p_vaddr;
+    if (start < range.start) range.start = start;
+    if (start + p.p_memsz > range.end) range.end = start + p.p_memsz;
+  }
+  if (range.start < range.end) self.skipped_[self.skipped_count_++] = range;
+  return 0;
+}
+
+bool GotPatcher::InSkippedModule(uintptr_t address) const {
+  for (int i = 0; i < skipped_count_; ++i) {
+    if (address >= skipped_[i].start && address < skipped_[i].end) return true;
+  }
+  return false;
+}
+
 void GotPatcher::PatchLoaded() {
   pthread_mutex_lock(&mu_);
   Pass pass{this, &report_, {}, true, 0};
-  if (records_ != nullptr && hooks_ != nullptr) dl_iterate_phdr(PatchModule, &pass);
+  skipped_count_ = 0;
+  if (records_ != nullptr && hooks_ != nullptr) {
+    dl_iterate_phdr(NoteSkippedModule, this);
+    dl_iterate_phdr(PatchModule, &pass);
+  }
   pthread_mutex_unlock(&mu_);
 }
 

@@ -83,6 +83,8 @@ class GotPatcher {
   static int PatchModule(dl_phdr_info* info, size_t, void* pass);
   static int RestoreModule(dl_phdr_info* info, size_t, void* patcher);
   static int MarkModule(dl_phdr_info* info, size_t, void* patcher);
+  static int NoteSkippedModule(dl_phdr_info* info, size_t, void* patcher);
+  bool InSkippedModule(uintptr_t address) const;
   static void VisitSlot(void* pass, uintptr_t* slot, const char* symbol, bool may_be_lazy);
   bool Skipped(const LoadedModule& module) const;
   int FindHook(const char* symbol) const;
@@ -100,6 +102,17 @@ class GotPatcher {
   static constexpr int kMaxOwn = 4;
   uintptr_t own_[kMaxOwn] = {};
   size_t own_count_ = 0;
+  // Where the skipped modules lie, noted at the start of each pass: a slot
+  // bound into one of them (a library the agent's deep-bound module brought,
+  // whose malloc is the module's forwarder) is the agent's, left alone
+  // without a note.
+  static constexpr int kMaxSkippedRanges = 16;
+  struct Range {
+    uintptr_t start;
+    uintptr_t end;
+  };
+  Range skipped_[kMaxSkippedRanges] = {};
+  int skipped_count_ = 0;  // guarded by mu_
 };
 
 // Writes `value` into the GOT word `slot` of `module`, opening a read-only

@@ -170,5 +170,21 @@ TEST(GotPatcherTest, SaysWhatItCannotIntercept) {
   EXPECT_EQ(patcher.RestoreAll(), report.slots_patched);
 }
 
+TEST(GotPatcherTest, SlotsBoundIntoASkippedModuleAreLeftAloneSilently) {
+  // As libgrpc's slots bound to the agent's deep-bound forwarding malloc:
+  // here libc plays the agent's module (skipped), its malloc the forwarder.
+  GotPatcher patcher;
+  ASSERT_TRUE(patcher.Init(64));
+  const HookSpec hooks[] = {{"malloc", reinterpret_cast<uintptr_t>(&FakeMalloc),
+                             reinterpret_cast<uintptr_t>(&StandInForAStaticMalloc)}};
+  const uintptr_t libc_malloc = reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, "malloc"));
+  patcher.Configure(hooks, 1, &libc_malloc, 1);
+  patcher.PatchLoaded();
+  const PatchReport report = patcher.Report();
+  EXPECT_EQ(report.slots_foreign, 0u);
+  EXPECT_EQ(report.note_count, 0);
+  EXPECT_EQ(patcher.RestoreAll(), report.slots_patched);
+}
+
 }  // namespace
 }  // namespace memprof::agent
