@@ -161,8 +161,16 @@ TEST(GotPatcherTest, SaysWhatItCannotIntercept) {
   patcher.Configure(hooks, 1, nullptr, 0);
   patcher.PatchLoaded();
   const PatchReport report = patcher.Report();
-  EXPECT_GT(report.slots_foreign, 0u);
   EXPECT_TRUE(report.executable_allocator);
+  Dl_info malloc_home{};
+  ASSERT_NE(dladdr(dlsym(RTLD_DEFAULT, "malloc"), &malloc_home), 0);
+  if (std::string(malloc_home.dli_fname).find("san.so") != std::string::npos) {
+    // Under a sanitizer every slot is bound into its runtime, which the
+    // patcher skips as one of its own kind: no note to check.
+    EXPECT_EQ(patcher.RestoreAll(), report.slots_patched);
+    return;
+  }
+  EXPECT_GT(report.slots_foreign, 0u);
   ASSERT_GT(report.note_count, 0);
   EXPECT_NE(std::string(report.notes[0]).find("malloc is bound to another definition"),
             std::string::npos)
