@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "agent/sampler/dlopen_search.h"
 #include "agent/sampler/sample_countdown.h"
 #include "agent/sampler/stack_capture.h"
 #include "agent/shared/host_symbols.h"
@@ -251,9 +252,17 @@ void* HookMiMallocAligned(size_t size, size_t alignment) {
 // A module opened while active is patched before dlopen returns. The patch
 // runs after the host's dlopen, never inside it: the loader's locks are
 // free again, and its constructors' allocations made before are simply not
-// sampled. NB: the host's dlopen sees this hook as its caller.
-void* HookDlopen(const char* file, int flags) {
+// sampled. The host's dlopen sees this hook as its caller, so a bare name
+// that only the real caller's RUNPATH finds is looked up there again
+// (dlopen_search.h); if that fails too, dlopen is called once more so that
+// dlerror() says what the host's own call would have said.
+__attribute__((noinline)) void* HookDlopen(const char* file, int flags) {
   void* handle = host.dlopen(file, flags);
+  if (handle == nullptr && file != nullptr && std::strchr(file, '/') == nullptr) {
+    NotSampledByMemprof quiet;
+    handle = DlopenInCallersPath(host.dlopen, file, flags, __builtin_return_address(0));
+    if (handle == nullptr) handle = host.dlopen(file, flags);
+  }
   if (handle != nullptr && g_state != nullptr) {
     NotSampledByMemprof quiet;
     g_state->patcher.PatchLoaded();

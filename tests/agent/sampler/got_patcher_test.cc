@@ -107,6 +107,22 @@ TEST_F(SamplerInterceptionTest, PatchesALibraryOpenedWhileActive) {
   EXPECT_EQ(Sampler::Status().patched_slots, 0u);
 }
 
+TEST_F(SamplerInterceptionTest, ALibrarysRunpathStillFindsItsPlugins) {
+  auto& lib = PreloadedTestLib();
+  ASSERT_TRUE(testing::ActivateForTest(512 * 1024));
+  // The library's dlopen goes through the hook; the plugin is only in the
+  // library's RUNPATH, which the hook's own call would not search.
+  void* plugin = lib.dlopen_plugin("libmemprof_sampler_plugin.so");
+  ASSERT_NE(plugin, nullptr) << dlerror();
+  EXPECT_NE(dlsym(plugin, "SamplerTestPlugin"), nullptr);
+  dlclose(plugin);
+  // A name found nowhere still fails, with the loader's own message.
+  EXPECT_EQ(lib.dlopen_plugin("libmemprof_no_such_plugin.so"), nullptr);
+  const char* error = dlerror();
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("libmemprof_no_such_plugin.so"), std::string::npos) << error;
+}
+
 TEST_F(SamplerInterceptionTest, RelroPagesGetTheirProtectionBack) {
   // testlib is linked -z now, so its malloc slot is in a RELRO page.
   const auto perms = [](uintptr_t address) {

@@ -1,6 +1,7 @@
 // A library the sampler's tests dlopen: its calls to the malloc family go
 // through its own GOT, as a host library's do. Built twice (two names), so
 // that one can be opened while the sampler is active.
+#include <dlfcn.h>
 #include <malloc.h>
 #include <stdlib.h>
 
@@ -30,3 +31,7 @@ TESTLIB_EXPORT int LibCaptureHere(uintptr_t* frames, int max) {
   asm volatile("" ::: "memory");  // keeps the call above from being a tail call
   return n;
 }
+
+// Opens `name` as a host library opens its plugins: a bare name, found
+// through this library's RUNPATH ($ORIGIN/runpath).
+TESTLIB_EXPORT void* LibDlopen(const char* name) { return dlopen(name, RTLD_NOW | RTLD_LOCAL); }

@@ -19,6 +19,7 @@ struct SamplerTestLib {
   void (*free)(void*) = nullptr;
   void (*leak)(void**, size_t, size_t) = nullptr;
   int (*capture_here)(uintptr_t*, int) = nullptr;
+  void* (*dlopen_plugin)(const char*) = nullptr;
 
   template <typename Fn>
   void Bind(Fn& fn, const char* name) {
@@ -37,6 +38,7 @@ struct SamplerTestLib {
     lib.Bind(lib.free, "LibFree");
     lib.Bind(lib.leak, "LibLeak");
     lib.Bind(lib.capture_here, "LibCaptureHere");
+    lib.Bind(lib.dlopen_plugin, "LibDlopen");
     return lib;
   }
 };
