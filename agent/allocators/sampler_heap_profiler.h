@@ -15,7 +15,8 @@ namespace memprof::agent {
 // (issue 41). Its dumps are jemalloc heap_v2 profiles whose header names the
 // sample interval, so `report` unsamples them as jemalloc's.
 //  - SetActive(true) patches the malloc family's GOT slots and samples;
-//    SetActive(false) puts them back and keeps the samples;
+//    SetActive(false) stops sampling and keeps the samples (the freeing
+//    functions stay hooked while samples live, so that they stay true);
 //  - Reset drops the samples and, with lg_sample, sets the interval to
 //    2^lg_sample (at once if active, else from the next activation);
 //  - WriteInto before the first activation is refused (kFailedPrecondition,

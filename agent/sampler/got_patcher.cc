@@ -202,6 +202,8 @@ int GotPatcher::RestoreModule(dl_phdr_info* info, size_t, void* context) {
     if (r.slot == nullptr || r.module_base != module.base || r.module_phdr != module.phdr) {
       continue;
     }
+    r.seen = true;
+    if (self.keep_frees_ && self.hooks_[r.hook].frees) continue;
     // Someone else's write since ours (a later interposer) is kept.
     if (__atomic_load_n(r.slot, __ATOMIC_ACQUIRE) == self.hooks_[r.hook].hook &&
         WriteSlot(module, r.slot, r.previous)) {
@@ -212,14 +214,20 @@ int GotPatcher::RestoreModule(dl_phdr_info* info, size_t, void* context) {
   return 0;
 }
 
-size_t GotPatcher::RestoreAll() {
+size_t GotPatcher::Restore(bool keep_frees) {
   pthread_mutex_lock(&mu_);
   restored_ = 0;
-  // Records of modules unloaded since are dropped unseen: their slots are
-  // gone with them.
+  keep_frees_ = keep_frees;
+  for (size_t i = 0; i < count_; ++i) records_[i].seen = false;
   if (count_ > 0) dl_iterate_phdr(RestoreModule, this);
-  count_ = 0;
-  report_ = PatchReport{};
+  // What is left: the kept slots of modules still loaded. Records of
+  // modules unloaded since are dropped unseen: their slots are gone.
+  size_t kept = 0;
+  for (size_t i = 0; i < count_; ++i) {
+    if (records_[i].slot != nullptr && records_[i].seen) records_[kept++] = records_[i];
+  }
+  count_ = kept;
+  if (count_ == 0) report_ = PatchReport{};
   const size_t restored = restored_;
   pthread_mutex_unlock(&mu_);
   return restored;

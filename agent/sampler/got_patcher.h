@@ -17,6 +17,9 @@ struct HookSpec {
   const char* symbol;
   uintptr_t hook;
   uintptr_t real;  // 0: the host has no such function; never patched
+  // Frees (or moves) blocks: kept hooked after deactivation while samples
+  // live, so that the samples kept stay true (Restore(keep_frees)).
+  bool frees;
 };
 
 // What one patching pass did, and what it could not do, in fixed storage:
@@ -57,8 +60,11 @@ class GotPatcher {
   // Patches the slots of every loaded module not patched yet (modules loaded
   // since the last call included), adding to the report.
   void PatchLoaded();
-  // Restores every recorded slot; the number restored. Clears the report.
-  size_t RestoreAll();
+  // Restores every recorded slot, or with `keep_frees` all but those of
+  // hooks that free; the number restored. The report is cleared once no
+  // slot is left patched.
+  size_t Restore(bool keep_frees);
+  size_t RestoreAll() { return Restore(false); }
   // Drops the records of modules no longer loaded (after a dlclose), so that
   // a module later mapped at the same place is never written to from them.
   void Prune();
@@ -95,7 +101,8 @@ class GotPatcher {
   Record* records_ = nullptr;
   size_t capacity_ = 0;
   size_t count_ = 0;     // guarded by mu_
-  size_t restored_ = 0;  // guarded by mu_, during RestoreAll
+  size_t restored_ = 0;      // guarded by mu_, during Restore
+  bool keep_frees_ = false;  // guarded by mu_, during Restore
   PatchReport report_;   // guarded by mu_
   const HookSpec* hooks_ = nullptr;
   size_t hook_count_ = 0;

@@ -95,6 +95,7 @@ Result<void> Sampler::Activate(const SamplerOptions& options) {
     ResolveHostFunctions();
     InstallSamplerState(state);
     ConfigurePatcher(*state, options.skip_own_module);
+    state->sampling.store(true, std::memory_order_relaxed);
     state->patcher.PatchLoaded();
     active = true;
   }
@@ -106,7 +107,10 @@ void Sampler::Deactivate() {
   NotSampledByMemprof quiet;
   pthread_mutex_lock(&control_mu);
   if (active) {
-    state->patcher.RestoreAll();
+    state->sampling.store(false, std::memory_order_relaxed);
+    // The samples are kept, so frees of them must still be seen: the hooks
+    // that free stay while any sample lives, until Reset.
+    state->patcher.Restore(/*keep_frees=*/state->live.live() > 0);
     active = false;
   }
   pthread_mutex_unlock(&control_mu);
@@ -122,6 +126,8 @@ void Sampler::Reset() {
     state->samples.store(0, std::memory_order_relaxed);
     state->agent_thread_skips.store(0, std::memory_order_relaxed);
     pthread_mutex_unlock(&state->sample_mu);
+    // No sample left to follow: a deactivated sampler lets go of the rest.
+    if (!active) state->patcher.RestoreAll();
   }
   pthread_mutex_unlock(&control_mu);
 }

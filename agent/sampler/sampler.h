@@ -41,8 +41,13 @@ struct SamplerStatus {
 // (docs/architecture.md, "The sampler"; issue 41): jemalloc's sampling
 // (a per-thread Poisson countdown over bytes), fed by GOT hooks on the malloc
 // family of every loaded module, and dumped as a jemalloc heap_v2 profile.
-// Nothing is patched, mapped or hooked before the first Activate; after a
-// Deactivate nothing is hooked, and the samples are kept until Reset.
+// Nothing is patched, mapped or hooked before the first Activate. Deactivate
+// stops sampling and puts back every slot of the allocating functions; the
+// samples are kept until Reset, and so that they stay true (a sample freed
+// after deactivation leaves the profile, as jemalloc's do), the slots of the
+// functions that free (free, realloc, dallocx, mi_free, …) stay hooked while
+// any sample lives. Reset drops the samples and, deactivated, puts those
+// back too: after Deactivate and Reset every slot is as it was.
 //
 // Process-wide; thread-safe. fork(): the child inherits the state, hooks
 // and samples of the parent, consistent (pthread_atfork holds every lock of
@@ -52,9 +57,10 @@ class Sampler {
   // Patches every loaded module and starts sampling; idempotent (a new
   // interval applies from each thread's next sample).
   [[nodiscard]] static Result<void> Activate(const SamplerOptions& options);
-  // Puts back every slot it changed; samples are kept.
+  // Stops sampling; puts back the slots it changed, but those of the
+  // freeing functions while samples live (see above).
   static void Deactivate();
-  // Drops every sample (and stack).
+  // Drops every sample (and stack); deactivated, puts back every slot left.
   static void Reset();
   // Writes the live samples into `fd` as a heap_v2 profile; its size.
   [[nodiscard]] static Result<uint64_t> WriteProfile(int fd);

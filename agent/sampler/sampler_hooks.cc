@@ -53,9 +53,13 @@ struct HostFunctions {
 HostFunctions host;
 
 // The crossing of a thread's countdown: whether this allocation is sampled.
+// Not while deactivated (only the hooks that free are left then, and
+// realloc's may come here): the next gap is drawn all the same, so the
+// unsampled path stays one subtraction.
 __attribute__((noinline)) bool CountdownCrossed(ThreadState& t) {
   if (t.busy || g_state == nullptr) return false;
-  return t.countdown.Crossed(g_state->interval.load(std::memory_order_relaxed));
+  const bool crossed = t.countdown.Crossed(g_state->interval.load(std::memory_order_relaxed));
+  return crossed && g_state->sampling.load(std::memory_order_relaxed);
 }
 
 // The whole unsampled path of an allocation hook: one subtraction and one
@@ -285,28 +289,28 @@ uintptr_t Address(Fn fn) {
 
 HookSpec* SamplerHooks(size_t* count) {
   static HookSpec hooks[] = {
-      {"malloc", Address(HookMalloc), 0},  // first: GotPatcher's check of the executable
-      {"calloc", Address(HookCalloc), 0},
-      {"realloc", Address(HookRealloc), 0},
-      {"reallocarray", Address(HookReallocarray), 0},
-      {"free", Address(HookFree), 0},
-      {"posix_memalign", Address(HookPosixMemalign), 0},
-      {"aligned_alloc", Address(HookAlignedAlloc), 0},
-      {"memalign", Address(HookMemalign), 0},
-      {"valloc", Address(HookValloc), 0},
-      {"pvalloc", Address(HookPvalloc), 0},
-      {"mallocx", Address(HookMallocx), 0},
-      {"rallocx", Address(HookRallocx), 0},
-      {"dallocx", Address(HookDallocx), 0},
-      {"sdallocx", Address(HookSdallocx), 0},
-      {"mi_malloc", Address(HookMiMalloc), 0},
-      {"mi_zalloc", Address(HookMiZalloc), 0},
-      {"mi_calloc", Address(HookMiCalloc), 0},
-      {"mi_realloc", Address(HookMiRealloc), 0},
-      {"mi_free", Address(HookMiFree), 0},
-      {"mi_malloc_aligned", Address(HookMiMallocAligned), 0},
-      {"dlopen", Address(HookDlopen), 0},
-      {"dlclose", Address(HookDlclose), 0},
+      {"malloc", Address(HookMalloc), 0, false},  // first: GotPatcher's check of the executable
+      {"calloc", Address(HookCalloc), 0, false},
+      {"realloc", Address(HookRealloc), 0, true},
+      {"reallocarray", Address(HookReallocarray), 0, true},
+      {"free", Address(HookFree), 0, true},
+      {"posix_memalign", Address(HookPosixMemalign), 0, false},
+      {"aligned_alloc", Address(HookAlignedAlloc), 0, false},
+      {"memalign", Address(HookMemalign), 0, false},
+      {"valloc", Address(HookValloc), 0, false},
+      {"pvalloc", Address(HookPvalloc), 0, false},
+      {"mallocx", Address(HookMallocx), 0, false},
+      {"rallocx", Address(HookRallocx), 0, true},
+      {"dallocx", Address(HookDallocx), 0, true},
+      {"sdallocx", Address(HookSdallocx), 0, true},
+      {"mi_malloc", Address(HookMiMalloc), 0, false},
+      {"mi_zalloc", Address(HookMiZalloc), 0, false},
+      {"mi_calloc", Address(HookMiCalloc), 0, false},
+      {"mi_realloc", Address(HookMiRealloc), 0, true},
+      {"mi_free", Address(HookMiFree), 0, true},
+      {"mi_malloc_aligned", Address(HookMiMallocAligned), 0, false},
+      {"dlopen", Address(HookDlopen), 0, false},
+      {"dlclose", Address(HookDlclose), 0, false},
   };
   *count = sizeof(hooks) / sizeof(hooks[0]);
   return hooks;

@@ -27,6 +27,7 @@ struct SamplerState {
   // never while calling anything that could allocate or take another lock.
   pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
   std::atomic<uint64_t> interval{kDefaultSampleInterval};
+  std::atomic<bool> sampling{false};  // read on sampled calls only
   std::atomic<uint64_t> samples{0};
   std::atomic<uint64_t> agent_thread_skips{0};
 };

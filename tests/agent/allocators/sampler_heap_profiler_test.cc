@@ -46,6 +46,7 @@ TEST_F(SamplerHeapProfilerTest, ActivationIsTheSamplers) {
   ASSERT_TRUE(previous);
   EXPECT_TRUE(*previous);
   EXPECT_FALSE(Sampler::Status().active);
+  ASSERT_TRUE(profiler_.Reset(std::nullopt));
   EXPECT_EQ(Sampler::Status().patched_slots, 0u);
 }
 

@@ -80,6 +80,7 @@ TEST_F(SamplerInterceptionTest, DeactivationRestoresEverySlotExactly) {
   ASSERT_TRUE(testing::ActivateForTest((512 * 1024)));
   const testing::SlotValues during = SnapshotSlots();
   Sampler::Deactivate();
+  Sampler::Reset();  // the freeing hooks stay until the samples go
   const testing::SlotValues after = SnapshotSlots();
   size_t changed = 0;
   for (const auto& [slot, value] : before) changed += during.at(slot) != value ? 1 : 0;
@@ -90,6 +91,26 @@ TEST_F(SamplerInterceptionTest, DeactivationRestoresEverySlotExactly) {
   void* p = PreloadedTestLib().malloc(Opaque(1 << 20));
   EXPECT_FALSE(Sampler::IsLiveSample(p));
   PreloadedTestLib().free(p);
+}
+
+TEST_F(SamplerInterceptionTest, FreesOfKeptSamplesAreSeenAfterDeactivation) {
+  auto& lib = PreloadedTestLib();
+  const testing::SlotValues before = SnapshotSlots();
+  ASSERT_TRUE(testing::ActivateForTest(1));
+  void* kept = lib.malloc(100);
+  ASSERT_TRUE(Sampler::IsLiveSample(kept));
+  Sampler::Deactivate();
+  EXPECT_FALSE(Sampler::Status().active);
+  void* later = lib.malloc(100);  // malloc is back to glibc's: not sampled
+  EXPECT_FALSE(Sampler::IsLiveSample(later));
+  EXPECT_GT(Sampler::Status().patched_slots, 0u);  // free's slots still hooked
+  const auto kept_address = reinterpret_cast<uintptr_t>(kept);
+  lib.free(kept);
+  EXPECT_FALSE(Sampler::IsLiveSample(reinterpret_cast<void*>(kept_address)));
+  lib.free(later);
+  Sampler::Reset();
+  EXPECT_EQ(Sampler::Status().patched_slots, 0u);
+  EXPECT_TRUE(testing::SameButLazyBindings(before, SnapshotSlots()));
 }
 
 TEST_F(SamplerInterceptionTest, PatchesALibraryOpenedWhileActive) {
@@ -104,6 +125,7 @@ TEST_F(SamplerInterceptionTest, PatchesALibraryOpenedWhileActive) {
   // written into whatever is mapped there next.
   EXPECT_EQ(dlclose(late.handle), 0);
   Sampler::Deactivate();
+  Sampler::Reset();
   EXPECT_EQ(Sampler::Status().patched_slots, 0u);
 }
 
@@ -150,6 +172,7 @@ TEST_F(SamplerInterceptionTest, RelroPagesGetTheirProtectionBack) {
   EXPECT_NE(*relro_slot, original);
   EXPECT_EQ(perms(reinterpret_cast<uintptr_t>(relro_slot)), "r--p");
   Sampler::Deactivate();
+  Sampler::Reset();
   EXPECT_EQ(*relro_slot, original);
   EXPECT_EQ(perms(reinterpret_cast<uintptr_t>(relro_slot)), "r--p");
 }
@@ -173,7 +196,7 @@ TEST(GotPatcherTest, SaysWhatItCannotIntercept) {
   GotPatcher patcher;
   ASSERT_TRUE(patcher.Init(64));
   const HookSpec hooks[] = {{"malloc", reinterpret_cast<uintptr_t>(&FakeMalloc),
-                             reinterpret_cast<uintptr_t>(&StandInForAStaticMalloc)}};
+                             reinterpret_cast<uintptr_t>(&StandInForAStaticMalloc), false}};
   patcher.Configure(hooks, 1, nullptr, 0);
   patcher.PatchLoaded();
   const PatchReport report = patcher.Report();
@@ -200,7 +223,7 @@ TEST(GotPatcherTest, SlotsBoundIntoASkippedModuleAreLeftAloneSilently) {
   GotPatcher patcher;
   ASSERT_TRUE(patcher.Init(64));
   const HookSpec hooks[] = {{"malloc", reinterpret_cast<uintptr_t>(&FakeMalloc),
-                             reinterpret_cast<uintptr_t>(&StandInForAStaticMalloc)}};
+                             reinterpret_cast<uintptr_t>(&StandInForAStaticMalloc), false}};
   const uintptr_t libc_malloc = reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, "malloc"));
   patcher.Configure(hooks, 1, &libc_malloc, 1);
   patcher.PatchLoaded();
