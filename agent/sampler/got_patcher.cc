@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 
 namespace memprof::agent {
 namespace {
@@ -19,6 +20,14 @@ constexpr const char* kSkippedNames[] = {
     "linux-vdso", "linux-gate", "/ld-linux", "ld-linux-", "libasan.so", "libtsan.so",
     "liblsan.so", "libubsan.so", "libmemprof_agent",
 };
+constexpr const char* kSanitizerNames[] = {"libasan.so", "libtsan.so", "liblsan.so"};
+
+bool NameHasAny(const char* name, const char* const* parts, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (std::strstr(name, parts[i]) != nullptr) return true;
+  }
+  return false;
+}
 
 const char* Basename(const char* path) {
   const char* slash = std::strrchr(path, '/');
@@ -90,10 +99,12 @@ bool GotPatcher::Skipped(const LoadedModule& module) const {
   for (size_t i = 0; i < own_count_; ++i) {
     if (ContainsAddress(module, own_[i])) return true;
   }
-  for (const char* name : kSkippedNames) {
-    if (std::strstr(module.name, name) != nullptr) return true;
-  }
-  return false;
+  if (NameHasAny(module.name, kSkippedNames, std::size(kSkippedNames))) return true;
+  // A sanitizer runtime that serves malloc calls into libc before it has
+  // set up a thread (pthread_getattr_np's realloc), through libc's GOT: a
+  // hook there would run instrumented code on a thread the runtime does not
+  // know yet. libc's own calls are left to the runtime.
+  return sanitizer_allocator_ && std::strstr(module.name, "/libc.so") != nullptr;
 }
 
 int GotPatcher::FindHook(const char* symbol) const {
@@ -160,6 +171,16 @@ int GotPatcher::PatchModule(dl_phdr_info* info, size_t, void* context) {
   return 0;
 }
 
+int GotPatcher::DetectSanitizerAllocator(dl_phdr_info* info, size_t, void* context) {
+  auto& self = *static_cast<GotPatcher*>(context);
+  const LoadedModule module = ModuleOf(*info);
+  if (NameHasAny(module.name, kSanitizerNames, std::size(kSanitizerNames)) &&
+      ContainsAddress(module, self.hooks_[0].real)) {
+    self.sanitizer_allocator_ = true;
+  }
+  return 0;
+}
+
 int GotPatcher::NoteSkippedModule(dl_phdr_info* info, size_t, void* context) {
   auto& self = *static_cast<GotPatcher*>(context);
   const LoadedModule module = ModuleOf(*info);
@@ -188,6 +209,8 @@ void GotPatcher::PatchLoaded() {
   Pass pass{this, &report_, {}, true, 0};
   skipped_count_ = 0;
   if (records_ != nullptr && hooks_ != nullptr) {
+    sanitizer_allocator_ = false;
+    if (hook_count_ > 0) dl_iterate_phdr(DetectSanitizerAllocator, this);
     dl_iterate_phdr(NoteSkippedModule, this);
     dl_iterate_phdr(PatchModule, &pass);
   }

@@ -90,6 +90,7 @@ class GotPatcher {
   static int RestoreModule(dl_phdr_info* info, size_t, void* patcher);
   static int MarkModule(dl_phdr_info* info, size_t, void* patcher);
   static int NoteSkippedModule(dl_phdr_info* info, size_t, void* patcher);
+  static int DetectSanitizerAllocator(dl_phdr_info* info, size_t, void* patcher);
   bool InSkippedModule(uintptr_t address) const;
   static void VisitSlot(void* pass, uintptr_t* slot, const char* symbol, bool may_be_lazy);
   bool Skipped(const LoadedModule& module) const;
@@ -119,7 +120,8 @@ class GotPatcher {
     uintptr_t end;
   };
   Range skipped_[kMaxSkippedRanges] = {};
-  int skipped_count_ = 0;  // guarded by mu_
+  int skipped_count_ = 0;             // guarded by mu_
+  bool sanitizer_allocator_ = false;  // guarded by mu_: malloc is ASan's/TSan's
 };
 
 // Writes `value` into the GOT word `slot` of `module`, opening a read-only

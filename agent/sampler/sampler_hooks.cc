@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "agent/sampler/dlopen_search.h"
@@ -22,7 +23,13 @@ struct ThreadState {
 };
 constinit thread_local ThreadState tls_state{};
 
-SamplerState* g_state = nullptr;
+// Published once, before the first slot points at a hook. Read with acquire
+// (a plain load on x86-64 and AArch64 both): it orders the tables' set-up
+// before their first use by a hook, which the GOT write alone does not say
+// to the compiler or to TSan.
+std::atomic<SamplerState*> g_state{nullptr};
+
+inline SamplerState* State() { return g_state.load(std::memory_order_acquire); }
 
 // The host's functions, set before any slot points at a hook and never
 // cleared: a thread may enter a hook after deactivation.
@@ -57,9 +64,10 @@ HostFunctions host;
 // realloc's may come here): the next gap is drawn all the same, so the
 // unsampled path stays one subtraction.
 __attribute__((noinline)) bool CountdownCrossed(ThreadState& t) {
-  if (t.busy || g_state == nullptr) return false;
-  const bool crossed = t.countdown.Crossed(g_state->interval.load(std::memory_order_relaxed));
-  return crossed && g_state->sampling.load(std::memory_order_relaxed);
+  SamplerState* s = State();
+  if (t.busy || s == nullptr) return false;
+  const bool crossed = t.countdown.Crossed(s->interval.load(std::memory_order_relaxed));
+  return crossed && s->sampling.load(std::memory_order_relaxed);
 }
 
 // The whole unsampled path of an allocation hook: one subtraction and one
@@ -78,7 +86,7 @@ constexpr int kSamplerFrames = 2;
 __attribute__((noinline)) void RecordSample(void* ptr, size_t size) {
   ThreadState& t = tls_state;
   t.busy = true;
-  SamplerState& s = *g_state;
+  SamplerState& s = *State();
   if (OnAgentThread()) {
     s.agent_thread_skips.fetch_add(1, std::memory_order_relaxed);
   } else {
@@ -96,7 +104,8 @@ __attribute__((noinline)) void RecordSample(void* ptr, size_t size) {
 }
 
 inline void Forget(void* ptr) {
-  if (ptr != nullptr && g_state != nullptr) g_state->live.Erase(reinterpret_cast<uintptr_t>(ptr));
+  if (ptr == nullptr) return;
+  if (SamplerState* s = State()) s->live.Erase(reinterpret_cast<uintptr_t>(ptr));
 }
 
 // realloc's old block leaves the table before the call (another thread may
@@ -110,8 +119,9 @@ struct Moved {
 
 inline Moved TakeForRealloc(void* ptr) {
   Moved m;
-  if (ptr != nullptr && g_state != nullptr) {
-    m.sampled = g_state->live.Take(reinterpret_cast<uintptr_t>(ptr), &m.size, &m.stack);
+  SamplerState* s = ptr != nullptr ? State() : nullptr;
+  if (s != nullptr) {
+    m.sampled = s->live.Take(reinterpret_cast<uintptr_t>(ptr), &m.size, &m.stack);
   }
   return m;
 }
@@ -119,7 +129,7 @@ inline Moved TakeForRealloc(void* ptr) {
 inline void AfterRealloc(const Moved& old, void* old_ptr, void* ptr, size_t size) {
   if (ptr == nullptr) {
     if (old.sampled && size != 0) {
-      g_state->live.Insert(reinterpret_cast<uintptr_t>(old_ptr), old.size, old.stack);
+      State()->live.Insert(reinterpret_cast<uintptr_t>(old_ptr), old.size, old.stack);
     }
     return;
   }
@@ -267,16 +277,17 @@ __attribute__((noinline)) void* HookDlopen(const char* file, int flags) {
     handle = DlopenInCallersPath(host.dlopen, file, flags, __builtin_return_address(0));
     if (handle == nullptr) handle = host.dlopen(file, flags);
   }
-  if (handle != nullptr && g_state != nullptr) {
+  SamplerState* s = State();
+  if (handle != nullptr && s != nullptr) {
     NotSampledByMemprof quiet;
-    g_state->patcher.PatchLoaded();
+    s->patcher.PatchLoaded();
   }
   return handle;
 }
 
 int HookDlclose(void* handle) {
   const int r = host.dlclose(handle);
-  if (g_state != nullptr) g_state->patcher.Prune();
+  if (SamplerState* s = State()) s->patcher.Prune();
   return r;
 }
 
@@ -344,6 +355,8 @@ bool OnAgentThread() {
 NotSampledByMemprof::NotSampledByMemprof() : was_busy_(tls_state.busy) { tls_state.busy = true; }
 NotSampledByMemprof::~NotSampledByMemprof() { tls_state.busy = was_busy_; }
 
-void InstallSamplerState(SamplerState* state) { g_state = state; }
+void InstallSamplerState(SamplerState* state) {
+  if (State() != state) g_state.store(state, std::memory_order_release);
+}
 
 }  // namespace memprof::agent
