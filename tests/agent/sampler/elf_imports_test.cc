@@ -55,6 +55,7 @@ TEST(ElfImportsTest, FindsTheTestLibrarysMallocSlot) {
 }
 
 TEST(ElfImportsTest, ProtectionOfCodeIsExecutable) {
+  ASSERT_NE(testing::PreloadedTestLib().handle, nullptr) << dlerror();
   ModuleSearch search{"memprof_sampler_testlib.so", {}};
   dl_iterate_phdr(FindModule, &search);
   ASSERT_TRUE(search.found);
