@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <new>
 
 #include "agent/sampler/dlopen_search.h"
 #include "agent/sampler/sample_countdown.h"
@@ -56,6 +57,20 @@ struct HostFunctions {
   void* (*mi_malloc_aligned)(size_t, size_t);
   void* (*dlopen)(const char*, int);
   int (*dlclose)(void*);
+  void* (*new_scalar)(size_t);
+  void* (*new_array)(size_t);
+  void* (*new_nothrow)(size_t, const std::nothrow_t&);
+  void* (*new_array_nothrow)(size_t, const std::nothrow_t&);
+  void* (*new_aligned)(size_t, std::align_val_t);
+  void* (*new_array_aligned)(size_t, std::align_val_t);
+  void (*delete_scalar)(void*);
+  void (*delete_array)(void*);
+  void (*delete_sized)(void*, size_t);
+  void (*delete_array_sized)(void*, size_t);
+  void (*delete_aligned)(void*, std::align_val_t);
+  void (*delete_array_aligned)(void*, std::align_val_t);
+  void (*delete_sized_aligned)(void*, size_t, std::align_val_t);
+  void (*delete_array_sized_aligned)(void*, size_t, std::align_val_t);
 };
 HostFunctions host;
 
@@ -291,6 +306,70 @@ int HookDlclose(void* handle) {
   return r;
 }
 
+// operator new and delete where the allocator defines its own (jemalloc,
+// tcmalloc, mimalloc's override): their calls never reach malloc's slots.
+// Where the host's are libstdc++'s, which call malloc, they are not hooked
+// (ResolveHostFunctions), so that nothing is counted twice. Inlined into
+// each hook, so that RecordSample's caller is the hook (kSamplerFrames).
+__attribute__((always_inline)) inline void* AfterNew(void* p, size_t size) {
+  if (p != nullptr && Sampled(size)) RecordSample(p, size);
+  return p;
+}
+
+void* HookNew(size_t n) { return AfterNew(host.new_scalar(n), n); }
+void* HookNewArray(size_t n) { return AfterNew(host.new_array(n), n); }
+void* HookNewNothrow(size_t n, const std::nothrow_t& t) noexcept {
+  return AfterNew(host.new_nothrow(n, t), n);
+}
+void* HookNewArrayNothrow(size_t n, const std::nothrow_t& t) noexcept {
+  return AfterNew(host.new_array_nothrow(n, t), n);
+}
+void* HookNewAligned(size_t n, std::align_val_t a) {
+  return AfterNew(host.new_aligned(n, a), n);
+}
+void* HookNewArrayAligned(size_t n, std::align_val_t a) {
+  return AfterNew(host.new_array_aligned(n, a), n);
+}
+void HookDelete(void* p) noexcept {
+  Forget(p);
+  host.delete_scalar(p);
+}
+void HookDeleteArray(void* p) noexcept {
+  Forget(p);
+  host.delete_array(p);
+}
+void HookDeleteSized(void* p, size_t n) noexcept {
+  Forget(p);
+  host.delete_sized(p, n);
+}
+void HookDeleteArraySized(void* p, size_t n) noexcept {
+  Forget(p);
+  host.delete_array_sized(p, n);
+}
+void HookDeleteAligned(void* p, std::align_val_t a) noexcept {
+  Forget(p);
+  host.delete_aligned(p, a);
+}
+void HookDeleteArrayAligned(void* p, std::align_val_t a) noexcept {
+  Forget(p);
+  host.delete_array_aligned(p, a);
+}
+void HookDeleteSizedAligned(void* p, size_t n, std::align_val_t a) noexcept {
+  Forget(p);
+  host.delete_sized_aligned(p, n, a);
+}
+void HookDeleteArraySizedAligned(void* p, size_t n, std::align_val_t a) noexcept {
+  Forget(p);
+  host.delete_array_sized_aligned(p, n, a);
+}
+
+// Whether `fn` is libstdc++'s own (an operator new that calls malloc).
+bool InLibstdcxx(void* fn) {
+  Dl_info info{};
+  return fn != nullptr && dladdr(fn, &info) != 0 && info.dli_fname != nullptr &&
+         std::strstr(info.dli_fname, "libstdc++") != nullptr;
+}
+
 template <typename Fn>
 uintptr_t Address(Fn fn) {
   return reinterpret_cast<uintptr_t>(fn);
@@ -322,6 +401,20 @@ HookSpec* SamplerHooks(size_t* count) {
       {"mi_malloc_aligned", Address(HookMiMallocAligned), 0, false},
       {"dlopen", Address(HookDlopen), 0, false},
       {"dlclose", Address(HookDlclose), 0, false},
+      {"_Znwm", Address(HookNew), 0, false},
+      {"_Znam", Address(HookNewArray), 0, false},
+      {"_ZnwmRKSt9nothrow_t", Address(HookNewNothrow), 0, false},
+      {"_ZnamRKSt9nothrow_t", Address(HookNewArrayNothrow), 0, false},
+      {"_ZnwmSt11align_val_t", Address(HookNewAligned), 0, false},
+      {"_ZnamSt11align_val_t", Address(HookNewArrayAligned), 0, false},
+      {"_ZdlPv", Address(HookDelete), 0, true},
+      {"_ZdaPv", Address(HookDeleteArray), 0, true},
+      {"_ZdlPvm", Address(HookDeleteSized), 0, true},
+      {"_ZdaPvm", Address(HookDeleteArraySized), 0, true},
+      {"_ZdlPvSt11align_val_t", Address(HookDeleteAligned), 0, true},
+      {"_ZdaPvSt11align_val_t", Address(HookDeleteArrayAligned), 0, true},
+      {"_ZdlPvmSt11align_val_t", Address(HookDeleteSizedAligned), 0, true},
+      {"_ZdaPvmSt11align_val_t", Address(HookDeleteArraySizedAligned), 0, true},
   };
   *count = sizeof(hooks) / sizeof(hooks[0]);
   return hooks;
@@ -332,7 +425,7 @@ void ResolveHostFunctions() {
   HookSpec* hooks = SamplerHooks(&count);
   // HostFunctions' members are in the table's order, one pointer each;
   // memcpy, not a cast, so that no aliasing rule is bent.
-  static_assert(sizeof(HostFunctions) == 22 * sizeof(void*));
+  static_assert(sizeof(HostFunctions) == 36 * sizeof(void*));
   auto* bytes = reinterpret_cast<unsigned char*>(&host);
   for (size_t i = 0; i < count; ++i) {
     void* fn = nullptr;
@@ -341,7 +434,9 @@ void ResolveHostFunctions() {
       fn = HostSymbol(hooks[i].symbol);
       std::memcpy(bytes + i * sizeof(void*), &fn, sizeof(fn));
     }
-    hooks[i].real = reinterpret_cast<uintptr_t>(fn);
+    // C++'s operators are hooked only where the allocator replaced them.
+    const bool cxx = std::strncmp(hooks[i].symbol, "_Z", 2) == 0;
+    hooks[i].real = cxx && InLibstdcxx(fn) ? 0 : reinterpret_cast<uintptr_t>(fn);
   }
 }
 
