@@ -8,9 +8,9 @@
 
 namespace memprof::agent {
 
-// The interceptors of the malloc family (and of dlopen/dlclose, so that
-// modules loaded while active are patched too), as GotPatcher installs
-// them. Entry 0 is malloc. Each calls the host's own function, resolved in
+// The interceptors of the malloc family, of operator new/delete where the
+// allocator defines its own, and of dlopen/dlclose (so that modules loaded
+// while active are patched too), as GotPatcher installs them. Entry 0 is malloc. Each calls the host's own function, resolved in
 // the global scope (HostSymbol) once, before any hook is live; allocation
 // hooks then count the bytes down (sample_countdown.h) and, on a sample,
 // record the block and its stack; free hooks forget a sampled block.
