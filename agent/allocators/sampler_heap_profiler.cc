@@ -11,14 +11,14 @@
 namespace memprof::agent {
 namespace {
 
-constexpr char kProfileStart[] = "heap_v2/";
+constexpr char kSamplerProfileStart[] = "heap_v2/";
 
 // The dump starts where the file did before the write: check that it is a
 // heap_v2 profile, as the jemalloc profiler does with jemalloc's.
 Result<void> CheckProfileAt(int fd, off_t start) {
-  char head[sizeof(kProfileStart) - 1] = {};
+  char head[sizeof(kSamplerProfileStart) - 1] = {};
   if (pread(fd, head, sizeof(head), start) != static_cast<ssize_t>(sizeof(head)) ||
-      std::memcmp(head, kProfileStart, sizeof(head)) != 0) {
+      std::memcmp(head, kSamplerProfileStart, sizeof(head)) != 0) {
     return Fail(ErrorCode::kInternal,
                 "memprof's sampler wrote no heap_v2 profile (it does not start with "
                 "\"heap_v2/\")");
