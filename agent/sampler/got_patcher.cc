@@ -208,7 +208,7 @@ void GotPatcher::PatchLoaded() {
   pthread_mutex_lock(&mu_);
   Pass pass{this, &report_, {}, true, 0};
   skipped_count_ = 0;
-  if (records_ != nullptr && hooks_ != nullptr) {
+  if (enabled_ && records_ != nullptr && hooks_ != nullptr) {
     sanitizer_allocator_ = false;
     if (hook_count_ > 0) dl_iterate_phdr(DetectSanitizerAllocator, this);
     dl_iterate_phdr(NoteSkippedModule, this);
@@ -254,6 +254,12 @@ size_t GotPatcher::Restore(bool keep_frees) {
   const size_t restored = restored_;
   pthread_mutex_unlock(&mu_);
   return restored;
+}
+
+void GotPatcher::SetEnabled(bool enabled) {
+  pthread_mutex_lock(&mu_);
+  enabled_ = enabled;
+  pthread_mutex_unlock(&mu_);
 }
 
 int GotPatcher::MarkModule(dl_phdr_info* info, size_t, void* context) {

@@ -58,8 +58,11 @@ class GotPatcher {
   void Configure(const HookSpec* hooks, size_t hook_count, const uintptr_t* own, size_t own_count);
 
   // Patches the slots of every loaded module not patched yet (modules loaded
-  // since the last call included), adding to the report.
+  // since the last call included), adding to the report. Nothing while
+  // disabled: a hooked dlopen that returns after deactivation must not put
+  // the hooks back.
   void PatchLoaded();
+  void SetEnabled(bool enabled);
   // Restores every recorded slot, or with `keep_frees` all but those of
   // hooks that free; the number restored. The report is cleared once no
   // slot is left patched.
@@ -105,6 +108,7 @@ class GotPatcher {
   size_t restored_ = 0;      // guarded by mu_, during Restore
   bool keep_frees_ = false;  // guarded by mu_, during Restore
   PatchReport report_;   // guarded by mu_
+  bool enabled_ = false;  // guarded by mu_
   const HookSpec* hooks_ = nullptr;
   size_t hook_count_ = 0;
   static constexpr int kMaxOwn = 4;

@@ -96,6 +96,7 @@ Result<void> Sampler::Activate(const SamplerOptions& options) {
     InstallSamplerState(state);
     ConfigurePatcher(*state, options.skip_own_module);
     state->sampling.store(true, std::memory_order_relaxed);
+    state->patcher.SetEnabled(true);
     state->patcher.PatchLoaded();
     active = true;
   }
@@ -108,6 +109,7 @@ void Sampler::Deactivate() {
   pthread_mutex_lock(&control_mu);
   if (active) {
     state->sampling.store(false, std::memory_order_relaxed);
+    state->patcher.SetEnabled(false);
     // The samples are kept, so frees of them must still be seen: the hooks
     // that free stay while any sample lives, until Reset.
     state->patcher.Restore(/*keep_frees=*/state->live.live() > 0);

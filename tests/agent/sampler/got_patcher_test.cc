@@ -198,6 +198,7 @@ TEST(GotPatcherTest, SaysWhatItCannotIntercept) {
   const HookSpec hooks[] = {{"malloc", reinterpret_cast<uintptr_t>(&FakeMalloc),
                              reinterpret_cast<uintptr_t>(&StandInForAStaticMalloc), false}};
   patcher.Configure(hooks, 1, nullptr, 0);
+  patcher.SetEnabled(true);
   patcher.PatchLoaded();
   const PatchReport report = patcher.Report();
   EXPECT_TRUE(report.executable_allocator);
@@ -217,6 +218,22 @@ TEST(GotPatcherTest, SaysWhatItCannotIntercept) {
   EXPECT_EQ(patcher.RestoreAll(), report.slots_patched);
 }
 
+TEST(GotPatcherTest, DisabledPatcherPatchesNothing) {
+  // As a hooked dlopen that returns after deactivation: no hook comes back.
+  GotPatcher patcher;
+  ASSERT_TRUE(patcher.Init(64));
+  const uintptr_t libc_malloc = reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, "malloc"));
+  const HookSpec hooks[] = {{"malloc", reinterpret_cast<uintptr_t>(&FakeMalloc), libc_malloc,
+                             false}};
+  patcher.Configure(hooks, 1, nullptr, 0);
+  patcher.PatchLoaded();
+  EXPECT_EQ(patcher.patched(), 0u);
+  patcher.SetEnabled(true);
+  patcher.SetEnabled(false);
+  patcher.PatchLoaded();
+  EXPECT_EQ(patcher.patched(), 0u);
+}
+
 TEST(GotPatcherTest, SlotsBoundIntoASkippedModuleAreLeftAloneSilently) {
   // As libgrpc's slots bound to the agent's deep-bound forwarding malloc:
   // here libc plays the agent's module (skipped), its malloc the forwarder.
@@ -226,6 +243,7 @@ TEST(GotPatcherTest, SlotsBoundIntoASkippedModuleAreLeftAloneSilently) {
                              reinterpret_cast<uintptr_t>(&StandInForAStaticMalloc), false}};
   const uintptr_t libc_malloc = reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, "malloc"));
   patcher.Configure(hooks, 1, &libc_malloc, 1);
+  patcher.SetEnabled(true);
   patcher.PatchLoaded();
   const PatchReport report = patcher.Report();
   EXPECT_EQ(report.slots_foreign, 0u);
