@@ -192,11 +192,12 @@ struct AgentFolder {
   unsigned heavy;
 };
 
-constexpr std::array<AgentFolder, 8> kAgentFolders{{
+constexpr std::array<AgentFolder, 9> kAgentFolders{{
     {"include", Side::kShared, 0, kNoHeavy},  // the public C header
     {"shared", Side::kShared, 0, kNoHeavy},
     {"core", Side::kCore, 1, kNoHeavy},
     {"logging", Side::kModule, 1, kSpdlog},
+    {"sampler", Side::kModule, 1, kNoHeavy},  // runs inside the host's malloc
     {"allocators", Side::kModule, 2, kSpdlog},
     {"heap", Side::kModule, 3, kSpdlog},
     {"service", Side::kModule, 4, kAllHeavy},

@@ -1,0 +1,59 @@
+#ifndef MEMPROF_AGENT_SAMPLER_HEAP_V2_WRITER_H_
+#define MEMPROF_AGENT_SAMPLER_HEAP_V2_WRITER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "agent/sampler/live_table.h"
+#include "agent/sampler/stack_table.h"
+
+namespace memprof::agent {
+
+// Buffered writes into a descriptor from a fixed buffer on the stack: a
+// dump runs while the hooks may fire, so it never allocates.
+class FdWriter {
+ public:
+  explicit FdWriter(int fd) : fd_(fd) {}
+  void Put(std::string_view text);
+  void Decimal(uint64_t value);
+  void Hex(uint64_t value);  // "0x…", lower case, as jemalloc writes addresses
+  bool Flush();              // false once any write failed
+  uint64_t written() const { return written_; }
+  int error() const { return error_; }
+
+ private:
+  int fd_;
+  size_t used_ = 0;
+  uint64_t written_ = 0;
+  int error_ = 0;
+  char buffer_[8192];
+};
+
+// Writes the live samples as a jemalloc heap_v2 profile, the format `report`
+// reads (cli/report/parse/heap_v2_parser.h):
+//   heap_v2/<interval>
+//     t*: <objects>: <bytes> [0: 0]
+//   @ 0x<leaf> 0x<caller> …
+//     t*: <objects>: <bytes> [0: 0]
+//   …
+//   (blank line)
+//   MAPPED_LIBRARIES:
+//   <the lines of /proc/self/maps>
+// Each stack's counts are the real sizes of its live samples, as jemalloc's
+// are; report unsamples them with the interval. `scratch` holds one Totals
+// per stack slot (stacks.capacity()). Returns false with errno in
+// writer.error() if a write fails.
+struct StackTotals {
+  uint64_t objects;
+  uint64_t bytes;
+};
+bool WriteHeapV2(FdWriter& writer, uint64_t interval, const LiveTable& live,
+                 const StackTable& stacks, StackTotals* scratch);
+
+// Copies /proc/self/maps after the "MAPPED_LIBRARIES:" line.
+bool WriteMappedLibraries(FdWriter& writer);
+
+}  // namespace memprof::agent
+
+#endif  // MEMPROF_AGENT_SAMPLER_HEAP_V2_WRITER_H_

@@ -1,0 +1,87 @@
+// Threads allocating in every way while activation and deactivation run 50
+// times: no crash, no corruption, and every slot put back at the end.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "agent/sampler/sampler.h"
+#include "tests/agent/sampler/sampler_test_lib.h"
+#include "tests/agent/sampler/sampler_test_support.h"
+
+namespace memprof::agent {
+namespace {
+
+// One worker: blocks of varying sizes through the library and the
+// executable, each filled with a pattern checked before it is freed.
+bool Churn(const testing::SamplerTestLib& lib, const std::atomic<bool>& stop, unsigned seed) {
+  constexpr int kSlots = 64;
+  unsigned char* blocks[kSlots] = {};
+  size_t sizes[kSlots] = {};
+  bool ok = true;
+  for (unsigned i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+    const int k = static_cast<int>((seed + i * 2654435761u) % kSlots);
+    if (blocks[k] != nullptr) {
+      for (size_t j = 0; j < sizes[k]; j += 97) ok &= blocks[k][j] == static_cast<unsigned char>(k);
+    }
+    const size_t size = 16 + ((seed * 31 + i * 7919) % 8192);
+    switch (i % 5) {
+      case 0: lib.free(blocks[k]); blocks[k] = static_cast<unsigned char*>(lib.malloc(size)); break;
+      case 1: blocks[k] = static_cast<unsigned char*>(lib.realloc(blocks[k], size)); break;
+      case 2: std::free(blocks[k]); blocks[k] = static_cast<unsigned char*>(memalign(64, size)); break;
+      case 3: lib.free(blocks[k]); blocks[k] = static_cast<unsigned char*>(lib.calloc(1, size)); break;
+      default: blocks[k] = static_cast<unsigned char*>(std::realloc(blocks[k], size)); break;
+    }
+    if (blocks[k] == nullptr) return false;
+    sizes[k] = size;
+    std::memset(blocks[k], k, size);
+  }
+  for (unsigned char* b : blocks) std::free(b);
+  return ok;
+}
+
+TEST(SamplerStressTest, ActivateDeactivate50TimesUnderLoad) {
+  auto& lib = testing::PreloadedTestLib();
+  ASSERT_NE(lib.handle, nullptr);
+  // The executable's lazy slots for what the workers call are bound first,
+  // so that only the sampler could change them during the test.
+  std::free(std::realloc(nullptr, 16));
+  std::free(memalign(64, 16));
+  std::free(std::calloc(1, 16));
+  testing::SnapshotSlots();
+  const testing::SlotValues before = testing::SnapshotSlots();
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < 4; ++t) {
+    workers.emplace_back([&, t] {
+      if (!Churn(lib, stop, t + 1)) failures.fetch_add(1);
+    });
+  }
+  const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  for (int round = 0; round < 50; ++round) {
+    ASSERT_TRUE(Sampler::Activate(testing::TestOptions(round % 2 == 0 ? 4096 : 65536)));
+    if (round % 10 == 0) {
+      EXPECT_TRUE(Sampler::WriteProfile(null_fd).has_value());
+    }
+    Sampler::Deactivate();
+    if (round % 7 == 0) Sampler::Reset();
+  }
+  stop = true;
+  for (std::thread& w : workers) w.join();
+  close(null_fd);
+  EXPECT_EQ(failures.load(), 0);
+  Sampler::Reset();  // the freeing hooks stay after deactivation until then
+  EXPECT_TRUE(testing::SameButLazyBindings(before, testing::SnapshotSlots()));
+  Sampler::Reset();
+}
+
+}  // namespace
+}  // namespace memprof::agent
