@@ -68,8 +68,8 @@ void PutCounts(FdWriter& w, uint64_t objects, uint64_t bytes) {
 
 }  // namespace
 
-bool WriteHeapV2(FdWriter& w, uint64_t interval, const LiveTable& live, const StackTable& stacks,
-                 StackTotals* scratch) {
+bool WriteHeapV2(FdWriter& w, uint64_t interval, const ProfileCoverage& coverage,
+                 const LiveTable& live, const StackTable& stacks, StackTotals* scratch) {
   const size_t capacity = stacks.capacity();
   std::memset(scratch, 0, capacity * sizeof(StackTotals));
   StackTotals all{0, 0};
@@ -82,6 +82,10 @@ bool WriteHeapV2(FdWriter& w, uint64_t interval, const LiveTable& live, const St
   });
   w.Put("heap_v2/");
   w.Decimal(interval);
+  w.Put("\n# memprof_sampler since_unix_ms=");
+  w.Decimal(static_cast<uint64_t>(coverage.since_unix_ms > 0 ? coverage.since_unix_ms : 0));
+  w.Put(" dropped=");
+  w.Decimal(coverage.dropped);
   w.Put("\n");
   PutCounts(w, all.objects, all.bytes);
   for (uint32_t id = 0; id < capacity; ++id) {

@@ -33,6 +33,7 @@ class FdWriter {
 // Writes the live samples as a jemalloc heap_v2 profile, the format `report`
 // reads (cli/report/parse/heap_v2_parser.h):
 //   heap_v2/<interval>
+//   # memprof_sampler since_unix_ms=<ms> dropped=<count>
 //     t*: <objects>: <bytes> [0: 0]
 //   @ 0x<leaf> 0x<caller> …
 //     t*: <objects>: <bytes> [0: 0]
@@ -48,8 +49,15 @@ struct StackTotals {
   uint64_t objects;
   uint64_t bytes;
 };
-bool WriteHeapV2(FdWriter& writer, uint64_t interval, const LiveTable& live,
-                 const StackTable& stacks, StackTotals* scratch);
+// What the profile covers, on the line after the header, which jeprof skips
+// and `report` prints (cli/report/model/profile.h, SamplerCoverage):
+//   # memprof_sampler since_unix_ms=<ms> dropped=<samples the tables had no room for>
+struct ProfileCoverage {
+  int64_t since_unix_ms = 0;
+  uint64_t dropped = 0;
+};
+bool WriteHeapV2(FdWriter& writer, uint64_t interval, const ProfileCoverage& coverage,
+                 const LiveTable& live, const StackTable& stacks, StackTotals* scratch);
 
 // Copies /proc/self/maps after the "MAPPED_LIBRARIES:" line.
 bool WriteMappedLibraries(FdWriter& writer);

@@ -1,6 +1,7 @@
 #include "agent/sampler/sampler.h"
 
 #include <pthread.h>
+#include <time.h>
 
 #include <cerrno>
 #include <cstring>
@@ -66,6 +67,12 @@ Result<SamplerState*> MakeState(const SamplerOptions& options) {
   return s;
 }
 
+int64_t NowUnixMs() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
 void ConfigurePatcher(SamplerState& s, bool skip_own_module) {
   size_t count = 0;
   const HookSpec* hooks = SamplerHooks(&count);
@@ -95,6 +102,9 @@ Result<void> Sampler::Activate(const SamplerOptions& options) {
     ResolveHostFunctions();
     InstallSamplerState(state);
     ConfigurePatcher(*state, options.skip_own_module);
+    if (state->since_unix_ms.load(std::memory_order_relaxed) == 0) {
+      state->since_unix_ms.store(NowUnixMs(), std::memory_order_relaxed);
+    }
     state->sampling.store(true, std::memory_order_relaxed);
     state->patcher.SetEnabled(true);
     state->patcher.PatchLoaded();
@@ -127,6 +137,7 @@ void Sampler::Reset() {
     state->stacks.Clear();
     state->samples.store(0, std::memory_order_relaxed);
     state->agent_thread_skips.store(0, std::memory_order_relaxed);
+    state->since_unix_ms.store(active ? NowUnixMs() : 0, std::memory_order_relaxed);
     pthread_mutex_unlock(&state->sample_mu);
     // No sample left to follow: a deactivated sampler lets go of the rest.
     if (!active) state->patcher.RestoreAll();
@@ -148,8 +159,10 @@ Result<uint64_t> Sampler::WriteProfile(int fd) {
   if (scratch.empty()) return Fail(ErrorCode::kResourceExhausted, "mmap failed for the dump");
   FdWriter writer(fd);
   pthread_mutex_lock(&s->sample_mu);
-  bool ok = WriteHeapV2(writer, s->interval.load(std::memory_order_relaxed), s->live, s->stacks,
-                        static_cast<StackTotals*>(scratch.data()));
+  const ProfileCoverage coverage{s->since_unix_ms.load(std::memory_order_relaxed),
+                                 s->live.overflows() + s->stacks.overflows()};
+  bool ok = WriteHeapV2(writer, s->interval.load(std::memory_order_relaxed), coverage, s->live,
+                        s->stacks, static_cast<StackTotals*>(scratch.data()));
   pthread_mutex_unlock(&s->sample_mu);
   ok = ok && WriteMappedLibraries(writer);
   if (!ok) {
@@ -174,6 +187,7 @@ SamplerStatus Sampler::Status() {
   pthread_mutex_unlock(&control_mu);
   if (s == nullptr) return out;
   out.sample_interval = s->interval.load(std::memory_order_relaxed);
+  out.since_unix_ms = s->since_unix_ms.load(std::memory_order_relaxed);
   out.samples = s->samples.load(std::memory_order_relaxed);
   out.live_samples = s->live.live();
   out.live_overflows = s->live.overflows();

@@ -24,6 +24,7 @@ struct SamplerOptions {
 struct SamplerStatus {
   bool active = false;
   uint64_t sample_interval = 0;
+  int64_t since_unix_ms = 0;   // the samples held began then (0: none yet)
   uint64_t samples = 0;        // sampled since the last reset
   uint64_t live_samples = 0;   // of them, not freed yet
   uint64_t live_overflows = 0; // samples dropped: the live table was full

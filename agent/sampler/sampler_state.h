@@ -30,6 +30,9 @@ struct SamplerState {
   std::atomic<bool> sampling{false};  // read on sampled calls only
   std::atomic<uint64_t> samples{0};
   std::atomic<uint64_t> agent_thread_skips{0};
+  // When the samples held began: the first activation since the last reset
+  // (Unix ms; 0 = none yet). Profiles say so ("# memprof_sampler").
+  std::atomic<int64_t> since_unix_ms{0};
 };
 
 }  // namespace memprof::agent

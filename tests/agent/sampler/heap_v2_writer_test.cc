@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -69,6 +70,7 @@ TEST(HeapV2WriterTest, ReportEstimatesAKnownLeakWithin30Percent) {
   constexpr size_t kBlockBytes = 2000;
   std::vector<void*> leak(kBlocks);
   Sampler::Reset();
+  const auto before = std::chrono::system_clock::now();
   ASSERT_TRUE(testing::ActivateForTest((kInterval)));
   lib.leak(leak.data(), kBlocks, kBlockBytes);
   Sampler::Deactivate();
@@ -82,6 +84,14 @@ TEST(HeapV2WriterTest, ReportEstimatesAKnownLeakWithin30Percent) {
   ASSERT_TRUE(dump) << dump.error().message;
   EXPECT_EQ(dump->sample_period, kInterval);
   EXPECT_FALSE(dump->mapped_libraries.empty());
+  // The coverage line: since the activation after the reset, nothing dropped.
+  ASSERT_TRUE(dump->sampler.has_value());
+  const auto since = std::chrono::system_clock::time_point(
+      std::chrono::milliseconds(dump->sampler->since_unix_ms));
+  EXPECT_GE(since, std::chrono::time_point_cast<std::chrono::milliseconds>(before));
+  EXPECT_LE(since, std::chrono::system_clock::now());
+  EXPECT_EQ(dump->sampler->dropped, 0u);
+  EXPECT_EQ(Sampler::Status().since_unix_ms, dump->sampler->since_unix_ms);
   double leaked = 0;
   for (const analysis::StackRecord& record : dump->records) {
     ASSERT_FALSE(record.stack.empty());
