@@ -80,6 +80,8 @@ readonly PACKAGES=(
   # gperftools' tcmalloc: the testprog that writes real gperftools heap
   # profiles for the report tests.
   libgoogle-perftools-dev
+  # mimalloc: one of the allocators memprof's own sampler is tested on.
+  libmimalloc2.0
   # Fuzzing: libFuzzer and the sanitizer runtimes come with clang.
   clang-14 libclang-rt-14-dev
 )
@@ -264,9 +266,9 @@ cmd_fuzz() {
 # executable: of its tests only the pre-fork ones are concurrency-heavy, and
 # ForkTest covers the same handlers.
 readonly ASAN_TARGETS=(memprof_agent memprof_agent_server agent_jemalloc_tests agent_prof_off_tests
-  memprof_integration_test memprof_load_fault_test memprof_guest_test)
+  agent_sampler_tests memprof_integration_test memprof_load_fault_test memprof_guest_test)
 readonly TSAN_TARGETS=(memprof_agent memprof_agent_server agent_jemalloc_tests agent_prof_off_tests
-  memprof_integration_test memprof_load_fault_test)
+  agent_sampler_tests memprof_integration_test memprof_load_fault_test)
 
 # Which tests each stage runs (ctest -R), by gtest name: the agent's unit
 # tests, then the end-to-end tests. Under ASan and TSan the process's malloc
@@ -275,7 +277,8 @@ readonly TSAN_TARGETS=(memprof_agent memprof_agent_server agent_jemalloc_tests a
 # allocations, so the tests that read a profile's content, count the target's
 # memory or need glibc's malloc are left out (docs/reliability.md lists what
 # is and is not covered, and why).
-readonly SANITIZER_UNIT_TESTS="^(AgentConfig|AgentConfigRemote|AgentThread|AllocationRecorder|RecordCounter|CaptureDue|CaptureKeeper|CaptureWatcher|CloseTcpSocketsOnPort|ConnectionAcceptor|DumpProgress|DumpQueue|DumpStreamer|JemallocControl|MemoryProfileService|OnDemandServer|OwnedFd|PeerAllowed|PeerRegistry|PrivateFdTable|ProfilingController|ProfilingOff|ProtoLayout|RemoteRefusal|RemoteServer|ScopedFsIdentity|SocketRegistry|TcpAddress|TlsMaterial)Test\\."
+# memprof's own sampler's unit tests (agent_sampler_tests) are all in: "sampler.".
+readonly SANITIZER_UNIT_TESTS="^sampler\\.|^(AgentConfig|AgentConfigRemote|AgentThread|AllocationRecorder|RecordCounter|CaptureDue|CaptureKeeper|CaptureWatcher|CloseTcpSocketsOnPort|ConnectionAcceptor|DumpProgress|DumpQueue|DumpStreamer|JemallocControl|MemoryProfileService|OnDemandServer|OwnedFd|PeerAllowed|PeerRegistry|PrivateFdTable|ProfilingController|ProfilingOff|ProtoLayout|RemoteRefusal|RemoteServer|ScopedFsIdentity|SocketRegistry|TcpAddress|TlsMaterial)Test\\."
 readonly ASAN_END_TO_END_TESTS="^(AllShapes/(Status|Activation|Lifecycle|Stats)Test\\.|AgentShapes/AgentOffTest\\.|(AgentLifecycle|Error|Fork|RemoteAgent|Prefork|UserSwitch|List|ExecChildren)Test\\.|Exits/ExecChildrenExitTest\\.|GuestCloseRange)"
 # TSan: the concurrency-heavy end-to-end tests that hold under it: fork and
 # remote (TLS) access. LoadTest and FaultTest are left out: they end on the

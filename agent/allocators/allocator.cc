@@ -1,10 +1,12 @@
 #include "agent/allocators/allocator.h"
 
+#include "agent/allocators/sampler_heap_profiler.h"
+
 #include <string>
 
 namespace memprof::agent {
 
-Result<HeapProfiler*> Allocator::ReadyProfiler() const { return Fail(NoHeapProfiler(Info().kind)); }
+Result<HeapProfiler*> Allocator::ReadyProfiler() const { return &MemprofSampler(); }
 
 Error NoHeapProfiler(AllocatorKind kind) {
   return Error(ErrorCode::kFailedPrecondition,

@@ -25,6 +25,11 @@ struct AllocatorInfo {
   bool profiling_enabled = false;    // jemalloc opt.prof; tcmalloc: TCMALLOC_SAMPLE_PARAMETER > 0
   bool profiling_active = false;     // jemalloc prof.active; tcmalloc: activated in the agent
   uint64_t sample_interval_bytes = 0;
+  // Who samples for heap profiles (StatusResponse.sampler): "jemalloc" or
+  // "tcmalloc" where the allocator's own profiler was enabled at start-up,
+  // else "memprof" (SamplerHeapProfiler: profiling_active and
+  // sample_interval_bytes are then its own).
+  std::string sampler;
 };
 
 enum class ReportFormat { kJson, kText, kXml };
@@ -40,8 +45,10 @@ struct AllocatorReport {
 // tcmalloc_allocator.h, glibc_allocator.h, other_allocator.h);
 // allocator_detection.h picks the one that serves malloc(). Status and Stats
 // work for every kind; heap profiles need jemalloc or gperftools' tcmalloc
-// (ReadyProfiler()); peak capture needs jemalloc (Jemalloc() is non-null only
-// then).
+// (ReadyProfiler()): the allocator's own profiler where it was enabled at
+// start-up, memprof's own sampler (SamplerHeapProfiler) for every other;
+// peak capture and allocation windows need jemalloc's (Jemalloc() is
+// non-null only for jemalloc).
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -52,9 +59,9 @@ class Allocator {
   // `wanted` format when the allocator has it, else in the one it has.
   [[nodiscard]] virtual Result<AllocatorReport> Report(ReportFormat wanted) const = 0;
   virtual const JemallocControl* Jemalloc() const { return nullptr; }
-  // The heap profiler if this allocator can take heap profiles now, or a
-  // kFailedPrecondition Error that says why not and what to do. The default:
-  // none (NoHeapProfiler).
+  // The heap profiler: the allocator's own where it can sample, else
+  // memprof's own sampler (the default). An Error (kFailedPrecondition, what
+  // to do) only where neither can serve.
   [[nodiscard]] virtual Result<HeapProfiler*> ReadyProfiler() const;
   // The allocator's own figures by name, beyond the summary (tcmalloc: its
   // numeric properties); empty for allocators that have none.

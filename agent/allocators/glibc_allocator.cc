@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "agent/allocators/sampler_heap_profiler.h"
+
 namespace memprof::agent {
 namespace {
 
@@ -17,6 +19,7 @@ class GlibcAllocator final : public Allocator {
     AllocatorInfo info;
     info.kind = AllocatorKind::kGlibc;
     info.version = std::string("glibc ") + gnu_get_libc_version();
+    DescribeMemprofSampler(info);
     return info;
   }
 

@@ -8,7 +8,7 @@
 namespace memprof::agent {
 
 // The glibc malloc back-end: mallinfo2() for the summary, malloc_info() for
-// the report, malloc_trim(0) to purge. No heap profiles.
+// the report, malloc_trim(0) to purge. Heap profiles by memprof's own sampler.
 std::unique_ptr<Allocator> MakeGlibcAllocator();
 
 }  // namespace memprof::agent

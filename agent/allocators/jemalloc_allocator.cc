@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "agent/allocators/jemalloc_heap_profiler.h"
+#include "agent/allocators/sampler_heap_profiler.h"
 
 namespace memprof::agent {
 namespace {
@@ -20,6 +21,11 @@ class JemallocAllocator final : public Allocator {
     info.profiling_enabled = info.profiling_supported && control_.ProfilingEnabled();
     info.profiling_active = info.profiling_enabled && control_.ProfilingActive();
     info.sample_interval_bytes = info.profiling_enabled ? control_.SampleInterval() : 0;
+    if (info.profiling_enabled) {
+      info.sampler = "jemalloc";
+    } else {
+      DescribeMemprofSampler(info);
+    }
     return info;
   }
   Result<HeapSummary> Summary() const override { return control_.ReadSummary(); }
@@ -30,8 +36,10 @@ class JemallocAllocator final : public Allocator {
     return AllocatorReport{json ? ReportFormat::kJson : ReportFormat::kText, std::move(*text)};
   }
   const JemallocControl* Jemalloc() const override { return &control_; }
+  // jemalloc's own profiler where opt.prof was set at start-up; memprof's
+  // sampler where it was not, or where jemalloc was built without it.
   Result<HeapProfiler*> ReadyProfiler() const override {
-    if (auto ready = RequireHeapProfiling(*this); !ready) return Fail(ready.error());
+    if (!RequireHeapProfiling(*this)) return &MemprofSampler();
     return &profiler_;
   }
   Result<uint64_t> UnusedBytes() const override { return control_.UnusedBytes(); }

@@ -1,11 +1,17 @@
 #include "agent/allocators/other_allocator.h"
 
+#include "agent/allocators/sampler_heap_profiler.h"
+
 namespace memprof::agent {
 namespace {
 
 class OtherAllocator final : public Allocator {
  public:
-  AllocatorInfo Info() const override { return AllocatorInfo{}; }
+  AllocatorInfo Info() const override {
+    AllocatorInfo info;
+    DescribeMemprofSampler(info);
+    return info;
+  }
   Result<HeapSummary> Summary() const override {
     return Fail(ErrorCode::kFailedPrecondition,
                 "the process allocator is neither jemalloc, tcmalloc nor glibc malloc; no statistics");

@@ -83,4 +83,16 @@ Result<uint64_t> SamplerHeapProfiler::WriteInto(int fd) {
   return *size;
 }
 
+SamplerHeapProfiler& MemprofSampler() {
+  static SamplerHeapProfiler* const profiler = new SamplerHeapProfiler();
+  return *profiler;
+}
+
+void DescribeMemprofSampler(AllocatorInfo& info) {
+  SamplerHeapProfiler& sampler = MemprofSampler();
+  info.sampler = "memprof";
+  info.profiling_active = sampler.Active();
+  info.sample_interval_bytes = sampler.SampleInterval();
+}
+
 }  // namespace memprof::agent

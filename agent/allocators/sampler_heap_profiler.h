@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 
+#include "agent/allocators/allocator.h"
 #include "agent/allocators/heap_profiler.h"
 
 namespace memprof::agent {
@@ -51,6 +52,17 @@ class SamplerHeapProfiler final : public HeapProfiler {
   uint64_t interval_ = kDefaultInterval;  // guarded by mu_
   bool active_ = false;                   // guarded by mu_
 };
+
+// The process's one memprof sampler profiler, the heap profiler of every
+// allocator that cannot sample by itself (Allocator::ReadyProfiler). Made on
+// first use and never destroyed: a thread may be in the sampler's hooks at
+// any time after an activation, at exit too.
+SamplerHeapProfiler& MemprofSampler();
+
+// What AllocatorInfo says of an allocator that memprof's sampler serves:
+// sampler "memprof", its activation and its interval; the allocator's own
+// profiling facts are left as they are.
+void DescribeMemprofSampler(AllocatorInfo& info);
 
 }  // namespace memprof::agent
 

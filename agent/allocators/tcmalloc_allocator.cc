@@ -1,5 +1,7 @@
 #include "agent/allocators/tcmalloc_allocator.h"
 
+#include "agent/allocators/sampler_heap_profiler.h"
+
 #include <algorithm>
 
 #include "agent/allocators/tcmalloc_heap_profiler.h"
@@ -31,17 +33,18 @@ class TcmallocAllocator final : public Allocator {
     info.sample_interval_bytes = control_.SamplePeriod();
     info.profiling_enabled = info.sample_interval_bytes != 0;
     info.profiling_active = profiler_.Active();
+    if (info.profiling_supported && info.profiling_enabled) {
+      info.sampler = "tcmalloc";
+    } else {
+      DescribeMemprofSampler(info);
+    }
     return info;
   }
+  // tcmalloc's own sampler where it samples (libtcmalloc started with
+  // TCMALLOC_SAMPLE_PARAMETER); memprof's for libtcmalloc_minimal, which has
+  // none, and for a libtcmalloc that was not told to sample.
   Result<HeapProfiler*> ReadyProfiler() const override {
-    if (!control_.SamplerBuiltIn()) {
-      return Fail(ErrorCode::kFailedPrecondition,
-                  "this process uses libtcmalloc_minimal (" + control_.Version() +
-                      "), which cannot sample allocations; restart it with libtcmalloc.so.4 "
-                      "(package libgoogle-perftools4), e.g. under `memprofctl run --allocator "
-                      "tcmalloc`");
-    }
-    if (control_.SamplePeriod() == 0) return Fail(control_.HeapSample().error());
+    if (!control_.SamplerBuiltIn() || control_.SamplePeriod() == 0) return &MemprofSampler();
     return &profiler_;
   }
   Result<HeapSummary> Summary() const override { return TcmallocSummary(control_.Properties()); }

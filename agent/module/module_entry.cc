@@ -6,6 +6,7 @@
 
 #include "agent/logging/agent_logger.h"
 #include "agent/module/agent_server.h"
+#include "agent/sampler/sampler.h"
 #include "agent/service/grpc_fork_repair.h"
 #include "agent/shared/agent_config.h"
 #include "agent/shared/module_abi.h"
@@ -90,6 +91,14 @@ void InheritWindow(void* server, int64_t end_unix_ms) noexcept {
   }
 }
 
+void StopSampling(int in_fork_child) noexcept {
+  if (in_fork_child != 0) {
+    Sampler::RequestStopAfterFork();
+  } else {
+    Sampler::Deactivate();
+  }
+}
+
 constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION,
                                      &Create,
                                      &Adopt,
@@ -99,7 +108,8 @@ constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION,
                                      &Destroy,
                                      &GrpcCanStart,
                                      &WindowEnd,
-                                     &InheritWindow};
+                                     &InheritWindow,
+                                     &StopSampling};
 
 }  // namespace
 }  // namespace memprof::agent

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -18,6 +19,8 @@ namespace {
 pthread_mutex_t control_mu = PTHREAD_MUTEX_INITIALIZER;
 SamplerState* state = nullptr;  // guarded by control_mu; never freed
 bool active = false;            // guarded by control_mu
+// Set by RequestStopAfterFork in a child's fork handler, read in ours.
+std::atomic<bool> stop_after_fork{false};
 constexpr size_t kMaxPatchedSlots = 16384;
 
 // The state lives in static storage, built in place: no host allocation,
@@ -50,6 +53,9 @@ void AfterForkInChild() {
     state->patcher.UnlockAfterFork(true);
   }
   pthread_mutex_init(&control_mu, nullptr);
+  // A child with no agent, forked during a timed window: nobody could end
+  // its sampling later (the agent's handler, registered first, asked).
+  if (stop_after_fork.exchange(false, std::memory_order_relaxed)) Sampler::Deactivate();
 }
 
 Result<SamplerState*> MakeState(const SamplerOptions& options) {
@@ -171,6 +177,8 @@ Result<uint64_t> Sampler::WriteProfile(int fd) {
   }
   return writer.written();
 }
+
+void Sampler::RequestStopAfterFork() { stop_after_fork.store(true, std::memory_order_relaxed); }
 
 bool Sampler::IsLiveSample(const void* p) {
   pthread_mutex_lock(&control_mu);

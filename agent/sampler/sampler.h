@@ -66,6 +66,10 @@ class Sampler {
   // Writes the live samples into `fd` as a heap_v2 profile; its size.
   [[nodiscard]] static Result<uint64_t> WriteProfile(int fd);
   static SamplerStatus Status();
+  // From a forked child's fork handler that runs before the sampler's own:
+  // the child stops sampling in the sampler's child handler (its locks are
+  // usable only then). For a child that no agent serves.
+  static void RequestStopAfterFork();
   // Whether the block at `p` is a live sample (tests, and doctor's checks).
   static bool IsLiveSample(const void* p);
 };

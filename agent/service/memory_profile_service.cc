@@ -13,6 +13,7 @@
 
 #include "agent/heap/purge.h"
 #include "agent/logging/agent_logger.h"
+#include "agent/sampler/sampler.h"
 #include "agent/service/dump_reactor.h"
 #include "agent/service/status_mapping.h"
 #include "common/duration.h"
@@ -46,13 +47,11 @@ v1::AllocatorKind ToProto(AllocatorKind kind) {
   return v1::ALLOCATOR_KIND_UNSPECIFIED;
 }
 
-// Who samples for the heap profiles (StatusResponse.sampler): the
-// allocator's own profiler where it was enabled at start-up.
-const char* SamplerName(const AllocatorInfo& info) {
-  if (!info.profiling_enabled) return "";
-  if (info.kind == AllocatorKind::kJemalloc) return "jemalloc";
-  if (info.kind == AllocatorKind::kTcmalloc) return "tcmalloc";
-  return "";
+// What memprof's own sampler says of itself, for Status.
+void FillSamplerStatus(v1::StatusResponse& r) {
+  const SamplerStatus sampler = Sampler::Status();
+  r.set_sampler_since_unix_ms(sampler.since_unix_ms);
+  for (const std::string& line : sampler.not_intercepted) r.add_sampler_not_intercepted(line);
 }
 
 v1::RawStatsFormat ToProto(ReportFormat format) {
@@ -298,7 +297,8 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_profiling_enabled(info.profiling_enabled);
   r.set_profiling_active(info.profiling_active);
   r.set_sample_interval_bytes(info.sample_interval_bytes);
-  r.set_sampler(SamplerName(info));
+  r.set_sampler(info.sampler);
+  if (info.sampler == "memprof") FillSamplerStatus(r);
   r.set_malloc_conf(identity_.malloc_conf);
   r.set_window_end_unix_ms(profiling_.WindowEndUnixMs());
   r.set_dumps_served(dumps_.DumpsServed());

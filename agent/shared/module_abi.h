@@ -19,7 +19,7 @@ extern "C" {
 
 // Bumped whenever a function below changes; the core refuses a server whose
 // table has another version (a mix of two builds).
-#define MEMPROF_SERVER_ABI_VERSION 4
+#define MEMPROF_SERVER_ABI_VERSION 5
 
 // The symbol the core looks up in the server.
 #define MEMPROF_SERVER_ENTRY "memprof_server_entry"
@@ -63,6 +63,10 @@ typedef struct memprof_server_ops {
   // In a forked child, on a fresh server: profiling that its parent had on
   // until `end_unix_ms` stops then (at once if that is past).
   void (*inherit_window)(void* server, int64_t end_unix_ms);
+  // memprof's own sampler, if it runs, stops sampling: at once, or, from a
+  // forked child's fork handler (in_fork_child), in the sampler's own child
+  // handler, which runs after the agent's. For a child no agent serves.
+  void (*stop_sampling)(int in_fork_child);
 } memprof_server_ops;
 
 typedef const memprof_server_ops* (*memprof_server_entry_fn)(void);

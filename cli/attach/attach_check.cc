@@ -226,41 +226,44 @@ Result<AttachCheck> CheckForAttach(const std::string& proc_root, pid_t pid,
   return check;
 }
 
+namespace {
+
+// Whether the allocator's own profiler will serve heap profiles: jemalloc's
+// or tcmalloc's, enabled when the process started. Else memprof's sampler.
+bool AllocatorSamples(const AttachCheck& check) {
+  switch (check.allocator) {
+    case AttachCheck::Allocator::kJemalloc: return check.profiling_at_start.value_or(true);
+    case AttachCheck::Allocator::kTcmalloc: return check.profiling_at_start.value_or(false);
+    case AttachCheck::Allocator::kGlibc: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 AttachCapabilities CapabilitiesOf(const AttachCheck& check) {
   AttachCapabilities caps;
-  switch (check.allocator) {
-    case AttachCheck::Allocator::kJemalloc:
-      caps.works = {"status", "stats", "doctor", "purge"};
-      if (check.profiling_at_start.value_or(true)) {
-        for (const char* c : {"activate", "deactivate", "dump", "profile"}) caps.works.push_back(c);
-      } else {
-        caps.refused = {"activate", "dump", "profile"};
-        caps.refusal_reason =
-            "heap profiling was not enabled when the process started (" + check.profiling_source +
-            "); restart it with MALLOC_CONF=prof:true,prof_active:false (or use `memprofctl run`)";
-      }
-      break;
-    case AttachCheck::Allocator::kTcmalloc:
-      // As the agent serves it: with the sampler on since start-up,
-      // activate, dump and profile serve what it sampled.
-      caps.works = {"status", "stats", "doctor", "purge"};
-      if (check.profiling_at_start.value_or(false)) {
-        for (const char* c : {"activate", "deactivate", "dump", "profile"}) caps.works.push_back(c);
-      } else {
-        caps.refused = {"activate", "dump", "profile"};
-        caps.refusal_reason = "gperftools tcmalloc samples only when TCMALLOC_SAMPLE_PARAMETER was "
-                              "set when the process started (" + check.profiling_source +
-                              "); restart it with TCMALLOC_SAMPLE_PARAMETER=524288 (or use "
-                              "`memprofctl run --allocator tcmalloc`)";
-      }
-      break;
-    case AttachCheck::Allocator::kGlibc:
-      caps.works = {"status", "stats", "doctor", "purge"};
-      caps.refused = {"activate", "dump", "profile"};
-      caps.refusal_reason = "glibc's malloc keeps no heap profile; start the service with jemalloc "
-                            "(`memprofctl run` preloads it)";
-      break;
+  caps.works = {"status", "stats", "doctor", "purge", "activate", "deactivate", "dump", "profile"};
+  if (AllocatorSamples(check)) {
+    caps.sampler = check.allocator == AttachCheck::Allocator::kTcmalloc ? "tcmalloc" : "jemalloc";
+  } else {
+    caps.sampler = "memprof";
   }
+  // Allocation windows and peak captures are jemalloc's own (prof_recent,
+  // its statistics); a tcmalloc target has captures of its own neither.
+  const bool jemalloc_profiles = caps.sampler == "jemalloc";
+  if (jemalloc_profiles) {
+    caps.works.push_back("profile --allocations");
+    return caps;
+  }
+  caps.refused = {"profile --allocations", "activate --capture-near-limit/--capture-growth"};
+  caps.refusal_reason =
+      check.allocator == AttachCheck::Allocator::kJemalloc
+          ? "allocation windows and peak captures need jemalloc's own profiler, enabled when the "
+            "process started (" + check.profiling_source +
+                "); restart it with MALLOC_CONF=prof:true,prof_active:false for them"
+          : "allocation windows and peak captures need jemalloc's own profiler; start the "
+            "service with jemalloc (`memprofctl run` preloads it) for them";
   return caps;
 }
 

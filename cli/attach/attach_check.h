@@ -37,6 +37,10 @@ struct AttachCheck {
 // What the process would offer once attached, one command name per entry,
 // and what it would refuse with the reason.
 struct AttachCapabilities {
+  // Who will sample for heap profiles: "jemalloc" or "tcmalloc" (the
+  // allocator's own, enabled at start-up) or "memprof" (memprof's own
+  // sampler: profiles of what is allocated from activation on).
+  std::string sampler;
   std::vector<std::string> works;
   std::vector<std::string> refused;
   std::string refusal_reason;

@@ -44,6 +44,7 @@ nlohmann::json CheckJson(const AttachCheck& check, const AttachCapabilities& cap
                       {"command", check.command},
                       {"allocator", AllocatorLabel(check.allocator)},
                       {"already_attached", check.agent_loaded},
+                      {"sampler", caps.sampler},
                       {"works", caps.works},
                       {"refused", caps.refused},
                       {"refusal_reason", caps.refusal_reason},
@@ -69,6 +70,11 @@ void PrintCapabilities(const AttachCheck& check, const AttachCapabilities& caps,
                                      : "unknown until attached")
         << (check.profiling_source.empty() ? "" : " (" + check.profiling_source + ")") << '\n';
   }
+  out << "sampler:    "
+      << (caps.sampler == "memprof"
+              ? std::string("memprof's own: heap profiles of what is allocated from activation on")
+              : caps.sampler + "'s own")
+      << '\n';
   out << "works:      " << Joined(caps.works) << '\n';
   if (!caps.refused.empty()) {
     out << "refused:    " << Joined(caps.refused) << ": " << caps.refusal_reason << '\n';

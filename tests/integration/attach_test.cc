@@ -72,19 +72,40 @@ TEST_F(AttachTest, AttachingTwiceSaysAlreadyAttached) {
   EXPECT_NE(again.out.find("already attached"), std::string::npos) << again;
 }
 
-TEST_F(AttachTest, AJemallocTargetWithoutProfilingServesStatsAndRefusesActivate) {
+// jemalloc started without prof:true: memprof's own sampler serves the heap
+// profiles; allocation windows, which need jemalloc's, are refused with
+// the restart that would bring them.
+TEST_F(AttachTest, AJemallocTargetWithoutProfilingIsSampledByMemprof) {
   TargetProcess* t = StartPlain(kPlainTarget, {});
   ASSERT_NE(t, nullptr);
   CommandResult dry = CliFor(*t, "attach", {"--dry-run"});
   EXPECT_EQ(dry.exit_code, 0) << dry;
-  EXPECT_NE(dry.out.find("refused:    activate, dump, profile"), std::string::npos) << dry;
+  EXPECT_NE(dry.out.find("sampler:    memprof's own: heap profiles of what is allocated from "
+                         "activation on"),
+            std::string::npos)
+      << dry;
+  EXPECT_NE(dry.out.find("refused:    profile --allocations, activate "
+                         "--capture-near-limit/--capture-growth: allocation windows and peak "
+                         "captures need jemalloc's own profiler"),
+            std::string::npos)
+      << dry;
   EXPECT_FALSE(AgentMapped(t->pid())) << "--dry-run loaded the agent";
   nlohmann::json j = Attach(*t);
   EXPECT_EQ(j.value("profiling_at_start", ""), "disabled");
+  EXPECT_EQ(j.value("sampler", ""), "memprof");
   EXPECT_EQ(CliFor(*t, "stats").exit_code, 0);
   EXPECT_EQ(CliFor(*t, "doctor").exit_code, 0);
   EXPECT_EQ(CliFor(*t, "purge").exit_code, 0);
-  ExpectCliError(CliFor(*t, "activate"), 5, "MALLOC_CONF=prof:true");
+  EXPECT_EQ(StatusJson(*t)["sampler"], "memprof");
+  CommandResult activate = CliFor(*t, "activate");
+  EXPECT_EQ(activate.exit_code, 0) << activate;
+  const std::string heap = dir().File("sampled.heap");
+  ASSERT_EQ(CliFor(*t, "dump", {"--out", heap}).exit_code, 0);
+  EXPECT_TRUE(ReadFile(heap).starts_with("heap_v2/524288\n# memprof_sampler since_unix_ms="))
+      << ReadFile(heap).substr(0, 200);
+  ExpectCliError(CliFor(*t, "profile", {"--allocations", "--duration", "1s", "--out",
+                                        dir().File("window.alloc")}),
+                 5, "MALLOC_CONF=prof:true");
 }
 
 TEST_F(AttachTest, AGlibcTargetServesStatsDoctorAndPurge) {
@@ -97,7 +118,10 @@ TEST_F(AttachTest, AGlibcTargetServesStatsDoctorAndPurge) {
   CommandResult purge = CliFor(*t, "purge");
   EXPECT_EQ(purge.exit_code, 0) << purge;
   EXPECT_NE(purge.out.find("malloc_trim"), std::string::npos) << purge;
-  ExpectCliError(CliFor(*t, "activate"), 5, "");
+  EXPECT_EQ(j.value("sampler", ""), "memprof");
+  CommandResult activate = CliFor(*t, "activate");
+  EXPECT_EQ(activate.exit_code, 0) << activate;
+  EXPECT_EQ(CliFor(*t, "deactivate").exit_code, 0);
 }
 
 TEST_F(AttachTest, MemprofAgentOffInTheTargetsEnvironmentIsRespected) {

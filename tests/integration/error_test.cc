@@ -136,7 +136,9 @@ TEST_F(ErrorTest, GlibcTargetAnswersStatusAndStats) {
   CommandResult text = CliFor(*t, "status");
   ASSERT_EQ(text.exit_code, 0) << text;
   EXPECT_NE(text.out.find("glibc"), std::string::npos) << text;
-  EXPECT_NE(text.out.find("memprofctl run"), std::string::npos) << "hint expected\n" << text;
+  EXPECT_EQ(status["sampler"], "memprof");
+  EXPECT_NE(text.out.find("sampler:            memprof's own"), std::string::npos) << text;
+  EXPECT_EQ(text.out.find("hint:"), std::string::npos) << "nothing to restart\n" << text;
 
   CommandResult stats = CliFor(*t, "stats", {"--json"});
   ASSERT_EQ(stats.exit_code, 0) << stats;
@@ -155,32 +157,40 @@ TEST_F(ErrorTest, GlibcTargetAnswersStatusAndStats) {
   EXPECT_NE(raw.out.find("<malloc version="), std::string::npos) << raw;
 }
 
-TEST_F(ErrorTest, GlibcTargetActivateAndDumpExplainMemprofctlRun) {
+// memprof's own sampler serves a glibc process, from activation on: a dump
+// before it says so and writes nothing.
+TEST_F(ErrorTest, GlibcTargetDumpBeforeActivationSaysActivateFirst) {
   TargetProcess* t = StartGlibc(/*with_agent=*/true);
   ASSERT_NE(t, nullptr);
-  ExpectCliError(CliFor(*t, "activate"), 5, "memprofctl run");
-  ExpectCliError(CliFor(*t, "activate", {"--for", "5m"}), 5, "memprofctl run");
-  ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("p.heap")}), 5, "memprofctl run");
+  ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("p.heap")}), 5,
+                 "memprof's sampler has not been activated in this process; run `memprofctl "
+                 "activate` first");
   ExpectNothingWritten();
+  CommandResult activate = CliFor(*t, "activate", {"--for", "5m"});
+  EXPECT_EQ(activate.exit_code, 0) << activate;
 }
 
-TEST_F(ErrorTest, JemallocWithoutProfilingNamesMallocConf) {
+// jemalloc without prof:true: heap profiles by memprof's sampler; what
+// needs jemalloc's own profiler (an allocation window) names the restart.
+TEST_F(ErrorTest, JemallocWithoutProfilingNamesMallocConfForWhatNeedsIt) {
   TargetProcess* t = StartPlain({{"LD_PRELOAD", kAgentPreload}});
   ASSERT_NE(t, nullptr);
   json status = StatusJson(*t);
   EXPECT_EQ(status["allocator"], "jemalloc");
   EXPECT_EQ(status["profiling_supported"], true);
   EXPECT_EQ(status["profiling_enabled"], false);
+  EXPECT_EQ(status["sampler"], "memprof");
   CommandResult text = CliFor(*t, "status");
-  EXPECT_NE(text.out.find("MALLOC_CONF=prof:true"), std::string::npos) << "hint expected\n" << text;
+  EXPECT_EQ(text.out.find("hint:"), std::string::npos) << text;
 
   const std::string kConf = "MALLOC_CONF=prof:true,prof_active:false";
-  CommandResult activate = CliFor(*t, "activate");
-  ExpectCliError(activate, 5, kConf);
-  EXPECT_NE(activate.err.find("memprofctl run"), std::string::npos) << activate;
-  ExpectCliError(CliFor(*t, "activate", {"--for", "10s"}), 5, kConf);
-  ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("p.heap")}), 5, kConf);
+  CommandResult window = CliFor(*t, "profile", {"--allocations", "--duration", "1s", "--out",
+                                                dir().File("w.alloc")});
+  ExpectCliError(window, 5, kConf);
+  EXPECT_NE(window.err.find("memprofctl run"), std::string::npos) << window;
   ExpectNothingWritten();
+  CommandResult activate = CliFor(*t, "activate", {"--for", "10s"});
+  EXPECT_EQ(activate.exit_code, 0) << activate;
 }
 
 TEST_F(ErrorTest, FailedDumpLeavesAnExistingFileUntouched) {
@@ -188,8 +198,9 @@ TEST_F(ErrorTest, FailedDumpLeavesAnExistingFileUntouched) {
   ASSERT_NE(t, nullptr);
   std::string path = dir().File("keep.heap");
   ASSERT_TRUE(WriteFile(path, "precious\n"));
-  // Even when told to replace it (--force), a failed dump keeps it.
-  ExpectCliError(CliFor(*t, "dump", {"--out", path, "--force"}), 5, "MALLOC_CONF=prof:true");
+  // Even when told to replace it (--force), a failed dump keeps it (memprof's
+  // sampler, never activated, has nothing to dump).
+  ExpectCliError(CliFor(*t, "dump", {"--out", path, "--force"}), 5, "memprofctl activate");
   EXPECT_EQ(ReadFile(path), "precious\n");
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"keep.heap"});
 }

@@ -447,7 +447,10 @@ TEST_F(ProfileTest, BadInputIsRefusedBeforeAnythingChanges) {
   EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{});
 }
 
-TEST_F(ProfileTest, ProcessesThatCannotBeProfiledSayWhy) {
+// jemalloc started without prof:true, and glibc's malloc: memprof's own
+// sampler serves `profile` as jemalloc's would, and the activation is left
+// as it was.
+TEST_F(ProfileTest, ProcessesWithoutAProfilerOfTheirOwnAreProfiledByMemprof) {
   TargetOptions off;
   off.argv = {kPlainTarget};
   off.env = {{"LD_PRELOAD", kAgentPreload}};  // jemalloc, but started without prof:true
@@ -458,14 +461,17 @@ TEST_F(ProfileTest, ProcessesThatCannotBeProfiledSayWhy) {
   glibc.env = {{"LD_PRELOAD", kAgentPreload}};
   TargetProcess* no_jemalloc = Start(glibc);
   ASSERT_NE(no_jemalloc, nullptr);
-  const std::string out = dir().File("p.heap");
-  ExpectCliError(
-      Cli({"profile", "--pid", std::to_string(no_prof->pid()), "--duration", "1s", "--out", out}),
-      5, "restart it with MALLOC_CONF=prof:true,prof_active:false");
-  ExpectCliError(Cli({"profile", "--pid", std::to_string(no_jemalloc->pid()), "--duration", "1s",
-                      "--out", out}),
-                 5, "memprofctl run");
-  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{});
+  for (TargetProcess* t : {no_prof, no_jemalloc}) {
+    const std::string out = dir().File("p" + std::to_string(t->pid()) + ".heap");
+    CommandResult r = Cli({"profile", "--pid", std::to_string(t->pid()), "--duration", "1s",
+                           "--out", out});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_TRUE(ReadFile(out).starts_with("heap_v2/")) << ReadFile(out).substr(0, 100);
+    EXPECT_NE(ReadFile(out).find("\n# memprof_sampler since_unix_ms="), std::string::npos);
+    const nlohmann::json status = StatusJson(*t);
+    EXPECT_EQ(status["sampler"], "memprof");
+    EXPECT_EQ(status["profiling_active"], false) << "profile leaves the activation as it was";
+  }
 }
 
 }  // namespace

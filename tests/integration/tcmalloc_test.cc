@@ -66,25 +66,20 @@ TEST_F(TcmallocTest, AttachPromisesWhatTheAgentServes) {
     for (const char* command : {"stats", "doctor", "purge"}) {
       EXPECT_EQ(CliFor(*t, command).exit_code, 0) << command;
     }
+    // Without its sampler, memprof's own serves: heap profiles either way;
+    // allocation windows and captures are jemalloc's only.
     const std::vector<std::string> works = promised["works"];
     const std::vector<std::string> refused = promised["refused"];
-    const bool dump_works = std::find(works.begin(), works.end(), "dump") != works.end();
-    EXPECT_EQ(dump_works, sampling) << promised;
+    EXPECT_NE(std::find(works.begin(), works.end(), "dump"), works.end()) << promised;
+    EXPECT_EQ(promised["sampler"], sampling ? "tcmalloc" : "memprof") << promised;
+    EXPECT_EQ(refused, (std::vector<std::string>{"profile --allocations",
+                                                 "activate --capture-near-limit/--capture-growth"}))
+        << promised;
     CommandResult activate = CliFor(*t, "activate");
     CommandResult dump = CliFor(*t, "dump", {"--out", dir().File("attached.heap"), "--force"});
-    if (sampling) {
-      EXPECT_EQ(activate.exit_code, 0) << activate;
-      EXPECT_EQ(dump.exit_code, 0) << dump;
-      EXPECT_TRUE(refused.empty()) << promised;
-    } else {
-      ExpectCliError(activate, 5, "restart it with TCMALLOC_SAMPLE_PARAMETER=");
-      ExpectCliError(dump, 5, "TCMALLOC_SAMPLE_PARAMETER");
-      EXPECT_EQ(refused, (std::vector<std::string>{"activate", "dump", "profile"})) << promised;
-      EXPECT_NE(promised["refusal_reason"].get<std::string>().find(
-                    "no TCMALLOC_SAMPLE_PARAMETER in its environment"),
-                std::string::npos)
-          << promised;
-    }
+    EXPECT_EQ(activate.exit_code, 0) << activate;
+    EXPECT_EQ(dump.exit_code, 0) << dump;
+    EXPECT_EQ(StatusJson(*t)["sampler"], sampling ? "tcmalloc" : "memprof");
     ASSERT_TRUE(t->Terminate().has_value());
   }
 }
@@ -247,26 +242,29 @@ TEST_F(TcmallocTest, ReportOfADumpNamesTheLeakingFunction) {
   EXPECT_NE(text.find("TcmallocTargetLeak"), std::string::npos) << text;
 }
 
-TEST_F(TcmallocTest, WithoutSampleParameterEveryProfilingCommandSaysWhatToSet) {
+// tcmalloc not told to sample at start-up: memprof's own sampler serves,
+// from activation on; a dump before it says so and writes nothing.
+TEST_F(TcmallocTest, WithoutSampleParameterMemprofsSamplerServes) {
   TargetProcess* t = StartTcmalloc(/*sampling=*/false);
   ASSERT_NE(t, nullptr);
   json status = StatusJson(*t);
   EXPECT_EQ(status["allocator"], "tcmalloc");
   EXPECT_EQ(status["profiling_enabled"], false);
+  EXPECT_EQ(status["sampler"], "memprof");
   CommandResult text = CliFor(*t, "status");
-  EXPECT_NE(text.out.find("hint: tcmalloc was not sampling"), std::string::npos) << text;
-  EXPECT_NE(text.out.find("TCMALLOC_SAMPLE_PARAMETER=524288"), std::string::npos) << text;
-  const std::string kSetting = "TCMALLOC_SAMPLE_PARAMETER=524288";
-  ExpectCliError(CliFor(*t, "activate"), 5, kSetting);
-  ExpectCliError(CliFor(*t, "deactivate"), 5, kSetting);
-  ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("p.heap")}), 5, kSetting);
+  EXPECT_EQ(text.out.find("hint:"), std::string::npos) << text;
+  ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("p.heap")}), 5, "memprofctl activate");
   EXPECT_FALSE(FileExists(dir().File("p.heap")));
-  // Statistics do not need sampling.
+  EXPECT_EQ(CliFor(*t, "activate").exit_code, 0);
+  EXPECT_EQ(CliFor(*t, "dump", {"--out", dir().File("p.heap")}).exit_code, 0);
+  EXPECT_NE(ReadFile(dir().File("p.heap")).find("# memprof_sampler"), std::string::npos);
+  EXPECT_EQ(CliFor(*t, "deactivate").exit_code, 0);
   EXPECT_EQ(CliFor(*t, "stats", {"--json"}).exit_code, 0);
 }
 
-// libtcmalloc_minimal (preloaded into a glibc program): statistics, no profiles.
-TEST_F(TcmallocTest, MinimalTcmallocHasStatisticsButNoProfiles) {
+// libtcmalloc_minimal (preloaded into a glibc program): statistics, and heap
+// profiles by memprof's own sampler.
+TEST_F(TcmallocTest, MinimalTcmallocHasStatisticsAndMemprofsProfiles) {
   TargetOptions options;
   options.argv = {kGlibcTarget};
   options.env["LD_PRELOAD"] = std::string(MEMPROF_IT_TCMALLOC_MINIMAL_LIBRARY) + ":" + kAgentLibrary;
@@ -277,10 +275,10 @@ TEST_F(TcmallocTest, MinimalTcmallocHasStatisticsButNoProfiles) {
   EXPECT_EQ(status["allocator"], "tcmalloc") << status;
   EXPECT_EQ(status["profiling_supported"], false) << status;
   EXPECT_EQ(ParseJsonOutput(CliFor(*t, "stats", {"--json"}))["allocator"], "tcmalloc");
-  const std::string kWhy = "libtcmalloc_minimal";
-  ExpectCliError(CliFor(*t, "activate"), 5, kWhy);
-  ExpectCliError(CliFor(*t, "dump", {"--out", dir().File("m.heap")}), 5, "libtcmalloc.so.4");
-  EXPECT_FALSE(FileExists(dir().File("m.heap")));
+  EXPECT_EQ(status["sampler"], "memprof") << status;
+  EXPECT_EQ(CliFor(*t, "activate").exit_code, 0);
+  EXPECT_EQ(CliFor(*t, "dump", {"--out", dir().File("m.heap")}).exit_code, 0);
+  EXPECT_TRUE(ReadFile(dir().File("m.heap")).starts_with("heap_v2/"));
 }
 
 // doctor judges tcmalloc by its own figures and says which checks do not

@@ -38,6 +38,8 @@ inline constexpr const char* kExecHelperScript = MEMPROF_IT_EXEC_HELPER_SCRIPT;
 inline constexpr const char* kSymbolClashHost = MEMPROF_IT_SYMBOL_CLASH_HOST;
 // The bundled demo service (`bash dev.sh demo`): threads, no jemalloc, no agent.
 inline constexpr const char* kDemoTarget = MEMPROF_IT_DEMO_TARGET;
+// Links no allocator: memprof's own sampler's target (sampler_test.cc).
+inline constexpr const char* kSamplerTarget = MEMPROF_IT_SAMPLER_TARGET;
 inline constexpr const char* kJemallocLibrary = MEMPROF_IT_JEMALLOC_LIBRARY;
 
 }  // namespace memprof::integration
