@@ -23,7 +23,8 @@ start() {
 for round in 1 2 3; do
   P=$(start 6400); echo "round $round plain: $(bench 6400)"; kill $P; sleep 0.5
   P=$(start 6401); $M attach --pid $P >/dev/null && $M activate --pid $P >/dev/null; echo "round $round memprof: $(bench 6401)"; kill $P; sleep 0.5
-  P=$(start 6402); (heaptrack -p $P -o "${WORK}/ht.$round" > "${WORK}/ht.$round.log" 2>&1 &)
+  P=$(start 6402); # heaptrack -p writes its trace into the working directory: ours, removed at exit.
+  (cd "${WORK}" && heaptrack -p $P > "${WORK}/ht.$round.log" 2>&1 &)
   for i in $(seq 100); do grep -q "injecting\|heaptrack output will be written" "${WORK}/ht.$round.log" 2>/dev/null && break; sleep 0.1; done
   sleep 1; echo "round $round heaptrack: $(bench 6402)"; kill $P; sleep 1.5
 done
