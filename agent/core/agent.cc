@@ -297,23 +297,24 @@ void Agent::OnForkChild() {
   // A window the parent's agent opened must end in the child too: with no
   // agent here to end it, it ends now (jemalloc's fork handlers have run
   // before this one, so its locks are usable).
-  if (!served && window_end != 0) StopProfilingInChild();
+  if (!served && window_end != 0) StopAllProfiling(/*in_fork_child=*/true);
   mu_.unlock();
 }
 
-void Agent::StopProfilingInChild() {
-  StopProfilingThisProcess();  // jemalloc's; its fork handlers have run before this one
-  // memprof's own sampler, where the module had been loaded: it stops in its
-  // own child handler, which runs after this one (its locks are not usable yet).
-  if (ops_ != nullptr) ops_->stop_sampling(/*in_fork_child=*/1);
+void Agent::StopAllProfiling(bool in_fork_child) {
+  // jemalloc's (in a child its fork handlers have run before this one).
+  StopProfilingThisProcess();
+  // memprof's own sampler, where the module had been loaded; from a child's
+  // fork handler it stops in its own child handler, which runs after this
+  // one (its locks are not usable yet).
+  if (ops_ != nullptr) ops_->stop_sampling(in_fork_child ? 1 : 0);
 }
 
 void Agent::InheritWindowOnAcceptThread(int64_t end_unix_ms) {
   std::lock_guard lock(server_mu_);
   if (auto r = EnsureServerLocked(); !r) {
     CoreLog(LogLevel::kWarn, "ending the parent's profiling window now: " + r.error().message);
-    StopProfilingThisProcess();
-    if (ops_ != nullptr) ops_->stop_sampling(/*in_fork_child=*/0);
+    StopAllProfiling(/*in_fork_child=*/false);
     return;
   }
   ops_->inherit_window(server_, end_unix_ms);

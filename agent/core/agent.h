@@ -86,10 +86,10 @@ class Agent {
   // thread, which keeps the parent's window end (or ends profiling when the
   // module cannot take it over).
   void InheritWindowOnAcceptThread(int64_t end_unix_ms);
-  // A forked child that no agent serves, forked during a timed window:
+  // For a forked child that no agent serves, forked during a timed window:
   // jemalloc's prof.active and memprof's own sampler stop (nobody could end
-  // them later).
-  void StopProfilingInChild();
+  // them later). `in_fork_child`: called from the child's fork handler.
+  void StopAllProfiling(bool in_fork_child);
 
   mutable std::mutex mu_;  // start, stop and fork
   std::mutex server_mu_;   // every call into the server, and fork

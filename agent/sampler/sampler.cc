@@ -1,7 +1,6 @@
 #include "agent/sampler/sampler.h"
 
 #include <pthread.h>
-#include <time.h>
 
 #include <atomic>
 #include <cerrno>
@@ -11,6 +10,7 @@
 #include "agent/sampler/heap_v2_writer.h"
 #include "agent/sampler/sampler_hooks.h"
 #include "agent/sampler/stack_capture.h"
+#include "common/duration.h"
 
 namespace memprof::agent {
 namespace {
@@ -71,12 +71,6 @@ Result<SamplerState*> MakeState(const SamplerOptions& options) {
     return Fail(ErrorCode::kResourceExhausted, "pthread_atfork failed");
   }
   return s;
-}
-
-int64_t NowUnixMs() {
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
 }
 
 void ConfigurePatcher(SamplerState& s, bool skip_own_module) {
