@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "agent/heap/recent_allocations.h"
 #include "common/fd.h"
 
 namespace memprof::agent {
@@ -157,11 +158,11 @@ uint64_t ProfClock::NowNs() const {
   return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
 }
 
-Result<uint64_t> WriteAllocationProfile(const JemallocControl& jemalloc,
+Result<uint64_t> WriteAllocationProfile(const RecentAllocations& records,
                                         const AllocationWindowFacts& facts, int fd) {
   GzipAppender out(fd);
   out.Append(Header(facts));
-  if (auto r = jemalloc.DumpRecentAllocations(&GzipAppender::Write, &out); !r) {
+  if (auto r = records.Dump(&GzipAppender::Write, &out); !r) {
     return Fail(r.error());
   }
   out.Append("\n");

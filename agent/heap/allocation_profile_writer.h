@@ -24,8 +24,10 @@ enum class WindowEndReason {
 
 const char* WindowEndReasonName(WindowEndReason reason);
 
-// jemalloc's profiling clock: the clock of the records' alloc_time and
-// dalloc_time (opt.prof_time_resolution).
+class RecentAllocations;  // recent_allocations.h
+
+// The clock of the records' alloc_time and dalloc_time: jemalloc's profiling
+// clock (opt.prof_time_resolution), or memprof's sampler's (monotonic).
 struct ProfClock {
   clockid_t id = CLOCK_MONOTONIC_COARSE;
   const char* name = "monotonic_coarse";
@@ -51,11 +53,11 @@ struct AllocationWindowFacts {
 };
 
 // Writes "memprof allocation profile v1" (docs/protocol.md, "Allocation
-// profiles") into the file `fd`, gzip'd: the header, jemalloc's record of
-// recent allocations as it dumps it, the process's mappings (for
+// profiles") into the file `fd`, gzip'd: the header, the window's records
+// as jemalloc dumps its own, the process's mappings (for
 // symbolization), and the closing line that tells a whole file from a
 // truncated one. Returns the size written.
-[[nodiscard]] Result<uint64_t> WriteAllocationProfile(const JemallocControl& jemalloc,
+[[nodiscard]] Result<uint64_t> WriteAllocationProfile(const RecentAllocations& records,
                                                       const AllocationWindowFacts& facts, int fd);
 
 // How many records jemalloc holds now: a dump into a counter (no copy of

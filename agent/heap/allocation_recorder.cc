@@ -7,7 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "agent/allocators/jemalloc_allocator.h"
 #include "agent/logging/agent_logger.h"
 #include "agent/shared/agent_thread.h"
 #include "agent/shared/owned_fd.h"
@@ -33,20 +32,6 @@ constexpr milliseconds kMinPoll(100);
 constexpr milliseconds kMaxPoll(10000);
 constexpr milliseconds kFirstPoll(1000);
 
-// For the atfork child handler, without a lock: the bound to put back in a
-// child forked during a window (kNoWindow: none open).
-constexpr int64_t kNoWindow = -2;
-std::atomic<int64_t> g_found_bound{kNoWindow};
-std::atomic<const JemallocControl*> g_jemalloc{nullptr};
-
-void StopRecordingInChild() {
-  const int64_t found = g_found_bound.exchange(kNoWindow);
-  const JemallocControl* jemalloc = g_jemalloc.load();
-  // jemalloc's own child handler ran first (it registered before the agent
-  // loaded), so mallctl is usable here.
-  if (found != kNoWindow && jemalloc != nullptr) (void)jemalloc->SetRecentAllocMax(found);
-}
-
 Error AlreadyOpen(uint64_t id, Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
   return Error(ErrorCode::kFailedPrecondition,
@@ -60,10 +45,7 @@ Error AlreadyOpen(uint64_t id, Clock::time_point deadline) {
 
 AllocationRecorder::AllocationRecorder(const Allocator& allocator, ProfilingController& profiling,
                                        pid_t pid)
-    : allocator_(allocator), profiling_(profiling), pid_(pid) {
-  static const int registered = pthread_atfork(nullptr, nullptr, &StopRecordingInChild);
-  (void)registered;
-}
+    : allocator_(allocator), profiling_(profiling), pid_(pid) {}
 
 AllocationRecorder::~AllocationRecorder() {
   {
@@ -74,18 +56,8 @@ AllocationRecorder::~AllocationRecorder() {
   if (thread_.joinable()) thread_.join();
   std::lock_guard lock(mu_);
   if (!open_) return;
-  if (auto jemalloc = Jemalloc()) RestoreLocked(**jemalloc, *open_);
+  RestoreLocked(*open_);
   open_.reset();
-}
-
-Result<const JemallocControl*> AllocationRecorder::Jemalloc() const {
-  if (allocator_.Jemalloc() == nullptr) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                std::string("allocation profiles need jemalloc's record of recent allocations; "
-                            "this process's allocator is ") +
-                    AllocatorKindName(allocator_.Info().kind));
-  }
-  return RequireHeapProfiling(allocator_);
 }
 
 Result<AllocationWindowInfo> AllocationRecorder::Open(const AllocationWindowRequest& request) {
@@ -101,68 +73,53 @@ Result<AllocationWindowInfo> AllocationRecorder::Open(const AllocationWindowRequ
                                                  " is outside 1.." +
                                                  std::to_string(kMaxRecordBound));
   }
-  auto jemalloc = Jemalloc();
-  if (!jemalloc) return Fail(jemalloc.error());
+  auto records = RecentAllocationsOf(allocator_);
+  if (!records) return Fail(records.error());
   std::lock_guard lock(mu_);
   if (open_) return Fail(AlreadyOpen(open_->id, open_->deadline));
   Window window;
+  window.records = std::move(*records);
   window.start = Clock::now();
   window.deadline = window.start + request.duration;
-  if (auto r = StartRecording(**jemalloc, window, bound); !r) return Fail(r.error());
+  if (auto r = StartRecording(window, bound); !r) return Fail(r.error());
   window.id = ++last_id_;
   AllocationWindowFacts& facts = window.facts;
   facts.pid = pid_;
   facts.start_unix_ms = NowUnixMs();
   facts.requested_ms = request.duration.count();
-  facts.clock = ProfClock::Of(**jemalloc);
+  facts.clock = window.records->Clock();
   facts.start_ns = facts.clock.NowNs();
-  facts.sample_interval_bytes = (*jemalloc)->SampleInterval();
+  facts.sample_interval_bytes = window.records->SampleInterval();
   facts.record_bound = bound;
   if (held_) {
     profiles_.Remove(held_->keeper_sequence);  // a newer window replaces an unfetched profile
     held_.reset();
   }
-  open_ = window;
+  const AllocationWindowInfo info{window.id, facts.start_unix_ms + facts.requested_ms, bound,
+                                  facts.sample_interval_bytes, window.activation_generation != 0};
   next_poll_ = window.start + std::min(request.duration, kFirstPoll);
+  open_ = std::move(window);
   if (!thread_running_) {
     if (thread_.joinable()) thread_.join();  // left its loop: needs no lock to end
     thread_running_ = true;
     thread_ = std::thread([this] { Loop(); });
   }
   cv_.notify_all();
-  Logger().info("allocation window #{} opened for {} (record bound {}{})", window.id,
+  Logger().info("allocation window #{} opened for {} (record bound {}{})", info.id,
                 FormatDuration(request.duration), bound,
-                window.activation_generation != 0 ? ", profiling activated for it" : "");
-  return AllocationWindowInfo{window.id, facts.start_unix_ms + facts.requested_ms, bound,
-                              facts.sample_interval_bytes, window.activation_generation != 0};
+                info.profiling_activated ? ", sampling activated for it" : "");
+  return info;
 }
 
-// Empties jemalloc's record and sets the window's bound; turns prof.active
-// on for the window if it is off.
-Result<void> AllocationRecorder::StartRecording(const JemallocControl& jemalloc, Window& window,
-                                                int64_t bound) {
-  auto found = jemalloc.RecentAllocMax();
-  if (!found) return Fail(found.error());
-  if (*found < 0) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                "this process's jemalloc keeps a record of every sampled allocation "
-                "(opt.prof_recent_alloc_max:-1); an allocation window would bound it and so "
-                "drop records its owner keeps; nothing was changed");
-  }
-  window.found_bound = *found;
-  if (auto r = jemalloc.SetRecentAllocMax(0); !r) return Fail(r.error());
-  if (auto r = jemalloc.SetRecentAllocMax(bound); !r) {
-    (void)jemalloc.SetRecentAllocMax(window.found_bound);
-    return Fail(r.error());
-  }
-  g_jemalloc.store(&jemalloc);
-  g_found_bound.store(window.found_bound);
-  if (jemalloc.ProfilingActive()) return {};
+// Empties the record and sets the window's bound; turns sampling on for
+// the window if it is off.
+Result<void> AllocationRecorder::StartRecording(Window& window, int64_t bound) {
+  if (auto r = window.records->Start(bound); !r) return Fail(r.error());
+  if (window.records->SamplingActive()) return {};
   auto activated = profiling_.Activate(std::chrono::duration_cast<milliseconds>(
       window.deadline - window.start + kActivationMargin));
   if (!activated) {
-    g_found_bound.store(kNoWindow);
-    (void)jemalloc.SetRecentAllocMax(window.found_bound);
+    window.records->Stop();
     return Fail(activated.error());
   }
   window.activation_generation = activated->generation;
@@ -208,25 +165,19 @@ AllocationRecorder::State AllocationRecorder::CurrentState() const {
 // Writes the window's profile (before the records go), then puts back what
 // the window found.
 void AllocationRecorder::EndLocked(WindowEndReason reason) {
-  Window window = *open_;
+  Window window = std::move(*open_);
   open_.reset();
-  auto jemalloc = Jemalloc();
-  if (!jemalloc) {
-    Logger().warn("allocation window #{} ended without a profile: {}", window.id,
-                  jemalloc.error().message);
-    return;
-  }
   window.facts.end_ns = window.facts.clock.NowNs();
   window.facts.created_unix_ms = NowUnixMs();
   window.facts.ended_by = reason;
-  // A full record means jemalloc dropped the oldest to make room: the
-  // profile then starts at its first record, not at the window's start.
-  auto records = CountRecentAllocations(**jemalloc);
-  window.facts.records_lost = records && *records >= window.facts.record_bound;
+  // A full record means the oldest were dropped to make room: the profile
+  // then starts at its first record, not at the window's start.
+  auto held = window.records->Held();
+  window.facts.records_lost = held && held->lost;
   auto fd = CreateDumpFile();
   if (fd) {
     const int number = profiles_.BeginCapture(OwnedFd(std::move(*fd)));
-    auto size = WriteAllocationProfile(**jemalloc, window.facts, number);
+    auto size = WriteAllocationProfile(*window.records, window.facts, number);
     if (size) {
       CaptureInfo info;
       info.created_unix_ms = window.facts.created_unix_ms;
@@ -244,15 +195,11 @@ void AllocationRecorder::EndLocked(WindowEndReason reason) {
     Logger().warn("allocation window #{} ended without a profile: {}", window.id,
                   fd.error().message);
   }
-  RestoreLocked(**jemalloc, window);
+  RestoreLocked(window);
 }
 
-void AllocationRecorder::RestoreLocked(const JemallocControl& jemalloc, const Window& window) {
-  g_found_bound.store(kNoWindow);
-  if (auto r = jemalloc.SetRecentAllocMax(window.found_bound); !r) {
-    Logger().warn("could not put jemalloc's record bound back to {}: {}", window.found_bound,
-                  r.error().message);
-  }
+void AllocationRecorder::RestoreLocked(const Window& window) {
+  window.records->Stop();
   if (window.activation_generation == 0) return;
   // Only if nobody changed the activation since: theirs stands.
   if (auto r = profiling_.Deactivate(window.activation_generation); !r) {
@@ -285,13 +232,12 @@ void AllocationRecorder::Loop() {
     if (open_ && now >= open_->deadline) {
       EndLocked(WindowEndReason::kDuration);
     } else if (open_ && now >= next_poll_) {
-      auto jemalloc = Jemalloc();
-      auto count = jemalloc ? CountRecentAllocations(**jemalloc) : Result<int64_t>(int64_t{0});
+      auto held = open_->records->Held();
       const int64_t mark = open_->facts.record_bound * kBoundEndPerMille / 1000;
-      if (count && *count >= mark) {
+      if (held && held->records >= mark) {
         EndLocked(WindowEndReason::kBound);
       } else {
-        next_poll_ = NextPollLocked(count ? *count : 0);
+        next_poll_ = NextPollLocked(held ? held->records : 0);
       }
     } else if (!open_ && held_ && now >= held_->expires) {
       Logger().info("allocation window #{}: its profile was not fetched within {}; dropped",

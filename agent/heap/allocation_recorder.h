@@ -16,6 +16,7 @@
 #include "agent/heap/capture_keeper.h"
 #include "agent/heap/dump_streamer.h"
 #include "agent/heap/profiling_controller.h"
+#include "agent/heap/recent_allocations.h"
 #include "common/result.h"
 
 namespace memprof::agent {
@@ -40,16 +41,17 @@ struct AllocationWindowInfo {
   int64_t end_unix_ms = 0;
   int64_t record_bound = 0;
   uint64_t sample_interval_bytes = 0;
-  bool profiling_activated = false;  // prof.active was off: the window turned it on for its length
+  bool profiling_activated = false;  // sampling was off: the window turned it on for its length
 };
 
 // One allocation window at a time (`memprofctl profile --allocations`):
-// jemalloc records every sampled allocation made during the window, and its
-// free if it comes (experimental.prof_recent, bounded by the window's record
-// bound); at the window's end the agent writes the records into an
-// allocation profile (allocation_profile_writer.h) held in a memfd until a
-// client fetches it, and puts back what it found: jemalloc's record bound
-// (which frees the records) and prof.active.
+// every sampled allocation made during the window, and its free if it
+// comes, is recorded (recent_allocations.h: jemalloc's
+// experimental.prof_recent, or memprof's sampler's ring, bounded by the
+// window's record bound); at the window's end the agent writes the records
+// into an allocation profile (allocation_profile_writer.h) held in a memfd
+// until a client fetches it, and puts back what it found: the record's bound
+// (which frees the records) and whether sampling was on.
 //
 // The window ends by itself, whether or not the client that opened it is
 // still there: at its end, early when the records near the bound (counted
@@ -57,11 +59,10 @@ struct AllocationWindowInfo {
 // fetches it. A second window while one is open is refused
 // (kFailedPrecondition).
 //
-// Fork: a child forked during a window gets the parent's records and bound
-// (jemalloc's state is copied); an atfork child handler puts the bound back
-// to what the window found there, so a long-lived worker does not go on
-// recording. The held profile's memfd is closed in the child with the
-// keeper's files (capture_keeper.h).
+// Fork: a child forked during a window does not go on recording (jemalloc's
+// bound is put back there by an atfork handler, the sampler's ring is
+// unmapped by its own). The held profile's memfd is closed in the child with
+// the keeper's files (capture_keeper.h).
 //
 // Threading: one thread ("memprof-allocs") from a window's start until its
 // profile is fetched or dropped. Thread-safe.
@@ -72,9 +73,10 @@ class AllocationRecorder {
   AllocationRecorder(const AllocationRecorder&) = delete;
   AllocationRecorder& operator=(const AllocationRecorder&) = delete;
 
-  // Opens a window. kFailedPrecondition: no jemalloc with profiling, a window
-  // already open, or jemalloc already keeps every record (-1: a bound would
-  // drop them); kInvalidArgument: a duration or bound out of range.
+  // Opens a window. kFailedPrecondition: neither a jemalloc with profiling
+  // nor memprof's sampler serves, a window already open, or jemalloc already
+  // keeps every record (-1: a bound would drop them); kInvalidArgument: a
+  // duration or bound out of range.
   [[nodiscard]] Result<AllocationWindowInfo> Open(const AllocationWindowRequest& request);
   // Ends window `id` now if it is still open, and hands its profile over
   // (once: it is then dropped from the agent). kNotFound: no such profile.
@@ -92,10 +94,10 @@ class AllocationRecorder {
  private:
   struct Window {
     uint64_t id = 0;
+    std::unique_ptr<RecentAllocations> records;
     std::chrono::steady_clock::time_point start;
     std::chrono::steady_clock::time_point deadline;
     AllocationWindowFacts facts;
-    int64_t found_bound = 0;          // jemalloc's bound before the window
     uint64_t activation_generation = 0;  // non-zero: the window activated profiling
   };
   struct Held {
@@ -104,10 +106,9 @@ class AllocationRecorder {
     std::chrono::steady_clock::time_point expires;
   };
 
-  Result<const JemallocControl*> Jemalloc() const;
-  Result<void> StartRecording(const JemallocControl& jemalloc, Window& window, int64_t bound);
+  Result<void> StartRecording(Window& window, int64_t bound);
   void EndLocked(WindowEndReason reason);
-  void RestoreLocked(const JemallocControl& jemalloc, const Window& window);
+  void RestoreLocked(const Window& window);
   std::chrono::steady_clock::time_point NextPollLocked(int64_t count) const;
   void Loop();
 

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "agent/allocators/jemalloc_allocator.h"
-#include "agent/allocators/jemalloc_heap_profiler.h"
+#include "agent/allocators/sampler_heap_profiler.h"
 #include "agent/logging/agent_logger.h"
 #include "agent/shared/agent_thread.h"
 #include "common/duration.h"
@@ -68,6 +68,28 @@ Result<CgroupMemoryLimit> RequireMemoryLimit() {
   return **limit;
 }
 
+namespace {
+
+// The profiler captures are written with: jemalloc's own where it profiles,
+// memprof's sampler where the allocator cannot sample. A tcmalloc that
+// samples by itself has captures of its own neither.
+Result<HeapProfiler*> CaptureProfiler(const Allocator& allocator) {
+  auto profiler = allocator.ReadyProfiler();
+  if (!profiler) return Fail(profiler.error());
+  if (*profiler == &MemprofSampler()) return *profiler;
+  if (auto jemalloc = RequireHeapProfiling(allocator); !jemalloc) return Fail(jemalloc.error());
+  return *profiler;
+}
+
+}  // namespace
+
+Result<uint64_t> CaptureWatcher::AllocatedBytes() const {
+  if (const JemallocControl* jemalloc = allocator_.Jemalloc()) return jemalloc->ReadAllocated();
+  auto summary = allocator_.Summary();
+  if (!summary) return Fail(summary.error());
+  return summary->allocated;
+}
+
 CaptureWatcher::CaptureWatcher(const Allocator& allocator, std::chrono::milliseconds poll)
     : allocator_(allocator), poll_(poll) {}
 
@@ -75,12 +97,12 @@ CaptureWatcher::~CaptureWatcher() { Disarm(); }
 
 Result<CaptureState> CaptureWatcher::Arm(const CaptureSettings& settings) {
   if (auto ok = CheckCaptureSettings(settings); !ok) return Fail(ok.error());
-  auto jemalloc = RequireHeapProfiling(allocator_);
-  if (!jemalloc) return Fail(jemalloc.error());
-  auto allocated = (*jemalloc)->ReadAllocated();
+  auto profiler = CaptureProfiler(allocator_);
+  if (!profiler) return Fail(profiler.error());
+  auto allocated = AllocatedBytes();
   if (!allocated) {
     return Fail(ErrorCode::kFailedPrecondition,
-                "cannot arm peak capture: jemalloc's statistics (stats.allocated) are not "
+                "cannot arm peak capture: the allocator's allocated bytes are not "
                 "available: " + allocated.error().message);
   }
   std::optional<CgroupMemoryLimit> limit;
@@ -183,16 +205,16 @@ void CaptureWatcher::Loop() {
     const bool fast = close_to_limit_;
     cv_.wait_for(lock, fast ? poll_ / kNearLimitPollDivisor : poll_);
     if (!armed_) break;
-    const JemallocControl* jemalloc = allocator_.Jemalloc();
-    if (jemalloc == nullptr) break;
-    PollOnce(lock, *jemalloc, !fast || ++tick % kNearLimitPollDivisor == 0);
+    auto profiler = CaptureProfiler(allocator_);
+    if (!profiler) break;
+    PollOnce(lock, **profiler, !fast || ++tick % kNearLimitPollDivisor == 0);
   }
   running_ = false;
 }
 
 // One look at the cgroup and, when `full`, at the allocator, with `lock` (on
 // mu_) released while they are read and while a capture is written.
-void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock, const JemallocControl& jemalloc,
+void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock, HeapProfiler& profiler,
                               bool full) {
   const uint64_t generation = arm_generation_;
   const uint64_t high_water = high_water_;
@@ -200,14 +222,14 @@ void CaptureWatcher::PollOnce(std::unique_lock<std::mutex>& lock, const Jemalloc
   std::optional<CgroupMemoryLimit> limit = limit_;
   const uint32_t next_near = next_near_percent_;
   lock.unlock();
-  const bool active = !full || jemalloc.ProfilingActive();
-  auto allocated = active && full ? jemalloc.ReadAllocated() : Result<uint64_t>(0);
+  const bool active = !full || profiler.Active();
+  auto allocated = active && full ? AllocatedBytes() : Result<uint64_t>(0);
   const bool grown = full && active && allocated && settings.growth_bytes != 0 &&
                      CaptureDue(*allocated, high_water, settings.growth_bytes);
   const bool near = active && allocated && NearLimitCaptureDue(limit, next_near, full);
-  if (near && !full) allocated = jemalloc.ReadAllocated();  // for the capture's record
+  if (near && !full) allocated = AllocatedBytes();  // for the capture's record
   if ((grown || near) && allocated) {
-    Capture(jemalloc, CaptureInfo{.allocated_bytes = *allocated,
+    Capture(profiler, CaptureInfo{.allocated_bytes = *allocated,
                                   .trigger = near ? CaptureTrigger::kNearLimit
                                                   : CaptureTrigger::kGrowth,
                                   .cgroup_usage_bytes = limit ? limit->usage_bytes : 0,
@@ -256,10 +278,10 @@ bool CaptureWatcher::NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit
   return next_percent <= 100 && NearLimitDue(limit->usage_bytes, limit->limit_bytes, next_percent);
 }
 
-void CaptureWatcher::Capture(const JemallocControl& jemalloc, CaptureInfo info) {
+void CaptureWatcher::Capture(HeapProfiler& profiler, CaptureInfo info) {
   const auto start = std::chrono::steady_clock::now();
   info.created_unix_ms = NowUnixMs();
-  info.sample_interval_bytes = jemalloc.SampleInterval();
+  info.sample_interval_bytes = profiler.SampleInterval();
   auto file = CreateDumpFile();
   OwnedFd owned(file ? std::move(*file) : Fd());
   if (!owned.valid()) {
@@ -268,7 +290,7 @@ void CaptureWatcher::Capture(const JemallocControl& jemalloc, CaptureInfo info) 
     return;
   }
   const int number = keeper_.BeginCapture(std::move(owned));
-  auto size = WriteProfileInto(jemalloc, number);
+  auto size = profiler.WriteInto(number);
   if (!size) {
     keeper_.Abandon(number);
     Logger().warn("peak capture failed: {}", size.error().message);

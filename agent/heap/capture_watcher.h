@@ -18,8 +18,9 @@
 
 namespace memprof::agent {
 
-// How often an armed watcher reads jemalloc's stats.allocated (after an
-// epoch refresh): a spike held for less than this may be missed.
+// How often an armed watcher reads the allocated bytes (jemalloc's
+// stats.allocated after an epoch refresh; elsewhere the allocator's summary):
+// a spike held for less than this may be missed.
 inline constexpr std::chrono::milliseconds kCapturePollInterval(100);
 // Bounds of the growth that triggers a capture (`activate --capture-growth`).
 inline constexpr uint64_t kMinCaptureGrowthBytes = uint64_t{1} << 20;  // 1 MiB
@@ -73,9 +74,10 @@ struct CaptureState {
 };
 
 // Peak capture: while armed, a thread of its own (`memprof-capture`) reads
-// stats.allocated every kCapturePollInterval and, when it has passed the
-// high-water mark by `growth_bytes`, has jemalloc write a heap profile into a
-// memfd on that thread and makes the allocated bytes of that moment the new
+// the allocated bytes every kCapturePollInterval and, when they have passed
+// the high-water mark by `growth_bytes`, has the heap profiler (jemalloc's,
+// or memprof's sampler where the allocator cannot sample) write a heap
+// profile into a memfd on that thread and makes the allocated bytes of that moment the new
 // mark. Near the limit, it reads the usage and limit of the memory cgroup
 // level that binds (common/cgroup_memory.h: two or three small files) on the
 // same tick (ten times per tick once within kNearLimitApproachPercent of the
@@ -109,7 +111,8 @@ class CaptureWatcher {
   // Arms, or re-arms with new settings: the high-water mark becomes the
   // allocated bytes of now, and at most `keep` captures are kept from now on.
   // kInvalidArgument for a growth or keep out of bounds; kFailedPrecondition
-  // without heap profiling or jemalloc statistics. Profiling must be active
+  // without a heap profiler that can capture (jemalloc's, or memprof's
+  // sampler), or without allocator statistics. Profiling must be active
   // for captures to show anything (the caller activates it first).
   [[nodiscard]] Result<CaptureState> Arm(const CaptureSettings& settings);
   // Stops watching (joins the thread); captures taken are kept.
@@ -126,12 +129,15 @@ class CaptureWatcher {
 
  private:
   void Loop();
-  void PollOnce(std::unique_lock<std::mutex>& lock, const JemallocControl& jemalloc, bool full);
+  void PollOnce(std::unique_lock<std::mutex>& lock, HeapProfiler& profiler, bool full);
+  // The allocator's allocated bytes: jemalloc's stats.allocated, else its
+  // summary (glibc: mallinfo2).
+  Result<uint64_t> AllocatedBytes() const;
   // Whether the cgroup's usage calls for a capture now; refreshes `limit`
   // (only its usage unless `full`).
   bool NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit, uint32_t next_percent,
                            bool full);
-  void Capture(const JemallocControl& jemalloc, CaptureInfo info);
+  void Capture(HeapProfiler& profiler, CaptureInfo info);
   void StartThreadLocked();
   static void LogArmed(const CaptureSettings& settings, uint64_t allocated,
                        const std::optional<CgroupMemoryLimit>& limit);

@@ -7,18 +7,17 @@
 #include <cstring>
 
 namespace memprof::agent {
-
-void FdWriter::Put(std::string_view text) {
+void TextWriter::Put(std::string_view text) {
   while (!text.empty()) {
-    if (used_ == sizeof(buffer_) && !Flush()) return;
-    const size_t n = std::min(text.size(), sizeof(buffer_) - used_);
+    if (used_ == kCapacity && !Flush()) return;
+    const size_t n = std::min(text.size(), kCapacity - used_);
     std::memcpy(buffer_ + used_, text.data(), n);
     used_ += n;
     text.remove_prefix(n);
   }
 }
 
-void FdWriter::Decimal(uint64_t value) {
+void TextWriter::Decimal(uint64_t value) {
   char digits[20];
   int n = 0;
   do {
@@ -28,7 +27,7 @@ void FdWriter::Decimal(uint64_t value) {
   Put(std::string_view(digits + sizeof(digits) - n, static_cast<size_t>(n)));
 }
 
-void FdWriter::Hex(uint64_t value) {
+void TextWriter::Hex(uint64_t value) {
   char digits[18];
   int n = 0;
   do {
@@ -40,7 +39,14 @@ void FdWriter::Hex(uint64_t value) {
   Put(std::string_view(digits + sizeof(digits) - n, static_cast<size_t>(n)));
 }
 
-bool FdWriter::Flush() {
+bool TextWriter::Flush() {
+  if (sink_ != nullptr) {
+    buffer_[used_] = '\0';
+    if (used_ != 0) sink_(opaque_, buffer_);
+    written_ += used_;
+    used_ = 0;
+    return true;
+  }
   size_t done = 0;
   while (error_ == 0 && done < used_) {
     const ssize_t n = write(fd_, buffer_ + done, used_ - done);
@@ -58,7 +64,7 @@ bool FdWriter::Flush() {
 
 namespace {
 
-void PutCounts(FdWriter& w, uint64_t objects, uint64_t bytes) {
+void PutCounts(TextWriter& w, uint64_t objects, uint64_t bytes) {
   w.Put("  t*: ");
   w.Decimal(objects);
   w.Put(": ");
@@ -68,7 +74,7 @@ void PutCounts(FdWriter& w, uint64_t objects, uint64_t bytes) {
 
 }  // namespace
 
-bool WriteHeapV2(FdWriter& w, uint64_t interval, const ProfileCoverage& coverage,
+bool WriteHeapV2(TextWriter& w, uint64_t interval, const ProfileCoverage& coverage,
                  const LiveTable& live, const StackTable& stacks, StackTotals* scratch) {
   const size_t capacity = stacks.capacity();
   std::memset(scratch, 0, capacity * sizeof(StackTotals));
@@ -102,7 +108,7 @@ bool WriteHeapV2(FdWriter& w, uint64_t interval, const ProfileCoverage& coverage
   return w.Flush();
 }
 
-bool WriteMappedLibraries(FdWriter& w) {
+bool WriteMappedLibraries(TextWriter& w) {
   w.Put("\nMAPPED_LIBRARIES:\n");
   const int maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (maps < 0) return false;

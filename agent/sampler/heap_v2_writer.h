@@ -10,11 +10,17 @@
 
 namespace memprof::agent {
 
-// Buffered writes into a descriptor from a fixed buffer on the stack: a
-// dump runs while the hooks may fire, so it never allocates.
-class FdWriter {
+// Where a TextWriter can send text besides a descriptor: jemalloc's write
+// callback's shape (`text` ends in NUL), which the allocation profile's
+// writer takes (agent/heap/allocation_profile_writer.h).
+using TextSink = void (*)(void* opaque, const char* text);
+
+// Buffered writes from a fixed buffer on the stack, into a descriptor or a
+// TextSink: a dump runs while the hooks may fire, so it never allocates.
+class TextWriter {
  public:
-  explicit FdWriter(int fd) : fd_(fd) {}
+  explicit TextWriter(int fd) : fd_(fd) {}
+  TextWriter(TextSink sink, void* opaque) : sink_(sink), opaque_(opaque) {}
   void Put(std::string_view text);
   void Decimal(uint64_t value);
   void Hex(uint64_t value);  // "0x…", lower case, as jemalloc writes addresses
@@ -23,11 +29,15 @@ class FdWriter {
   int error() const { return error_; }
 
  private:
-  int fd_;
+  static constexpr size_t kCapacity = 8192;
+
+  int fd_ = -1;
+  TextSink sink_ = nullptr;
+  void* opaque_ = nullptr;
   size_t used_ = 0;
   uint64_t written_ = 0;
   int error_ = 0;
-  char buffer_[8192];
+  char buffer_[kCapacity + 1];  // + the NUL a sink is handed
 };
 
 // Writes the live samples as a jemalloc heap_v2 profile, the format `report`
@@ -56,11 +66,11 @@ struct ProfileCoverage {
   int64_t since_unix_ms = 0;
   uint64_t dropped = 0;
 };
-bool WriteHeapV2(FdWriter& writer, uint64_t interval, const ProfileCoverage& coverage,
+bool WriteHeapV2(TextWriter& writer, uint64_t interval, const ProfileCoverage& coverage,
                  const LiveTable& live, const StackTable& stacks, StackTotals* scratch);
 
 // Copies /proc/self/maps after the "MAPPED_LIBRARIES:" line.
-bool WriteMappedLibraries(FdWriter& writer);
+bool WriteMappedLibraries(TextWriter& writer);
 
 }  // namespace memprof::agent
 

@@ -8,13 +8,13 @@ bool LiveTable::Init(size_t capacity) {
   MappedRegion region = MappedRegion::Map(rounded * sizeof(Slot));
   if (region.empty()) return false;
   region_ = static_cast<MappedRegion&&>(region);
-  // Zeroed pages are valid slots: key kEmpty, size 0, stack 0.
+  // Zeroed pages are valid slots: key kEmpty, size 0, stack 0, record 0.
   slots_ = static_cast<Slot*>(region_.data());
   mask_ = rounded - 1;
   return true;
 }
 
-bool LiveTable::Insert(uintptr_t ptr, uint64_t size, uint32_t stack) {
+bool LiveTable::Insert(uintptr_t ptr, uint64_t size, uint32_t stack, uint32_t record) {
   if (slots_ == nullptr || ptr < kFirstPointer) return false;
   const size_t home = Home(ptr);
   for (uint32_t probe = 0; probe < kMaxProbe; ++probe) {
@@ -24,6 +24,7 @@ bool LiveTable::Insert(uintptr_t ptr, uint64_t size, uint32_t stack) {
     if (!slot.key.compare_exchange_strong(key, kBusy, std::memory_order_acquire)) continue;
     slot.size.store(size, std::memory_order_relaxed);
     slot.stack.store(stack, std::memory_order_relaxed);
+    slot.record.store(record, std::memory_order_relaxed);
     slot.key.store(ptr, std::memory_order_release);
     live_.fetch_add(1, std::memory_order_relaxed);
     return true;
@@ -32,12 +33,14 @@ bool LiveTable::Insert(uintptr_t ptr, uint64_t size, uint32_t stack) {
   return false;
 }
 
-bool LiveTable::Take(uintptr_t ptr, uint64_t* size, uint32_t* stack) {
+bool LiveTable::Take(uintptr_t ptr, uint64_t* size, uint32_t* stack, uint32_t* record) {
   if (slots_ == nullptr) return false;
-  return TakeFrom(Home(ptr), ptr, size, stack);
+  uint32_t ignored = 0;
+  return TakeFrom(Home(ptr), ptr, size, stack, record != nullptr ? record : &ignored);
 }
 
-bool LiveTable::TakeFrom(size_t home, uintptr_t ptr, uint64_t* size, uint32_t* stack) {
+bool LiveTable::TakeFrom(size_t home, uintptr_t ptr, uint64_t* size, uint32_t* stack,
+                         uint32_t* record) {
   // A pointer is inserted once before it is handed out and freed once, so
   // no other thread races us for this key; kBusy slots are other keys.
   for (uint32_t probe = 0; probe < kMaxProbe; ++probe) {
@@ -47,6 +50,7 @@ bool LiveTable::TakeFrom(size_t home, uintptr_t ptr, uint64_t* size, uint32_t* s
     if (key != ptr) continue;
     *size = slot.size.load(std::memory_order_relaxed);
     *stack = slot.stack.load(std::memory_order_relaxed);
+    *record = slot.record.load(std::memory_order_relaxed);
     if (!slot.key.compare_exchange_strong(key, kTombstone, std::memory_order_acq_rel)) {
       return false;  // cleared by a reset meanwhile
     }

@@ -9,7 +9,8 @@
 
 namespace memprof::agent {
 
-// The sampled allocations still alive: pointer -> size and stack id, in a
+// The sampled allocations still alive: pointer -> size, stack id and the
+// allocation window's record of it (recent_ring.h; 0: none), in a
 // fixed array of atomic slots (open addressing, linear probing, at most
 // kMaxProbe slots per key) mapped once and never grown, so nothing here
 // allocates. free() asks it about every pointer, nearly all unsampled, so
@@ -30,19 +31,22 @@ class LiveTable {
   size_t capacity() const { return mask_ + 1; }
 
   // Records a sampled allocation; false (and counted) when full.
-  bool Insert(uintptr_t ptr, uint64_t size, uint32_t stack);
-  // Forgets `ptr` if it was sampled. Inline: this is free()'s hot path.
-  void Erase(uintptr_t ptr) {
-    if (slots_ == nullptr) return;
+  bool Insert(uintptr_t ptr, uint64_t size, uint32_t stack, uint32_t record = 0);
+  // Forgets `ptr` if it was sampled; its window record, or 0 (not sampled,
+  // or sampled outside a window). Inline: this is free()'s hot path.
+  uint32_t Erase(uintptr_t ptr) {
+    if (slots_ == nullptr) return 0;
     const size_t home = Home(ptr);
-    if (slots_[home].key.load(std::memory_order_relaxed) == kEmpty) return;
+    if (slots_[home].key.load(std::memory_order_relaxed) == kEmpty) return 0;
     uint64_t size;
     uint32_t stack;
-    TakeFrom(home, ptr, &size, &stack);
+    uint32_t record = 0;
+    TakeFrom(home, ptr, &size, &stack, &record);
+    return record;
   }
   // Forgets `ptr` and says what it was (for realloc, which may fail and keep
   // the block); false if it was not sampled.
-  bool Take(uintptr_t ptr, uint64_t* size, uint32_t* stack);
+  bool Take(uintptr_t ptr, uint64_t* size, uint32_t* stack, uint32_t* record = nullptr);
   // Whether `ptr` is a live sample.
   bool Contains(uintptr_t ptr) const;
   // Calls fn(ptr, size, stack) for every live sample.
@@ -65,13 +69,14 @@ class LiveTable {
     std::atomic<uintptr_t> key;
     std::atomic<uint64_t> size;
     std::atomic<uint32_t> stack;
+    std::atomic<uint32_t> record;  // in the padding: a slot stays 24 bytes
   };
 
   size_t Home(uintptr_t ptr) const {
     // Fibonacci hashing of the pointer without its alignment bits.
     return static_cast<size_t>(((ptr >> 4) * 0x9E3779B97F4A7C15ULL) >> 20) & mask_;
   }
-  bool TakeFrom(size_t home, uintptr_t ptr, uint64_t* size, uint32_t* stack);
+  bool TakeFrom(size_t home, uintptr_t ptr, uint64_t* size, uint32_t* stack, uint32_t* record);
 
   MappedRegion region_;
   Slot* slots_ = nullptr;

@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <string>
 
 #include "agent/sampler/heap_v2_writer.h"
+#include "agent/sampler/recent_json_writer.h"
 #include "agent/sampler/sampler_hooks.h"
 #include "agent/sampler/stack_capture.h"
 #include "common/duration.h"
@@ -51,6 +53,9 @@ void AfterForkInChild() {
   if (state != nullptr) {
     pthread_mutex_init(&state->sample_mu, nullptr);
     state->patcher.UnlockAfterFork(true);
+    // The window is the parent's: its agent ends it and fetches it.
+    state->recording.store(false, std::memory_order_relaxed);
+    state->recent.End();
   }
   pthread_mutex_init(&control_mu, nullptr);
   // A child with no agent, forked during a timed window: nobody could end
@@ -80,18 +85,23 @@ void ConfigurePatcher(SamplerState& s, bool skip_own_module) {
   s.patcher.Configure(hooks, count, own, skip_own_module ? 1 : 0);
 }
 
+// Makes the state at the first use; under control_mu.
+Result<void> EnsureStateLocked(const SamplerOptions& options) {
+  if (state != nullptr) return {};
+  auto made = MakeState(options);
+  if (!made) return Fail(made.error());
+  state = *made;
+  return {};
+}
+
 }  // namespace
 
 Result<void> Sampler::Activate(const SamplerOptions& options) {
   NotSampledByMemprof quiet;
   pthread_mutex_lock(&control_mu);
-  if (state == nullptr) {
-    auto made = MakeState(options);
-    if (!made) {
-      pthread_mutex_unlock(&control_mu);
-      return Fail(made.error());
-    }
-    state = *made;
+  if (auto made = EnsureStateLocked(options); !made) {
+    pthread_mutex_unlock(&control_mu);
+    return Fail(made.error());
   }
   state->interval.store(options.sample_interval == 0 ? 1 : options.sample_interval,
                         std::memory_order_relaxed);
@@ -138,6 +148,7 @@ void Sampler::Reset() {
     state->samples.store(0, std::memory_order_relaxed);
     state->agent_thread_skips.store(0, std::memory_order_relaxed);
     state->since_unix_ms.store(active ? NowUnixMs() : 0, std::memory_order_relaxed);
+    state->recent.Restart();  // its records name the stacks just dropped
     pthread_mutex_unlock(&state->sample_mu);
     // No sample left to follow: a deactivated sampler lets go of the rest.
     if (!active) state->patcher.RestoreAll();
@@ -157,7 +168,7 @@ Result<uint64_t> Sampler::WriteProfile(int fd) {
   }
   MappedRegion scratch = MappedRegion::Map(s->stacks.capacity() * sizeof(StackTotals));
   if (scratch.empty()) return Fail(ErrorCode::kResourceExhausted, "mmap failed for the dump");
-  FdWriter writer(fd);
+  TextWriter writer(fd);
   pthread_mutex_lock(&s->sample_mu);
   const ProfileCoverage coverage{s->since_unix_ms.load(std::memory_order_relaxed),
                                  s->live.overflows() + s->stacks.overflows()};
@@ -170,6 +181,82 @@ Result<uint64_t> Sampler::WriteProfile(int fd) {
                                           std::strerror(writer.error() != 0 ? writer.error() : EIO));
   }
   return writer.written();
+}
+
+Result<void> Sampler::BeginRecording(size_t capacity) {
+  NotSampledByMemprof quiet;
+  pthread_mutex_lock(&control_mu);
+  Result<void> result = EnsureStateLocked(SamplerOptions{});
+  if (result) {
+    pthread_mutex_lock(&state->sample_mu);
+    if (state->recent.recording()) {
+      result = Fail(ErrorCode::kFailedPrecondition, "memprof's sampler is recording a window already");
+    } else if (!state->recent.Begin(capacity)) {
+      result = Fail(ErrorCode::kResourceExhausted,
+                    "memprof's sampler could not map the window's " + std::to_string(capacity) +
+                        " records (mmap failed)");
+    } else {
+      state->recording.store(true, std::memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&state->sample_mu);
+  }
+  pthread_mutex_unlock(&control_mu);
+  return result;
+}
+
+void Sampler::EndRecording() {
+  NotSampledByMemprof quiet;
+  pthread_mutex_lock(&control_mu);
+  if (state != nullptr) {
+    pthread_mutex_lock(&state->sample_mu);
+    state->recording.store(false, std::memory_order_relaxed);
+    state->recent.End();
+    pthread_mutex_unlock(&state->sample_mu);
+  }
+  pthread_mutex_unlock(&control_mu);
+}
+
+Sampler::Recording Sampler::RecordingState() {
+  Recording out;
+  pthread_mutex_lock(&control_mu);
+  if (state != nullptr) {
+    pthread_mutex_lock(&state->sample_mu);
+    out.on = state->recent.recording();
+    out.records = state->recent.count();
+    out.lost = state->recent.lost();
+    pthread_mutex_unlock(&state->sample_mu);
+  }
+  pthread_mutex_unlock(&control_mu);
+  return out;
+}
+
+// The records are copied under the sample lock, which sampled allocations
+// wait for, and written out after it, under the control lock only: a reset
+// (which drops the stacks they name) waits for the write, the host's
+// threads do not.
+Result<void> Sampler::WriteRecentAllocations(TextSink sink, void* opaque) {
+  NotSampledByMemprof quiet;
+  pthread_mutex_lock(&control_mu);
+  if (state == nullptr || !state->recent.recording()) {
+    pthread_mutex_unlock(&control_mu);
+    return Fail(ErrorCode::kFailedPrecondition, "memprof's sampler records no window");
+  }
+  MappedRegion scratch = MappedRegion::Map(state->recent.capacity() * sizeof(RecentRecord));
+  if (scratch.empty()) {
+    pthread_mutex_unlock(&control_mu);
+    return Fail(ErrorCode::kResourceExhausted, "mmap failed for the window's records");
+  }
+  auto* records = static_cast<RecentRecord*>(scratch.data());
+  pthread_mutex_lock(&state->sample_mu);
+  const uint64_t count = state->recent.CopyOut(records);
+  const uint64_t bound = state->recent.capacity();
+  pthread_mutex_unlock(&state->sample_mu);
+  TextWriter writer(sink, opaque);
+  WriteRecentJson(writer, state->interval.load(std::memory_order_relaxed), bound, records, count,
+                  state->stacks);
+  writer.Flush();
+  pthread_mutex_unlock(&control_mu);
+  return {};
 }
 
 void Sampler::RequestStopAfterFork() { stop_after_fork.store(true, std::memory_order_relaxed); }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/sampler/heap_v2_writer.h"
 #include "agent/sampler/sampler_state.h"
 #include "common/result.h"
 
@@ -52,7 +53,8 @@ struct SamplerStatus {
 //
 // Process-wide; thread-safe. fork(): the child inherits the state, hooks
 // and samples of the parent, consistent (pthread_atfork holds every lock of
-// the sampler across the fork).
+// the sampler across the fork), but not a recording: its window is the
+// parent's.
 class Sampler {
  public:
   // Patches every loaded module and starts sampling; idempotent (a new
@@ -66,6 +68,23 @@ class Sampler {
   // Writes the live samples into `fd` as a heap_v2 profile; its size.
   [[nodiscard]] static Result<uint64_t> WriteProfile(int fd);
   static SamplerStatus Status();
+
+  // Allocation windows (agent/heap/allocation_recorder.h). From
+  // BeginRecording until EndRecording every sampled allocation, and its
+  // free, is also kept in a ring of `capacity` records (recent_ring.h).
+  // kFailedPrecondition: a recording runs; kResourceExhausted: no memory.
+  [[nodiscard]] static Result<void> BeginRecording(size_t capacity);
+  static void EndRecording();
+  struct Recording {
+    bool on = false;
+    uint64_t records = 0;  // held now
+    bool lost = false;     // older records were overwritten, or dropped by a reset
+  };
+  static Recording RecordingState();
+  // Writes the records as jemalloc 5.3's prof_recent.alloc_dump writes its
+  // own (recent_json_writer.h), into `sink`; kFailedPrecondition if no
+  // recording runs.
+  [[nodiscard]] static Result<void> WriteRecentAllocations(TextSink sink, void* opaque);
   // From a forked child's fork handler that runs before the sampler's own:
   // the child stops sampling in the sampler's child handler (its locks are
   // usable only then). For a child that no agent serves.

@@ -8,6 +8,7 @@
 
 #include "agent/sampler/got_patcher.h"
 #include "agent/sampler/live_table.h"
+#include "agent/sampler/recent_ring.h"
 #include "agent/sampler/stack_table.h"
 
 namespace memprof::agent {
@@ -22,12 +23,16 @@ inline constexpr uint64_t kDefaultSampleInterval = 512 * 1024;
 struct SamplerState {
   LiveTable live;
   StackTable stacks;
+  RecentRing recent;  // an open allocation window's records; under sample_mu
   GotPatcher patcher;
   // Taken on sampled allocations only (to intern the stack) and by dumps;
   // never while calling anything that could allocate or take another lock.
   pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
   std::atomic<uint64_t> interval{kDefaultSampleInterval};
   std::atomic<bool> sampling{false};  // read on sampled calls only
+  // An allocation window is open: samples and their frees go to `recent`
+  // too. Read on sampled calls, outside the lock (the ring decides inside).
+  std::atomic<bool> recording{false};
   std::atomic<uint64_t> samples{0};
   std::atomic<uint64_t> agent_thread_skips{0};
   // When the samples held began: the first activation since the last reset

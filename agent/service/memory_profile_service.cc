@@ -328,11 +328,12 @@ Result<void> MemoryProfileService::DoActivate(const v1::ActivateRequest& request
   activation.if_generation = request.if_generation();
   if (AsksForCapture(request)) {  // bounds first: a bad request changes nothing
     if (auto ok = CheckCaptureSettings(CaptureSettingsOf(request)); !ok) return ok;
-    if (allocator_.Info().kind == AllocatorKind::kTcmalloc) {
+    if (allocator_.Info().sampler == "tcmalloc") {
       return Fail(ErrorCode::kFailedPrecondition,
-                  "peak capture (--capture-growth, --capture-near-limit) needs jemalloc, and "
-                  "this process uses tcmalloc; nothing was changed. Activate without them and "
-                  "dump when the memory is high");
+                  "peak capture (--capture-growth, --capture-near-limit) needs jemalloc's "
+                  "profiler or memprof's own sampler, and this process's tcmalloc samples by "
+                  "itself (TCMALLOC_SAMPLE_PARAMETER); nothing was changed. Activate without "
+                  "them and dump when the memory is high");
     }
     if (request.capture_near_limit_percent() != 0) {
       if (auto limit = RequireMemoryLimit(); !limit) return Fail(limit.error());

@@ -249,21 +249,17 @@ AttachCapabilities CapabilitiesOf(const AttachCheck& check) {
   } else {
     caps.sampler = "memprof";
   }
-  // Allocation windows and peak captures are jemalloc's own (prof_recent,
-  // its statistics); a tcmalloc target has captures of its own neither.
-  const bool jemalloc_profiles = caps.sampler == "jemalloc";
-  if (jemalloc_profiles) {
+  // Allocation windows and peak captures work with jemalloc's profiler and
+  // with memprof's sampler; a tcmalloc that samples by itself has neither.
+  if (caps.sampler != "tcmalloc") {
     caps.works.push_back("profile --allocations");
     return caps;
   }
   caps.refused = {"profile --allocations", "activate --capture-near-limit/--capture-growth"};
   caps.refusal_reason =
-      check.allocator == AttachCheck::Allocator::kJemalloc
-          ? "allocation windows and peak captures need jemalloc's own profiler, enabled when the "
-            "process started (" + check.profiling_source +
-                "); restart it with MALLOC_CONF=prof:true,prof_active:false for them"
-          : "allocation windows and peak captures need jemalloc's own profiler; start the "
-            "service with jemalloc (`memprofctl run` preloads it) for them";
+      "allocation windows and peak captures need jemalloc's profiler or memprof's own sampler, "
+      "and this tcmalloc samples by itself (" + check.profiling_source +
+      "); restart it without TCMALLOC_SAMPLE_PARAMETER for memprof's sampler to serve them";
   return caps;
 }
 

@@ -158,14 +158,24 @@ TEST_F(AllocationTest, RanksTheChurnFirstKeepsTheLeakAndLeavesOutTheCache) {
   EXPECT_NE(top("inuse_space").find("leak_record"), std::string::npos);
 }
 
-TEST_F(AllocationTest, AWindowOnATargetWithoutProfilingIsRefusedAndChangesNothing) {
+// jemalloc started without prof:true cannot record: memprof's own sampler
+// serves the window instead, with the same profile, and the same ranking.
+TEST_F(AllocationTest, AWindowOnJemallocWithoutProfilingIsServedByMemprofsSampler) {
   TargetProcess* t = StartMix("");
   ASSERT_NE(t, nullptr);
-  const std::string path = dir().File("none.allocs");
+  EXPECT_EQ(StatusJson(*t)["sampler"], "memprof");
+  const std::string path = dir().File("sampler.allocs");
   CommandResult r = Cli(ProfileArgs(*t, "2s", path));
-  EXPECT_EQ(r.exit_code, 5) << r;
-  EXPECT_NE(r.err.find("not enabled"), std::string::npos) << r;
-  EXPECT_TRUE(NonSocketEntries().empty()) << "nothing written";
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(Gunzipped(ReadFile(path)).find("\nclock: monotonic\n"), std::string::npos);
+  CommandResult collapsed = Cli({"report", path, "--format", "collapsed"});
+  ASSERT_EQ(collapsed.exit_code, 0) << collapsed;
+  std::map<std::string, double> allocated = CollapsedBytes(collapsed.out);
+  EXPECT_GT(allocated["churn_buffer"], 10 * allocated["leak_record"]) << collapsed.out;
+  EXPECT_GT(allocated["leak_record"], 0) << collapsed.out;
+  EXPECT_EQ(allocated["cache_fill"], 0) << "allocated before the window: " << collapsed.out;
+  EXPECT_EQ(StatusJson(*t)["profiling_active"], false) << "the window put sampling back off";
+  EXPECT_EQ(NonSocketEntries(), std::vector<std::string>{"sampler.allocs"});
 }
 
 TEST_F(AllocationTest, ATcmallocTargetIsRefusedWithTheReason) {

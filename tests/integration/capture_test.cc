@@ -46,6 +46,15 @@ class CaptureTest : public IntegrationTest {
     return Start(options);
   }
 
+  // The spike where the allocator cannot sample: memprof's sampler serves.
+  TargetProcess* StartUnsampledSpikeTarget(const char* binary) {
+    TargetOptions options;
+    options.argv = {binary};
+    options.env = {{"LD_PRELOAD", kAgentPreload}};
+    options.stdin_pipe = true;
+    return Start(options);
+  }
+
   // The flat in-use bytes `report` gives `function` in `heap_file`; 0 when
   // the function is not in the report.
   double FlatBytes(const std::string& heap_file, const std::string& function) {
@@ -133,6 +142,48 @@ TEST_F(CaptureTest, ASpikeThatIsOverIsFoundInTheCaptures) {
   const json after = StatusJson(*target)["capture"];
   EXPECT_EQ(after["armed"], false);
   EXPECT_EQ(after["held"].size(), capture["held"].size());
+}
+
+// Where the allocator cannot sample (jemalloc without prof:true, glibc's
+// malloc), memprof's own sampler takes the captures: the largest names the
+// spike.
+TEST_F(CaptureTest, MemprofsSamplerCapturesTheSpikeToo) {
+  for (const char* binary : {kSpikeTarget, MEMPROF_IT_SPIKE_GLIBC_TARGET}) {
+    SCOPED_TRACE(binary);
+    TargetProcess* target = StartUnsampledSpikeTarget(binary);
+    ASSERT_NE(target, nullptr);
+    EXPECT_EQ(StatusJson(*target)["sampler"], "memprof");
+    CommandResult armed =
+        CliFor(*target, "activate", {"--capture-growth", "64MiB", "--keep", "4"});
+    ASSERT_EQ(armed.exit_code, 0) << armed;
+    ASSERT_TRUE(target->process().WriteStdin("spike\n"));
+    json capture;
+    ASSERT_TRUE(test_support::WaitUntil(
+        [&] {
+          capture = StatusJson(*target)["capture"];
+          return target->process().StdoutText().find("freed") != std::string::npos &&
+                 !capture["held"].empty();
+        },
+        milliseconds(60000), milliseconds(200)))
+        << capture.dump();
+    const std::string out_dir =
+        dir().File(std::string("captures-") + (binary == kSpikeTarget ? "je" : "glibc"));
+    std::filesystem::create_directory(out_dir);
+    CommandResult fetched =
+        CliFor(*target, "dump", {"--captured", "--out-dir", out_dir, "--json"});
+    ASSERT_EQ(fetched.exit_code, 0) << fetched;
+    const json written = ParseJsonOutput(fetched);
+    json largest;
+    for (const auto& c : written["captures"]) {
+      if (largest.is_null() || c["allocated_bytes"] > largest["allocated_bytes"]) largest = c;
+    }
+    ASSERT_FALSE(largest.is_null()) << fetched.out;
+    EXPECT_TRUE(ReadFile(largest["path"].get<std::string>()).starts_with("heap_v2/524288\n# memprof_sampler "));
+    EXPECT_GE(FlatBytes(largest["path"], kSpikeFunction), 200.0 * (1 << 20)) << largest.dump();
+    ASSERT_EQ(CliFor(*target, "deactivate").exit_code, 0);
+    EXPECT_EQ(StatusJson(*target)["capture"]["armed"], false);
+    ASSERT_TRUE(target->Terminate().has_value());
+  }
 }
 
 // Every user-caused failure: its message and exit code, nothing on stdout.

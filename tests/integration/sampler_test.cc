@@ -3,9 +3,11 @@
 // without prof:true, tcmalloc_minimal and mimalloc (Debian's, preloaded as
 // an operator would), reached by attach and by a preloaded agent. The
 // target is tests/testprogs/sampler_target.cc: a cache filled before
-// activation, and a leak through operator new whose size it counts itself.
+// activation, and a leak through operator new whose size it counts itself;
+// allocation windows see its churn (malloc, realloc, free) and their lifetimes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -43,18 +45,24 @@ class SamplerTest : public IntegrationTest, public ::testing::WithParamInterface
     return Start(options);
   }
 
-  // Tells the target to leak `kib` KiB more; its own count of all it leaked.
-  double Leak(TargetProcess& target, int kib) {
+  // Sends the target one command; the number in its answer.
+  static double Command(TargetProcess& target, const std::string& command) {
     const size_t before = target.process().StdoutText().size();
-    EXPECT_TRUE(target.process().WriteStdin("leak " + std::to_string(kib) + "\n"));
+    EXPECT_TRUE(target.process().WriteStdin(command + "\n"));
     std::string reply;
     EXPECT_TRUE(test_support::WaitUntil(
         [&] {
           reply = target.process().StdoutText().substr(before);
           return reply.find('\n') != std::string::npos;
         },
-        seconds(60)));
-    return std::stod(reply.substr(reply.find(' ') + 1));
+        seconds(60)))
+        << command;
+    return reply.find(' ') == std::string::npos ? -1 : std::stod(reply.substr(reply.find(' ') + 1));
+  }
+
+  // Tells the target to leak `kib` KiB more; its own count of all it leaked.
+  static double Leak(TargetProcess& target, int kib) {
+    return Command(target, "leak " + std::to_string(kib));
   }
 
   // activate, leak, dump, report as JSON: the checks every case makes.
@@ -108,6 +116,63 @@ TEST_P(SamplerTest, APreloadedAgentSamplesByItselfToo) {
   TargetProcess* target = StartTarget(/*preload_agent=*/true);
   ASSERT_NE(target, nullptr);
   ProfileALeak(*target);
+  auto status = target->Terminate();
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->ShellCode(), 0) << target->process().StderrText();
+}
+
+// An allocation window where memprof samples: the churn (malloc, realloc
+// and free of short-lived blocks) ranks first by bytes allocated, keeps
+// nothing and lives for microseconds; the leak made in the window keeps all
+// it allocated; the cache filled before is not in it. Then everything is
+// put back: the window switched sampling on for itself, and off again.
+TEST_P(SamplerTest, AnAllocationWindowRanksTheChurnFirstWithItsLifetimes) {
+  TargetProcess* target = StartTarget(/*preload_agent=*/true);
+  ASSERT_NE(target, nullptr);
+  const std::string path = dir().File(std::string(GetParam().name) + ".allocs");
+  auto running = SpawnCli({"profile", "--pid", std::to_string(target->pid()), "--duration", "4s",
+                           "--allocations", "--out", path, "--json"});
+  ASSERT_NE(running, nullptr);
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] { return StatusJson(*target)["allocation_window"]["open_window"] == 1; }, seconds(30)));
+  EXPECT_EQ(StatusJson(*target)["profiling_active"], true) << "the window switched sampling on";
+  EXPECT_GT(Command(*target, "churn 200000"), 0);
+  EXPECT_GT(Leak(*target, 16 * 1024), 0);
+  auto exited = running->Wait(seconds(60));
+  ASSERT_TRUE(exited.has_value());
+  ASSERT_EQ(exited->exit_code, 0) << running->StderrText();
+  const nlohmann::json outcome = nlohmann::json::parse(running->StdoutText());
+  EXPECT_EQ(outcome["profiling_activated"], true) << outcome.dump(2);
+  EXPECT_EQ(outcome["records_lost"], false) << outcome.dump(2);
+  EXPECT_EQ(StatusJson(*target)["profiling_active"], false) << "the window put sampling back off";
+
+  CommandResult lifetimes = Cli({"report", path, "--lifetimes", "--format", "json"});
+  ASSERT_EQ(lifetimes.exit_code, 0) << lifetimes;
+  const nlohmann::json report = ParseJsonOutput(lifetimes);
+  const nlohmann::json& sites = report["sites"];
+  ASSERT_FALSE(sites.empty()) << report.dump(2);
+  auto site = [&](const std::string& function) -> const nlohmann::json* {
+    for (const nlohmann::json& s : sites) {
+      if (s["function"].get<std::string>().find(function) != std::string::npos) return &s;
+    }
+    return nullptr;
+  };
+  const nlohmann::json* churn = site("ChurnThroughMalloc");
+  const nlohmann::json* leak = site("LeakThroughNew");
+  ASSERT_NE(churn, nullptr) << report.dump(2);
+  ASSERT_NE(leak, nullptr) << report.dump(2);
+  EXPECT_EQ(site("FillCacheBeforeActivation"), nullptr) << report.dump(2);
+  double largest = 0;
+  for (const nlohmann::json& s : sites) largest = std::max(largest, s["allocated_bytes"].get<double>());
+  EXPECT_EQ((*churn)["allocated_bytes"].get<double>(), largest) << "the churn ranks first\n"
+                                                                 << report.dump(2);
+  // 200000 rounds of a block of 2.3 KiB then one of 6 KiB on average: some 1.6 GB.
+  EXPECT_GT((*churn)["allocated_bytes"].get<double>(), 0.8e9) << churn->dump(2);
+  EXPECT_EQ((*churn)["survived_bytes"].get<double>(), 0) << churn->dump(2);
+  ASSERT_TRUE((*churn)["lifetime_p90_ns"].is_number()) << churn->dump(2);
+  EXPECT_LT((*churn)["lifetime_p90_ns"].get<double>(), 10e6) << churn->dump(2);
+  EXPECT_GT((*leak)["survived_bytes"].get<double>(), 0) << leak->dump(2);
+  EXPECT_EQ((*leak)["freed_bytes"].get<double>(), 0) << leak->dump(2);
   auto status = target->Terminate();
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->ShellCode(), 0) << target->process().StderrText();

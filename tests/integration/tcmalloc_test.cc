@@ -46,8 +46,9 @@ class TcmallocTest : public ExporterTest {
 
 // `attach` (issue 31) says what works on a tcmalloc process as the agent
 // serves it: with the sampler on since start-up, everything; without it,
-// status, stats, doctor and purge, and the three profiling commands refused
-// with the restart recipe, both by the agent and beforehand by --dry-run.
+// status, stats, doctor and purge, and profiles by memprof's own sampler,
+// allocation windows and captures included; with tcmalloc's own sampler,
+// windows and captures refused, by the agent and beforehand by --dry-run.
 TEST_F(TcmallocTest, AttachPromisesWhatTheAgentServes) {
   for (const bool sampling : {true, false}) {
     SCOPED_TRACE(sampling ? "TCMALLOC_SAMPLE_PARAMETER set" : "no sampling");
@@ -66,15 +67,20 @@ TEST_F(TcmallocTest, AttachPromisesWhatTheAgentServes) {
     for (const char* command : {"stats", "doctor", "purge"}) {
       EXPECT_EQ(CliFor(*t, command).exit_code, 0) << command;
     }
-    // Without its sampler, memprof's own serves: heap profiles either way;
-    // allocation windows and captures are jemalloc's only.
+    // Without its sampler, memprof's own serves, allocation windows and
+    // captures too; tcmalloc's own sampler has neither.
     const std::vector<std::string> works = promised["works"];
     const std::vector<std::string> refused = promised["refused"];
     EXPECT_NE(std::find(works.begin(), works.end(), "dump"), works.end()) << promised;
     EXPECT_EQ(promised["sampler"], sampling ? "tcmalloc" : "memprof") << promised;
-    EXPECT_EQ(refused, (std::vector<std::string>{"profile --allocations",
-                                                 "activate --capture-near-limit/--capture-growth"}))
+    EXPECT_EQ(std::find(works.begin(), works.end(), "profile --allocations") != works.end(),
+              !sampling)
         << promised;
+    const std::vector<std::string> expected_refused =
+        sampling ? std::vector<std::string>{"profile --allocations",
+                                            "activate --capture-near-limit/--capture-growth"}
+                 : std::vector<std::string>{};
+    EXPECT_EQ(refused, expected_refused) << promised;
     CommandResult activate = CliFor(*t, "activate");
     CommandResult dump = CliFor(*t, "dump", {"--out", dir().File("attached.heap"), "--force"});
     EXPECT_EQ(activate.exit_code, 0) << activate;

@@ -2,8 +2,9 @@
 // capture (`activate --capture-growth`). Each "spike" line on stdin makes it
 // allocate 300 MiB in SpikeHold300MiB (1 MiB blocks, so the growth is seen
 // on its way up), hold it two seconds, free it, and then print "freed" on
-// stdout. Linked with jemalloc; the tests preload the agent. Ends at EOF on
-// stdin or SIGTERM/SIGINT.
+// stdout. Linked with jemalloc (spike_target) or not (spike_glibc_target:
+// glibc's malloc); the tests preload the agent. Ends at EOF on stdin or
+// SIGTERM/SIGINT.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

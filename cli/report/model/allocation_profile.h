@@ -26,7 +26,7 @@ struct AllocationProfileHeader {
   uint64_t window_requested_ms = 0;
   uint64_t window_start_ns = 0;
   uint64_t window_end_ns = 0;
-  std::string clock;  // "monotonic_coarse" or "realtime"
+  std::string clock;  // "monotonic_coarse" or "realtime" (jemalloc), "monotonic" (memprof's sampler)
   uint64_t clock_resolution_ns = 0;
   uint64_t sample_interval = 0;  // bytes, jemalloc's average sample interval
   uint64_t record_bound = 0;

@@ -4,12 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "agent/allocators/allocator.h"
 #include "agent/allocators/allocator_detection.h"
 #include "agent/allocators/jemalloc_control.h"
 #include "agent/heap/allocation_recorder.h"
 #include "agent/heap/dump_streamer.h"
 #include "agent/heap/profiling_controller.h"
+#include "tests/support/files.h"
 
 namespace memprof::agent {
 namespace {
@@ -51,16 +56,46 @@ TEST(ProfilingOffTest, ActivateAndDumpUseMemprofsSampler) {
   ASSERT_TRUE((*allocator->ReadyProfiler())->Reset(std::nullopt));
 }
 
-TEST(ProfilingOffTest, AnAllocationWindowExplainsHowToRestart) {
+// An allocation window where jemalloc cannot record: memprof's sampler
+// records it, switched on for the window and off again at its end.
+TEST(ProfilingOffTest, AnAllocationWindowIsRecordedByMemprofsSampler) {
   auto allocator = DetectAllocator();
   ProfilingController controller(*allocator);
   AllocationRecorder recorder(*allocator, controller, ::getpid());
-  auto opened = recorder.Open(AllocationWindowRequest{std::chrono::seconds(5), 0});
-  ASSERT_FALSE(opened.has_value());
-  EXPECT_EQ(opened.error().code, ErrorCode::kFailedPrecondition);
-  EXPECT_NE(opened.error().message.find("not enabled when the process started"), std::string::npos)
-      << opened.error().message;
+  auto opened = recorder.Open(AllocationWindowRequest{std::chrono::seconds(5), 1000});
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  EXPECT_TRUE(opened->profiling_activated);
+  EXPECT_EQ(opened->sample_interval_bytes, 512u * 1024);
+  EXPECT_TRUE(allocator->Info().profiling_active);
+  // The sampler leaves this executable's own calls alone (it is linked into
+  // it, as into the agent): glibc's qsort allocates and frees its 1 MiB
+  // buffer itself, through libc's own slots.
+  std::vector<int> numbers(1 << 18);
+  for (int i = 0; i < 64; ++i) {
+    for (size_t j = 0; j < numbers.size(); ++j) numbers[j] = static_cast<int>((j * 7919u) % 65521u);
+    std::qsort(numbers.data(), numbers.size(), sizeof(int), [](const void* a, const void* b) {
+      return *static_cast<const int*>(a) - *static_cast<const int*>(b);
+    });
+  }
+  auto dump = recorder.Fetch(opened->id);
+  ASSERT_TRUE(dump.has_value()) << dump.error().message;
+  std::string text;
+  std::string part;
+  while (true) {
+    auto more = (*dump)->ReadNext(1 << 20, part);
+    ASSERT_TRUE(more.has_value());
+    if (!*more) break;
+    text += part;
+  }
+  text = test_support::Gunzipped(text);
+  EXPECT_TRUE(text.starts_with("memprof allocation profile v1\n")) << text.substr(0, 200);
+  EXPECT_NE(text.find("\nclock: monotonic\n"), std::string::npos) << text.substr(0, 400);
+  EXPECT_NE(text.find("\nended_by: client\n"), std::string::npos);
+  EXPECT_NE(text.find("\"released\":true"), std::string::npos) << "64 MiB churned: some sampled";
+  EXPECT_TRUE(text.ends_with("\n--- end\n"));
   EXPECT_EQ(recorder.OpenWindow(), 0u);
+  EXPECT_FALSE(allocator->Info().profiling_active) << "the window put sampling back off";
+  ASSERT_TRUE((*allocator->ReadyProfiler())->Reset(std::nullopt));
 }
 
 // memprof's sampler takes a reset and a new interval, as jemalloc's would.

@@ -41,7 +41,7 @@ double UnsampledBytes(const analysis::RawCounts& counts, uint64_t period) {
 TEST(HeapV2WriterTest, FormatsNumbersAsJemallocDoes) {
   const int fd = memfd_create("writer", MFD_CLOEXEC);
   ASSERT_GE(fd, 0);
-  FdWriter w(fd);
+  TextWriter w(fd);
   w.Decimal(0);
   w.Put(" ");
   w.Decimal(18446744073709551615u);
@@ -56,7 +56,7 @@ TEST(HeapV2WriterTest, FormatsNumbersAsJemallocDoes) {
 }
 
 TEST(HeapV2WriterTest, WriteFailureIsReported) {
-  FdWriter w(-1);
+  TextWriter w(-1);
   w.Put("x");
   EXPECT_FALSE(w.Flush());
   EXPECT_EQ(w.error(), EBADF);
