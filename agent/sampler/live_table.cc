@@ -6,8 +6,11 @@ bool LiveTable::Init(size_t capacity) {
   size_t rounded = 64;
   while (rounded < capacity) rounded <<= 1;
   MappedRegion region = MappedRegion::Map(rounded * sizeof(Slot));
-  if (region.empty()) return false;
+  MappedRegion filter = MappedRegion::Map((size_t{1} << kFilterBits) * sizeof(filter_[0]));
+  if (region.empty() || filter.empty()) return false;
   region_ = static_cast<MappedRegion&&>(region);
+  filter_region_ = static_cast<MappedRegion&&>(filter);
+  filter_ = static_cast<std::atomic<uint8_t>*>(filter_region_.data());
   // Zeroed pages are valid slots: key kEmpty, size 0, stack 0, record 0.
   slots_ = static_cast<Slot*>(region_.data());
   mask_ = rounded - 1;
@@ -25,6 +28,9 @@ bool LiveTable::Insert(uintptr_t ptr, uint64_t size, uint32_t stack, uint32_t re
     slot.size.store(size, std::memory_order_relaxed);
     slot.stack.store(stack, std::memory_order_relaxed);
     slot.record.store(record, std::memory_order_relaxed);
+    // Counted before the key is published: a free of `ptr` comes after
+    // this returns, and so sees the count.
+    FilterAdd(ptr);
     slot.key.store(ptr, std::memory_order_release);
     live_.fetch_add(1, std::memory_order_relaxed);
     return true;
@@ -35,6 +41,7 @@ bool LiveTable::Insert(uintptr_t ptr, uint64_t size, uint32_t stack, uint32_t re
 
 bool LiveTable::Take(uintptr_t ptr, uint64_t* size, uint32_t* stack, uint32_t* record) {
   if (slots_ == nullptr) return false;
+  if (filter_[Bucket(ptr)].load(std::memory_order_relaxed) == 0) return false;
   uint32_t ignored = 0;
   return TakeFrom(Home(ptr), ptr, size, stack, record != nullptr ? record : &ignored);
 }
@@ -54,10 +61,30 @@ bool LiveTable::TakeFrom(size_t home, uintptr_t ptr, uint64_t* size, uint32_t* s
     if (!slot.key.compare_exchange_strong(key, kTombstone, std::memory_order_acq_rel)) {
       return false;  // cleared by a reset meanwhile
     }
+    FilterRemove(ptr);
     live_.fetch_sub(1, std::memory_order_relaxed);
     return true;
   }
   return false;
+}
+
+void LiveTable::FilterAdd(uintptr_t ptr) {
+  std::atomic<uint8_t>& count = filter_[Bucket(ptr)];
+  uint8_t seen = count.load(std::memory_order_relaxed);
+  while (seen != kFilterSaturated &&
+         !count.compare_exchange_weak(seen, static_cast<uint8_t>(seen + 1),
+                                      std::memory_order_relaxed)) {
+  }
+}
+
+void LiveTable::FilterRemove(uintptr_t ptr) {
+  std::atomic<uint8_t>& count = filter_[Bucket(ptr)];
+  uint8_t seen = count.load(std::memory_order_relaxed);
+  // 0: a reset zeroed the filter under a sample still being freed.
+  while (seen != kFilterSaturated && seen != 0 &&
+         !count.compare_exchange_weak(seen, static_cast<uint8_t>(seen - 1),
+                                      std::memory_order_relaxed)) {
+  }
 }
 
 bool LiveTable::Contains(uintptr_t ptr) const {
@@ -73,6 +100,7 @@ bool LiveTable::Contains(uintptr_t ptr) const {
 
 void LiveTable::Clear() {
   region_.Zero();
+  filter_region_.Zero();
   live_.store(0, std::memory_order_relaxed);
   overflows_.store(0, std::memory_order_relaxed);
 }

@@ -3,7 +3,8 @@
 // BM_MallocFree/hooks:0 is malloc(64)+free from the executable straight to
 // glibc; /hooks:1 the same through the sampler's GOT hooks at the default
 // interval (512 KiB), the sampler in a dlopen'd object as in the agent's
-// module. BM_SampledMallocFree samples every call (interval 1): the stack
+// module. BM_ChurnManyLiveBlocks is the same over a large heap (random
+// frees). BM_SampledMallocFree samples every call (interval 1): the stack
 // and the tables. BM_CaptureStack is the unwinder alone.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
@@ -58,6 +59,30 @@ void BM_MallocFree(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_MallocFree)->ArgName("hooks")->Arg(0)->Arg(1);
+
+// A host's heap, not one hot block: 256 Ki live blocks of 16 to 1 KiB, and
+// each iteration frees a random one and allocates its replacement, so that
+// every free asks the live table about an address far from the last.
+void BM_ChurnManyLiveBlocks(benchmark::State& state) {
+  const bool hooks = state.range(0) != 0;
+  constexpr size_t kBlocks = size_t{1} << 18;
+  static void* blocks[kBlocks];
+  for (void*& b : blocks) b = std::malloc(16);
+  if (hooks && !Lib().activate(512 * 1024)) state.SkipWithError("activation failed");
+  uint64_t rng = 88172645463325252ull;
+  for (auto _ : state) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    const size_t i = rng % kBlocks;
+    std::free(blocks[i]);
+    blocks[i] = std::malloc(16 + (rng >> 32) % 1008);
+    benchmark::DoNotOptimize(blocks[i]);
+  }
+  if (hooks) Lib().deactivate();
+  for (void*& b : blocks) std::free(b);
+}
+BENCHMARK(BM_ChurnManyLiveBlocks)->ArgName("hooks")->Arg(0)->Arg(1);
 
 void BM_SampledMallocFree(benchmark::State& state) {
   if (!Lib().activate(1)) state.SkipWithError("activation failed");
