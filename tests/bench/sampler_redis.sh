@@ -2,25 +2,27 @@
 # Redis throughput: unprofiled, memprof's sampler (attached, activated at the
 # default interval) and heaptrack -p, interleaved, on loopback.
 #
-#   bash tests/bench/sampler_redis.sh BUILD_DIR     (needs redis-server, redis-tools, heaptrack)
+#   ROUNDS=5 bash tests/bench/sampler_redis.sh BUILD_DIR  (needs redis-server, redis-tools, heaptrack)
 #
-# Three rounds, each: a fresh redis-server unprofiled, one attached and
-# activated (memprof's sampler at 512 KiB), one under `heaptrack -p`.
+# ROUNDS rounds (default 5), each: a fresh redis-server unprofiled, one
+# attached and activated (memprof's sampler at 512 KiB), one under
+# `heaptrack -p`. The server runs on CPU 0 and redis-benchmark on CPU 1, so
+# that the client does not take the server's core.
 set -u
 M="${1:-build}/cli/memprofctl"
 WORK="$(mktemp -d -t memprof-sampler-redis.XXXXXX)"
 trap 'pkill -f "redis-server .*:64(00|01|02)" 2>/dev/null; rm -rf "${WORK}"' EXIT
 export MEMPROF_SOCKET_DIR="${WORK}/sockets"
 mkdir -m 0700 "${MEMPROF_SOCKET_DIR}"
-bench() { redis-benchmark -p "$1" -q -n 200000 -d 256 -t set,get -r 100000 -P 4 2>&1 | tr '\r' '\n' | grep "requests per second" | awk '{print $1, $2}' | tr '\n' ' '; echo; }
+bench() { taskset -c 1 redis-benchmark -p "$1" -q -n 200000 -d 256 -t set,get -r 100000 -P 4 2>&1 | tr '\r' '\n' | grep "requests per second" | awk '{print $1, $2}' | tr '\n' ' '; echo; }
 # Starts redis on port $1 and waits until it answers PING (at most 10 s).
 start() {
-  redis-server --port "$1" --save "" --appendonly no >/dev/null 2>&1 &
+  taskset -c 0 redis-server --port "$1" --save "" --appendonly no >/dev/null 2>&1 &
   local i
   for i in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && break; sleep 0.1; done
   pgrep -f "redis-server .*:$1"
 }
-for round in 1 2 3; do
+for round in $(seq "${ROUNDS:-5}"); do
   P=$(start 6400); echo "round $round plain: $(bench 6400)"; kill $P; sleep 0.5
   P=$(start 6401); $M attach --pid $P >/dev/null && $M activate --pid $P >/dev/null; echo "round $round memprof: $(bench 6401)"; kill $P; sleep 0.5
   P=$(start 6402); # heaptrack -p writes its trace into the working directory: ours, removed at exit.
