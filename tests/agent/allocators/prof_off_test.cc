@@ -62,7 +62,7 @@ TEST(ProfilingOffTest, AnAllocationWindowIsRecordedByMemprofsSampler) {
   auto allocator = DetectAllocator();
   ProfilingController controller(*allocator);
   AllocationRecorder recorder(*allocator, controller, ::getpid());
-  auto opened = recorder.Open(AllocationWindowRequest{std::chrono::seconds(5), 1000});
+  auto opened = recorder.Open(AllocationWindowRequest{std::chrono::seconds(120), 1000});
   ASSERT_TRUE(opened.has_value()) << opened.error().message;
   EXPECT_TRUE(opened->profiling_activated);
   EXPECT_EQ(opened->sample_interval_bytes, 512u * 1024);
@@ -91,7 +91,9 @@ TEST(ProfilingOffTest, AnAllocationWindowIsRecordedByMemprofsSampler) {
   EXPECT_TRUE(text.starts_with("memprof allocation profile v1\n")) << text.substr(0, 200);
   EXPECT_NE(text.find("\nclock: monotonic\n"), std::string::npos) << text.substr(0, 400);
   EXPECT_NE(text.find("\nended_by: client\n"), std::string::npos);
+#if !defined(__SANITIZE_ADDRESS__)  // ASan's own interceptors serve malloc and qsort there
   EXPECT_NE(text.find("\"released\":true"), std::string::npos) << "64 MiB churned: some sampled";
+#endif
   EXPECT_TRUE(text.ends_with("\n--- end\n"));
   EXPECT_EQ(recorder.OpenWindow(), 0u);
   EXPECT_FALSE(allocator->Info().profiling_active) << "the window put sampling back off";
