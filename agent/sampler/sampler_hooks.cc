@@ -310,13 +310,15 @@ void* HookMiMallocAligned(size_t size, size_t alignment) {
 // (dlopen_search.h); if that fails too, dlopen is called once more so that
 // dlerror() says what the host's own call would have said.
 __attribute__((noinline)) void* HookDlopen(const char* file, int flags) {
+  // First, with acquire: it orders the host table's set-up before its use
+  // here (the GOT write that led here is no synchronization to TSan).
+  SamplerState* s = State();
   void* handle = host.dlopen(file, flags);
   if (handle == nullptr && file != nullptr && std::strchr(file, '/') == nullptr) {
     NotSampledByMemprof quiet;
     handle = DlopenInCallersPath(host.dlopen, file, flags, __builtin_return_address(0));
     if (handle == nullptr) handle = host.dlopen(file, flags);
   }
-  SamplerState* s = State();
   if (handle != nullptr && s != nullptr) {
     NotSampledByMemprof quiet;
     s->patcher.PatchLoaded();
@@ -325,8 +327,9 @@ __attribute__((noinline)) void* HookDlopen(const char* file, int flags) {
 }
 
 int HookDlclose(void* handle) {
+  SamplerState* s = State();  // first, as in HookDlopen
   const int r = host.dlclose(handle);
-  if (SamplerState* s = State()) s->patcher.Prune();
+  if (s != nullptr) s->patcher.Prune();
   return r;
 }
 
