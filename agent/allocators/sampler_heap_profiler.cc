@@ -95,4 +95,9 @@ void DescribeMemprofSampler(AllocatorInfo& info) {
   info.sample_interval_bytes = sampler.SampleInterval();
 }
 
+bool MemprofSamplerServes(const Allocator& allocator) {
+  auto profiler = allocator.ReadyProfiler();
+  return profiler && *profiler == &MemprofSampler();
+}
+
 }  // namespace memprof::agent

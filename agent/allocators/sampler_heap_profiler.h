@@ -64,6 +64,9 @@ SamplerHeapProfiler& MemprofSampler();
 // profiling facts are left as they are.
 void DescribeMemprofSampler(AllocatorInfo& info);
 
+// Whether memprof's sampler is `allocator`'s heap profiler (ReadyProfiler()).
+bool MemprofSamplerServes(const Allocator& allocator);
+
 }  // namespace memprof::agent
 
 #endif  // MEMPROF_AGENT_ALLOCATORS_SAMPLER_HEAP_PROFILER_H_

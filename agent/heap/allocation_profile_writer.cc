@@ -125,6 +125,12 @@ Result<void> AppendMappings(GzipAppender& out) {
   }
 }
 
+uint64_t ResolutionNs(clockid_t id) {
+  timespec res{};
+  if (::clock_getres(id, &res) != 0) return 0;
+  return static_cast<uint64_t>(res.tv_sec) * 1000000000u + static_cast<uint64_t>(res.tv_nsec);
+}
+
 void CountInto(void* counter, const char* text) { static_cast<RecordCounter*>(counter)->Feed(text); }
 
 }  // namespace
@@ -144,11 +150,15 @@ ProfClock ProfClock::Of(const JemallocControl& jemalloc) {
     clock.id = CLOCK_REALTIME;
     clock.name = "realtime";
   }
-  timespec res{};
-  if (::clock_getres(clock.id, &res) == 0) {
-    clock.resolution_ns = static_cast<uint64_t>(res.tv_sec) * 1000000000u +
-                          static_cast<uint64_t>(res.tv_nsec);
-  }
+  clock.resolution_ns = ResolutionNs(clock.id);
+  return clock;
+}
+
+ProfClock ProfClock::Monotonic() {
+  ProfClock clock;
+  clock.id = CLOCK_MONOTONIC;
+  clock.name = "monotonic";
+  clock.resolution_ns = ResolutionNs(clock.id);
   return clock;
 }
 

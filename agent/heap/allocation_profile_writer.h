@@ -34,6 +34,7 @@ struct ProfClock {
   uint64_t resolution_ns = 0;
 
   static ProfClock Of(const JemallocControl& jemalloc);
+  static ProfClock Monotonic();  // memprof's sampler's (CLOCK_MONOTONIC)
   uint64_t NowNs() const;
 };
 

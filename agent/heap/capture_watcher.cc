@@ -118,6 +118,7 @@ Result<CaptureState> CaptureWatcher::Arm(const CaptureSettings& settings) {
     armed_ = true;
     settings_ = settings;
     high_water_ = *allocated;
+    profiler_ = *profiler;
     limit_ = limit;
     next_near_percent_ = settings.near_limit_percent;
     close_to_limit_ = false;  // the first poll says
@@ -205,9 +206,7 @@ void CaptureWatcher::Loop() {
     const bool fast = close_to_limit_;
     cv_.wait_for(lock, fast ? poll_ / kNearLimitPollDivisor : poll_);
     if (!armed_) break;
-    auto profiler = CaptureProfiler(allocator_);
-    if (!profiler) break;
-    PollOnce(lock, **profiler, !fast || ++tick % kNearLimitPollDivisor == 0);
+    PollOnce(lock, *profiler_, !fast || ++tick % kNearLimitPollDivisor == 0);
   }
   running_ = false;
 }

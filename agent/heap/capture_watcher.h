@@ -153,6 +153,8 @@ class CaptureWatcher {
   bool armed_ = false;          // guarded by mu_
   CaptureSettings settings_;    // guarded by mu_
   uint64_t high_water_ = 0;     // guarded by mu_
+  // Set at Arm: the allocator's profiler does not change while it lives.
+  HeapProfiler* profiler_ = nullptr;  // guarded by mu_
   uint64_t arm_generation_ = 0; // guarded by mu_: bumped by each Arm
   std::optional<CgroupMemoryLimit> limit_;  // guarded by mu_: near-limit capture's level
   uint32_t next_near_percent_ = 0;          // guarded by mu_

@@ -1,7 +1,6 @@
 #include "agent/heap/recent_allocations.h"
 
 #include <pthread.h>
-#include <time.h>
 
 #include <atomic>
 #include <string>
@@ -98,14 +97,7 @@ class SamplerRecent final : public RecentAllocations {
   Result<void> Dump(JemallocControl::WriteCb write, void* opaque) const override {
     return Sampler::WriteRecentAllocations(write, opaque);
   }
-  ProfClock Clock() const override {
-    ProfClock clock;
-    clock.id = CLOCK_MONOTONIC;
-    clock.name = "monotonic";
-    timespec res{};
-    if (clock_getres(clock.id, &res) == 0) clock.resolution_ns = static_cast<uint64_t>(res.tv_nsec);
-    return clock;
-  }
+  ProfClock Clock() const override { return ProfClock::Monotonic(); }
   uint64_t SampleInterval() const override { return MemprofSampler().SampleInterval(); }
   bool SamplingActive() const override { return MemprofSampler().Active(); }
 };
@@ -113,8 +105,7 @@ class SamplerRecent final : public RecentAllocations {
 }  // namespace
 
 Result<std::unique_ptr<RecentAllocations>> RecentAllocationsOf(const Allocator& allocator) {
-  auto profiler = allocator.ReadyProfiler();
-  if (profiler && *profiler == &MemprofSampler()) {
+  if (MemprofSamplerServes(allocator)) {
     return std::unique_ptr<RecentAllocations>(std::make_unique<SamplerRecent>());
   }
   if (allocator.Jemalloc() == nullptr) {

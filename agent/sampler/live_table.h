@@ -41,12 +41,10 @@ class LiveTable {
   uint32_t Erase(uintptr_t ptr) {
     if (slots_ == nullptr) return 0;
     if (filter_[Bucket(ptr)].load(std::memory_order_relaxed) == 0) return 0;
-    const size_t home = Home(ptr);
-    if (slots_[home].key.load(std::memory_order_relaxed) == kEmpty) return 0;
     uint64_t size;
     uint32_t stack;
     uint32_t record = 0;
-    TakeFrom(home, ptr, &size, &stack, &record);
+    TakeFrom(Home(ptr), ptr, &size, &stack, &record);
     return record;
   }
   // Forgets `ptr` and says what it was (for realloc, which may fail and keep
