@@ -231,6 +231,8 @@ void Agent::OnForkPrepare() {
   server_live_at_fork_ = ours && ops_->live(server_) != 0;
   remote_at_fork_ = ours && config_.remote.has_value();
   window_end_at_fork_ = ours ? ops_->window_end(server_) : 0;
+  // Last: the sampler's locks after the agent's (module_abi.h, sampler_fork).
+  if (ops_ != nullptr) ops_->sampler_fork(MEMPROF_FORK_PREPARE);
 }
 
 // Whether gRPC runs, and if so holds the accept thread's timer until the
@@ -254,6 +256,7 @@ void Agent::StopGrpcOnAcceptThread() {
 }
 
 void Agent::OnForkParent() {
+  if (ops_ != nullptr) ops_->sampler_fork(MEMPROF_FORK_PARENT);
   if (acceptor_) acceptor_->UnlockAfterForkInParent();
   forking_ = false;
   server_mu_.unlock();
@@ -268,7 +271,9 @@ void Agent::OnForkParent() {
 void Agent::OnForkChild() {
   // Only the forking thread exists in the child. The parent's state is
   // abandoned, never destroyed (that would join threads that do not exist,
-  // and remove the parent's socket).
+  // and remove the parent's socket). The sampler's locks first, so that it
+  // can be stopped below.
+  if (ops_ != nullptr) ops_->sampler_fork(MEMPROF_FORK_CHILD);
   if (acceptor_) acceptor_->AbandonAfterFork();
   (void)acceptor_.release();
   server_ = nullptr;
@@ -297,24 +302,23 @@ void Agent::OnForkChild() {
   // A window the parent's agent opened must end in the child too: with no
   // agent here to end it, it ends now (jemalloc's fork handlers have run
   // before this one, so its locks are usable).
-  if (!served && window_end != 0) StopAllProfiling(/*in_fork_child=*/true);
+  if (!served && window_end != 0) StopAllProfiling();
   mu_.unlock();
 }
 
-void Agent::StopAllProfiling(bool in_fork_child) {
+void Agent::StopAllProfiling() {
   // jemalloc's (in a child its fork handlers have run before this one).
   StopProfilingThisProcess();
-  // memprof's own sampler, where the module had been loaded; from a child's
-  // fork handler it stops in its own child handler, which runs after this
-  // one (its locks are not usable yet).
-  if (ops_ != nullptr) ops_->stop_sampling(in_fork_child ? 1 : 0);
+  // memprof's own sampler, where the module had been loaded (in a child the
+  // sampler's child handler has run: its locks are usable).
+  if (ops_ != nullptr) ops_->stop_sampling();
 }
 
 void Agent::InheritWindowOnAcceptThread(int64_t end_unix_ms) {
   std::lock_guard lock(server_mu_);
   if (auto r = EnsureServerLocked(); !r) {
     CoreLog(LogLevel::kWarn, "ending the parent's profiling window now: " + r.error().message);
-    StopAllProfiling(/*in_fork_child=*/false);
+    StopAllProfiling();
     return;
   }
   ops_->inherit_window(server_, end_unix_ms);

@@ -88,8 +88,8 @@ class Agent {
   void InheritWindowOnAcceptThread(int64_t end_unix_ms);
   // For a forked child that no agent serves, forked during a timed window:
   // jemalloc's prof.active and memprof's own sampler stop (nobody could end
-  // them later). `in_fork_child`: called from the child's fork handler.
-  void StopAllProfiling(bool in_fork_child);
+  // them later).
+  void StopAllProfiling();
 
   mutable std::mutex mu_;  // start, stop and fork
   std::mutex server_mu_;   // every call into the server, and fork

@@ -100,8 +100,7 @@ Result<ActivationChange> ProfilingController::Deactivate(uint64_t if_generation)
 }
 
 int64_t ProfilingController::WindowEndUnixMs() const {
-  std::lock_guard lock(mu_);
-  return window_end_unix_ms_;
+  return window_end_unix_ms_.load(std::memory_order_acquire);
 }
 
 uint64_t ProfilingController::Generation() const {
@@ -118,12 +117,12 @@ Result<void> ProfilingController::CheckGenerationLocked(uint64_t if_generation) 
 }
 
 ProfilingState ProfilingController::StateLocked(const HeapProfiler& profiler) const {
-  return ProfilingState{profiler.Active(), window_end_unix_ms_};
+  return ProfilingState{profiler.Active(), window_end_unix_ms_.load(std::memory_order_relaxed)};
 }
 
 void ProfilingController::ArmLocked(std::chrono::milliseconds window) {
   deadline_ = std::chrono::steady_clock::now() + window;
-  window_end_unix_ms_ = NowUnixMs() + window.count();
+  window_end_unix_ms_.store(NowUnixMs() + window.count(), std::memory_order_release);
   if (!timer_running_) {
     // The thread of an earlier window has left its loop (it needs no lock
     // to end from there).
@@ -144,14 +143,14 @@ void ProfilingController::InheritWindow(int64_t end_unix_ms) {
     return;
   }
   ArmLocked(std::chrono::milliseconds(left_ms));
-  window_end_unix_ms_ = end_unix_ms;
+  window_end_unix_ms_.store(end_unix_ms, std::memory_order_release);
   Logger().info("profiling window inherited from the parent: ends in {}",
                 FormatDuration(std::chrono::milliseconds(left_ms)));
 }
 
 void ProfilingController::DisarmLocked() {
   deadline_.reset();
-  window_end_unix_ms_ = 0;
+  window_end_unix_ms_.store(0, std::memory_order_release);
   cv_.notify_all();
 }
 

@@ -1,6 +1,7 @@
 #ifndef MEMPROF_AGENT_HEAP_PROFILING_CONTROLLER_H_
 #define MEMPROF_AGENT_HEAP_PROFILING_CONTROLLER_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -77,6 +78,10 @@ class ProfilingController {
   // non-zero `if_generation` that is not the current generation is
   // kFailedPrecondition and changes nothing.
   [[nodiscard]] Result<ActivationChange> Deactivate(uint64_t if_generation = 0);
+  // Takes no lock: the agent's fork handler reads it on a host thread that
+  // may already hold memprof's sampler's locks (the sampler's own prepare
+  // handler, registered later, runs first), while a thread in Activate or
+  // Deactivate holds mu_ and waits for one of those locks.
   int64_t WindowEndUnixMs() const;
   // In a forked child, the window its parent had open at fork() time (wall
   // clock, as WindowEndUnixMs()): the child keeps sampling until then and no
@@ -101,7 +106,8 @@ class ProfilingController {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
-  int64_t window_end_unix_ms_ = 0;
+  // Written under mu_, read without it (WindowEndUnixMs).
+  std::atomic<int64_t> window_end_unix_ms_{0};
   uint64_t generation_ = 1;
   bool stopping_ = false;
   bool timer_running_ = false;  // the timer thread has not left its loop

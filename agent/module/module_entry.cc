@@ -20,6 +20,9 @@ void CopyError(const std::string& message, char* out, size_t size) {
 
 void* Create(memprof_getenv_fn getenv, pid_t pid, int64_t started_unix_ms, char* error,
              size_t error_size) noexcept {
+  // Before any activation can make the sampler register fork handlers of
+  // its own: the core's call them (module_abi.h, sampler_fork).
+  Sampler::LeaveForkHandlersToCaller();
   try {
     AgentConfig config = ConfigFromEnvironment(getenv);
     auto server = AgentServer::Create(config, pid, started_unix_ms);
@@ -91,11 +94,21 @@ void InheritWindow(void* server, int64_t end_unix_ms) noexcept {
   }
 }
 
-void StopSampling(int in_fork_child) noexcept {
-  if (in_fork_child != 0) {
-    Sampler::RequestStopAfterFork();
-  } else {
-    Sampler::Deactivate();
+void StopSampling() noexcept { Sampler::Deactivate(); }
+
+void SamplerFork(int phase) noexcept {
+  switch (phase) {
+    case MEMPROF_FORK_PREPARE:
+      Sampler::PrepareFork();
+      break;
+    case MEMPROF_FORK_PARENT:
+      Sampler::AfterForkInParent();
+      break;
+    case MEMPROF_FORK_CHILD:
+      Sampler::AfterForkInChild();
+      break;
+    default:
+      break;
   }
 }
 
@@ -109,7 +122,8 @@ constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION,
                                      &GrpcCanStart,
                                      &WindowEnd,
                                      &InheritWindow,
-                                     &StopSampling};
+                                     &StopSampling,
+                                     &SamplerFork};
 
 }  // namespace
 }  // namespace memprof::agent

@@ -21,47 +21,14 @@ namespace {
 pthread_mutex_t control_mu = PTHREAD_MUTEX_INITIALIZER;
 SamplerState* state = nullptr;  // guarded by control_mu; never freed
 bool active = false;            // guarded by control_mu
-// Set by RequestStopAfterFork in a child's fork handler, read in ours.
-std::atomic<bool> stop_after_fork{false};
 constexpr size_t kMaxPatchedSlots = 16384;
 
 // The state lives in static storage, built in place: no host allocation,
 // and no destructor to run at exit while another thread is in a hook.
 alignas(SamplerState) unsigned char state_storage[sizeof(SamplerState)];
 
-// fork(): every lock of the sampler is taken before and released after, in
-// both processes, so the child never inherits one held by a thread that
-// does not exist there. The child's copy of the tables is the parent's at
-// that instant.
-void PrepareFork() {
-  pthread_mutex_lock(&control_mu);
-  if (state != nullptr) {
-    state->patcher.LockForFork();
-    pthread_mutex_lock(&state->sample_mu);
-  }
-}
-
-void AfterForkInParent() {
-  if (state != nullptr) {
-    pthread_mutex_unlock(&state->sample_mu);
-    state->patcher.UnlockAfterFork(false);
-  }
-  pthread_mutex_unlock(&control_mu);
-}
-
-void AfterForkInChild() {
-  if (state != nullptr) {
-    pthread_mutex_init(&state->sample_mu, nullptr);
-    state->patcher.UnlockAfterFork(true);
-    // The window is the parent's: its agent ends it and fetches it.
-    state->recording.store(false, std::memory_order_relaxed);
-    state->recent.End();
-  }
-  pthread_mutex_init(&control_mu, nullptr);
-  // A child with no agent, forked during a timed window: nobody could end
-  // its sampling later (the agent's handler, registered first, asked).
-  if (stop_after_fork.exchange(false, std::memory_order_relaxed)) Sampler::Deactivate();
-}
+// Set by LeaveForkHandlersToCaller: MakeState registers no fork handlers.
+bool fork_handlers_by_caller = false;
 
 Result<SamplerState*> MakeState(const SamplerOptions& options) {
   auto* s = new (state_storage) SamplerState();
@@ -71,7 +38,8 @@ Result<SamplerState*> MakeState(const SamplerOptions& options) {
     return Fail(ErrorCode::kResourceExhausted,
                 "memprof's sampler could not map its tables (mmap failed)");
   }
-  if (pthread_atfork(PrepareFork, AfterForkInParent, AfterForkInChild) != 0) {
+  if (!fork_handlers_by_caller && pthread_atfork(&Sampler::PrepareFork, &Sampler::AfterForkInParent,
+                                                 &Sampler::AfterForkInChild) != 0) {
     s->~SamplerState();
     return Fail(ErrorCode::kResourceExhausted, "pthread_atfork failed");
   }
@@ -259,7 +227,39 @@ Result<void> Sampler::WriteRecentAllocations(TextSink sink, void* opaque) {
   return {};
 }
 
-void Sampler::RequestStopAfterFork() { stop_after_fork.store(true, std::memory_order_relaxed); }
+void Sampler::LeaveForkHandlersToCaller() {
+  pthread_mutex_lock(&control_mu);
+  fork_handlers_by_caller = true;
+  pthread_mutex_unlock(&control_mu);
+}
+
+// The child's copy of the tables is the parent's at the instant of fork().
+void Sampler::PrepareFork() {
+  pthread_mutex_lock(&control_mu);
+  if (state != nullptr) {
+    state->patcher.LockForFork();
+    pthread_mutex_lock(&state->sample_mu);
+  }
+}
+
+void Sampler::AfterForkInParent() {
+  if (state != nullptr) {
+    pthread_mutex_unlock(&state->sample_mu);
+    state->patcher.UnlockAfterFork(false);
+  }
+  pthread_mutex_unlock(&control_mu);
+}
+
+void Sampler::AfterForkInChild() {
+  if (state != nullptr) {
+    pthread_mutex_init(&state->sample_mu, nullptr);
+    state->patcher.UnlockAfterFork(true);
+    // The window is the parent's: its agent ends it and fetches it.
+    state->recording.store(false, std::memory_order_relaxed);
+    state->recent.End();
+  }
+  pthread_mutex_init(&control_mu, nullptr);
+}
 
 bool Sampler::IsLiveSample(const void* p) {
   pthread_mutex_lock(&control_mu);

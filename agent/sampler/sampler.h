@@ -52,9 +52,9 @@ struct SamplerStatus {
 // back too: after Deactivate and Reset every slot is as it was.
 //
 // Process-wide; thread-safe. fork(): the child inherits the state, hooks
-// and samples of the parent, consistent (pthread_atfork holds every lock of
-// the sampler across the fork), but not a recording: its window is the
-// parent's.
+// and samples of the parent, consistent (the fork handlers below hold every
+// lock of the sampler across the fork), but not a recording: its window is
+// the parent's.
 class Sampler {
  public:
   // Patches every loaded module and starts sampling; idempotent (a new
@@ -85,10 +85,17 @@ class Sampler {
   // own (recent_json_writer.h), into `sink`; kFailedPrecondition if no
   // recording runs.
   [[nodiscard]] static Result<void> WriteRecentAllocations(TextSink sink, void* opaque);
-  // From a forked child's fork handler that runs before the sampler's own:
-  // the child stops sampling in the sampler's child handler (its locks are
-  // usable only then). For a child that no agent serves.
-  static void RequestStopAfterFork();
+  // fork(): every lock of the sampler is taken in PrepareFork and released
+  // (parent) or made anew (child) after, so the child never inherits one
+  // held by a thread that does not exist there. By default the sampler
+  // registers these with pthread_atfork at its first activation; a caller
+  // with fork handlers of its own (the agent's core, whose locks must be
+  // taken before the sampler's) calls LeaveForkHandlersToCaller() before
+  // that and calls them from its handlers instead.
+  static void LeaveForkHandlersToCaller();
+  static void PrepareFork();
+  static void AfterForkInParent();
+  static void AfterForkInChild();
   // Whether the block at `p` is a live sample (tests, and doctor's checks).
   static bool IsLiveSample(const void* p);
 };

@@ -19,7 +19,7 @@ extern "C" {
 
 // Bumped whenever a function below changes; the core refuses a server whose
 // table has another version (a mix of two builds).
-#define MEMPROF_SERVER_ABI_VERSION 5
+#define MEMPROF_SERVER_ABI_VERSION 6
 
 // The symbol the core looks up in the server.
 #define MEMPROF_SERVER_ENTRY "memprof_server_entry"
@@ -63,11 +63,24 @@ typedef struct memprof_server_ops {
   // In a forked child, on a fresh server: profiling that its parent had on
   // until `end_unix_ms` stops then (at once if that is past).
   void (*inherit_window)(void* server, int64_t end_unix_ms);
-  // memprof's own sampler, if it runs, stops sampling: at once, or, from a
-  // forked child's fork handler (in_fork_child), in the sampler's own child
-  // handler, which runs after the agent's. For a child no agent serves.
-  void (*stop_sampling)(int in_fork_child);
+  // memprof's own sampler, if it runs, stops sampling at once. For a child
+  // no agent serves: the core calls it from its fork child handler, after
+  // sampler_fork(MEMPROF_FORK_CHILD) made the sampler's locks usable.
+  void (*stop_sampling)(void);
+  // memprof's own sampler's fork handlers, called by the core's own, which
+  // the module makes the sampler's only ones (it registers none of its
+  // own): MEMPROF_FORK_PREPARE last in the core's prepare handler, once the
+  // core holds its locks, MEMPROF_FORK_PARENT and MEMPROF_FORK_CHILD first
+  // in its after-fork handlers. So a fork takes the agent's locks before the
+  // sampler's, in the order every other thread takes them: a thread that
+  // holds the profiling controller's lock while it waits for the sampler's
+  // never waits on a fork that holds the sampler's and wants the agent's.
+  void (*sampler_fork)(int phase);
 } memprof_server_ops;
+
+#define MEMPROF_FORK_PREPARE 0
+#define MEMPROF_FORK_PARENT 1
+#define MEMPROF_FORK_CHILD 2
 
 typedef const memprof_server_ops* (*memprof_server_entry_fn)(void);
 
