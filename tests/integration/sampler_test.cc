@@ -178,6 +178,96 @@ TEST_P(SamplerTest, AnAllocationWindowRanksTheChurnFirstWithItsLifetimes) {
   EXPECT_EQ(status->ShellCode(), 0) << target->process().StderrText();
 }
 
+// doctor sets what memprof's sampler estimates beside the allocator's own
+// figure: the leak made since activation is covered, the cache filled
+// before is not, and the text says why the two differ. doctor has no figures
+// for mimalloc and says so.
+TEST_P(SamplerTest, DoctorSetsTheSamplersEstimateBesideTheAllocatorsFigure) {
+  TargetProcess* target = StartTarget(/*preload_agent=*/true);
+  ASSERT_NE(target, nullptr);
+  CommandResult activate = CliFor(*target, "activate", {"--sample-interval", kInterval});
+  ASSERT_EQ(activate.exit_code, 0) << activate;
+  const double leaked = Leak(*target, kLeakKib);
+  ASSERT_GT(leaked, 0);
+  CommandResult doctor = CliFor(*target, "doctor", {"--json"});
+  if (std::string(GetParam().name) == "mimalloc") {
+    ExpectCliError(doctor, 5, "is neither jemalloc, tcmalloc nor glibc malloc");
+    return;
+  }
+  ASSERT_EQ(doctor.exit_code, 0) << doctor;
+  const nlohmann::json sampler = ParseJsonOutput(doctor)["sampler"];
+  EXPECT_EQ(sampler["serves"], true) << sampler.dump(2);
+  EXPECT_EQ(sampler["active"], true) << sampler.dump(2);
+  EXPECT_GT(sampler["since_unix_ms"].get<int64_t>(), 0) << sampler.dump(2);
+  const double live = sampler["live_estimate_bytes"].get<double>();
+  const double allocated = sampler["allocated_bytes"].get<double>();
+  EXPECT_LT(std::fabs(live - leaked) / leaked, 0.30)
+      << "estimated " << live << " bytes, the target counts " << leaked << " leaked since";
+  // The 16 MiB cache was allocated before activation: the allocator counts
+  // it, the sampler cannot.
+  EXPECT_GT(allocated - live, 8.0 * (1 << 20)) << sampler.dump(2);
+  EXPECT_LT(sampler["covered_share"].get<double>(), 1.0) << sampler.dump(2);
+  CommandResult text = CliFor(*target, "doctor");
+  ASSERT_EQ(text.exit_code, 0) << text;
+  EXPECT_NE(text.out.find("memprof's sampler serves this process"), std::string::npos) << text;
+  EXPECT_NE(text.out.find("the rest was allocated before it was switched on"), std::string::npos)
+      << text;
+}
+
+// A process started plain (jemalloc without prof:true) whose threads use
+// every call of the malloc family, dlopen and dlclose a library and fork
+// children that allocate, all without pause, is attached; then memprof's
+// sampler is switched on and off 50 times, at a small interval so that
+// stacks are taken all the time, with dumps and resets between. The target
+// checks every block it wrote and every child's exit: it must end with 0,
+// and leave no socket behind. MEMPROF_FORK=off: its children get no agent
+// and the sampler stops in each at once (in its fork handler), while the
+// parent's gRPC keeps serving through the forks (with follow, each fork
+// stops it so that the child can start its own, and a process that forks
+// every few milliseconds would cancel the calls that drive this test).
+class SamplerStressEndToEndTest : public IntegrationTest {};
+
+TEST_F(SamplerStressEndToEndTest, ActivateAndDeactivate50TimesUnderEveryCallDlopenAndFork) {
+  TargetOptions options;
+  options.argv = {MEMPROF_IT_ATTACH_STRESS_TARGET, MEMPROF_IT_SERVICE_CACHE_LIBRARY,
+                  "--every-call"};
+  options.env["MEMPROF_FORK"] = "off";
+  options.expect_agent = false;
+  TargetProcess* target = Start(options);
+  ASSERT_NE(target, nullptr);
+  CommandResult attach = CliFor(*target, "attach");
+  ASSERT_EQ(attach.exit_code, 0) << attach;
+  ASSERT_EQ(StatusJson(*target)["sampler"], "memprof");
+  const std::string dump = dir().File("stress.heap");
+  for (int round = 0; round < 50; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    // A new interval every round discards the samples (as jemalloc's
+    // prof.reset would); every seventh round says --reset as well.
+    std::vector<std::string> on_args = {"--sample-interval", round % 2 == 0 ? "4KiB" : "64KiB"};
+    if (round % 7 == 0) on_args.push_back("--reset");
+    CommandResult on = CliFor(*target, "activate", on_args);
+    ASSERT_EQ(on.exit_code, 0) << on;
+    if (round % 10 == 0) {
+      ASSERT_EQ(CliFor(*target, "dump", {"--out", dump, "--force"}).exit_code, 0);
+    }
+    CommandResult off = CliFor(*target, "deactivate");
+    ASSERT_EQ(off.exit_code, 0) << off;
+  }
+  CommandResult report = Cli({"report", dump, "--top", "5"});
+  EXPECT_EQ(report.exit_code, 0) << report;
+  auto status = target->Terminate();
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->ShellCode(), 0) << target->process().StderrText();
+  // The target's socket is gone, and no child ever had one.
+  auto sockets = [&] {
+    std::vector<std::string> left = dir().List();
+    std::erase(left, "stress.heap");
+    return left;
+  };
+  EXPECT_TRUE(test_support::WaitUntil([&] { return sockets().empty(); }, seconds(10)))
+      << ::testing::PrintToString(sockets());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Allocators, SamplerTest,
     ::testing::Values(AllocatorCase{"glibc", ""},
