@@ -33,13 +33,14 @@ class ForkTest : public IntegrationTest {
  protected:
   TargetProcess* StartForking(bool worker_agent, const std::string& idle_timeout = "30s",
                               const std::string& fork_policy = "follow",
-                              const std::vector<std::string>& extra_args = {}) {
+                              const std::vector<std::string>& extra_args = {},
+                              const std::string& malloc_conf = kProfilingReadyConf) {
     TargetOptions options;
     options.argv = {kForkingTarget};
     if (worker_agent) options.argv.push_back("--worker-agent");
     options.argv.insert(options.argv.end(), extra_args.begin(), extra_args.end());
     // debug: the agent logs when its gRPC server is completely gone.
-    options.env = {{"MALLOC_CONF", kProfilingReadyConf},
+    options.env = {{"MALLOC_CONF", malloc_conf},
                    {"MEMPROF_IDLE_TIMEOUT", idle_timeout},
                    {"MEMPROF_FORK", fork_policy},
                    {"MEMPROF_LOG_LEVEL", "debug"}};
@@ -75,21 +76,36 @@ class ForkTest : public IntegrationTest {
 
   std::string SocketOf(pid_t pid) const { return SocketDir() + "/" + std::to_string(pid) + ".sock"; }
 
-  // Asks the worker whether jemalloc samples in it (SIGUSR2), and waits for
-  // its answer: the `nth` answer it has printed.
-  static std::optional<bool> WorkerProfActive(TargetProcess& target, pid_t pid, size_t nth) {
-    const std::regex line("worker " + std::to_string(pid) + R"( prof\.active (\d))");
+  // What a worker says of its sampling: jemalloc's prof.active, and
+  // whether memprof's own sampler intercepts its malloc.
+  struct WorkerSampling {
+    bool prof_active = false;
+    bool hooked = false;
+    bool operator==(const WorkerSampling&) const = default;
+  };
+
+  // Asks the worker how it samples (SIGUSR2), and waits for its answer: the
+  // `nth` answer it has printed.
+  static std::optional<WorkerSampling> AskWorker(TargetProcess& target, pid_t pid, size_t nth) {
+    const std::regex line("worker " + std::to_string(pid) + R"( prof\.active (\d) hooked (\d))");
     auto answers = [&] {
       const std::string out = target.process().StdoutText();
-      std::vector<bool> found;
+      std::vector<WorkerSampling> found;
       for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
-        found.push_back((*it)[1] == "1");
+        found.push_back({(*it)[1] == "1", (*it)[2] == "1"});
       }
       return found;
     };
     if (::kill(pid, SIGUSR2) != 0) return std::nullopt;
     if (!WaitUntil([&] { return answers().size() >= nth; }, seconds(30))) return std::nullopt;
     return answers()[nth - 1];
+  }
+
+  // Whether jemalloc samples in the worker (its `nth` answer).
+  static std::optional<bool> WorkerProfActive(TargetProcess& target, pid_t pid, size_t nth) {
+    auto answer = AskWorker(target, pid, nth);
+    if (!answer) return std::nullopt;
+    return answer->prof_active;
   }
 
   // With the first worker up and gRPC running in the parent (its EventEngine
@@ -314,6 +330,54 @@ TEST_F(ForkTest, WithForkOffAWorkerForkedDuringATimedWindowDoesNotSample) {
       << "a worker without an agent samples with nobody to end it";
   CommandResult status = Cli({"status", "--pid", std::to_string(parent->pid()), "--json"});
   ASSERT_EQ(status.exit_code, 0) << status;
+  EXPECT_EQ(ParseJsonOutput(status)["profiling_active"], true) << "the parent's window goes on";
+}
+
+// Where memprof's own sampler serves (jemalloc started without prof:true), a
+// worker forked during a timed window keeps sampling in its own agent's
+// window and stops when it ends; the parent's window goes on regardless.
+TEST_F(ForkTest, UnderMemprofsSamplerAWorkerForkedDuringAWindowStopsWhenItEnds) {
+  TargetProcess* parent = StartForking(false, "30s", "follow", {}, "prof:false");
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  CommandResult status = Cli({"status", "--pid", std::to_string(parent->pid()), "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status;
+  ASSERT_EQ(ParseJsonOutput(status)["sampler"], "memprof") << status;
+  CommandResult activate = Cli({"activate", "--pid", std::to_string(parent->pid()), "--for", "5s"});
+  ASSERT_EQ(activate.exit_code, 0) << activate;
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_EQ(AskWorker(*parent, worker->pid, 1), std::optional<WorkerSampling>({false, true}))
+      << "the worker samples in the window it was forked into";
+  ASSERT_TRUE(WaitUntil([&] { return SocketAccepts(SocketOf(worker->pid)); }, seconds(30)));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        CommandResult r = Cli({"status", "--pid", std::to_string(worker->pid), "--json"});
+        return r.exit_code == 0 && ParseJsonOutput(r)["profiling_active"] == false;
+      },
+      seconds(30)));
+  EXPECT_EQ(AskWorker(*parent, worker->pid, 2), std::optional<WorkerSampling>({false, false}))
+      << "the worker's malloc is still intercepted after its window ended";
+}
+
+// The same with MEMPROF_FORK=off: a worker without an agent has nobody to end
+// the window, so memprof's sampler stops intercepting in it at once; the
+// parent's window goes on.
+TEST_F(ForkTest, UnderMemprofsSamplerWithForkOffAWorkerForkedDuringAWindowIsNotIntercepted) {
+  TargetProcess* parent = StartForking(false, "30s", "off", {}, "prof:false");
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
+  CommandResult activate = Cli({"activate", "--pid", std::to_string(parent->pid()), "--for", "1h"});
+  ASSERT_EQ(activate.exit_code, 0) << activate;
+  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
+  auto worker = AwaitWorker(*parent, 2);
+  ASSERT_TRUE(worker.has_value());
+  EXPECT_EQ(AskWorker(*parent, worker->pid, 1), std::optional<WorkerSampling>({false, false}))
+      << "a worker without an agent is intercepted with nobody to end it";
+  CommandResult status = Cli({"status", "--pid", std::to_string(parent->pid()), "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status;
+  EXPECT_EQ(ParseJsonOutput(status)["sampler"], "memprof") << status;
   EXPECT_EQ(ParseJsonOutput(status)["profiling_active"], true) << "the parent's window goes on";
 }
 

@@ -12,7 +12,10 @@
 // worker says so ("worker <pid> epoll: foreign event") and exits 3. With
 // --worker-closes-all-fds it closes every descriptor from 3 up
 // (close_range(3, ~0U)) instead, the agent's included. A worker that gets
-// SIGUSR2 prints "worker <pid> prof.active <0|1>", jemalloc's setting in it.
+// SIGUSR2 prints "worker <pid> prof.active <0|1> hooked <0|1>": jemalloc's
+// setting in it, and whether memprof's own sampler intercepts its malloc (the
+// target started without prof:true samples through memprof's sampler).
+#include <dlfcn.h>
 #include <jemalloc/jemalloc.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -42,12 +45,22 @@ std::atomic<bool> g_report_requested{false};
 void OnForkRequest(int) { g_fork_requests.fetch_add(1); }
 void OnReportRequest(int) { g_report_requested.store(true); }
 
-// "worker <pid> prof.active <0|1>": whether jemalloc samples in this worker.
+// Whether memprof's sampler intercepts this process's malloc: the address of
+// malloc, loaded from the executable's GOT at run time (a PIE takes it from
+// there), is then the sampler's hook, not the allocator's own malloc.
+bool MallocHooked() {
+  void* (*volatile through_got)(size_t) = &std::malloc;
+  return reinterpret_cast<void*>(through_got) != ::dlsym(RTLD_DEFAULT, "malloc");
+}
+
+// "worker <pid> prof.active <0|1> hooked <0|1>": whether jemalloc samples in
+// this worker, and whether memprof's sampler does.
 void ReportProfActive() {
   bool active = false;
   size_t size = sizeof(active);
   if (mallctl("prof.active", &active, &size, nullptr, 0) != 0) active = false;
-  std::printf("worker %d prof.active %d\n", static_cast<int>(::getpid()), active ? 1 : 0);
+  std::printf("worker %d prof.active %d hooked %d\n", static_cast<int>(::getpid()), active ? 1 : 0,
+              MallocHooked() ? 1 : 0);
   std::fflush(stdout);
 }
 
