@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/client/start_deadline.h"
+#include "cli/doctor/sampler_estimate.h"
 #include "common/proc_smaps.h"
 #include "common/proc_status.h"
 
@@ -119,6 +120,9 @@ Result<DoctorFigures> CollectDoctorFigures(const Target& target, ProfileClient& 
   auto stats = WatchHeap(target, client, watch, f.growth);
   if (!stats) return Fail(stats.error());
   if (auto r = ReadAllocator(*stats, f); !r) return Fail(r.error());
+  auto sampler = CollectSamplerFigures(target, client, watch.stop);
+  if (!sampler) return Fail(sampler.error());
+  f.sampler = std::move(*sampler);
   if (auto r = ReadSmaps(target, proc_root, f); !r) return Fail(r.error());
   return f;
 }

@@ -25,7 +25,8 @@ struct GrowthWatch {
 
 // Gathers doctor's figures for a local target: the agent's Stats, watched
 // over `watch`, the last with the allocator's own report (jemalloc JSON,
-// glibc XML, tcmalloc's properties), then /proc/<pid>/smaps under
+// glibc XML, tcmalloc's properties), what memprof's own sampler estimates
+// where it serves (sampler_estimate.h), then /proc/<pid>/smaps under
 // `proc_root`. kFailedPrecondition for a remote target (its /proc is not
 // here) and for an allocator doctor does not know.
 [[nodiscard]] Result<DoctorFigures> CollectDoctorFigures(const Target& target,

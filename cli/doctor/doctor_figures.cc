@@ -119,4 +119,10 @@ TcmallocFigures ReadTcmallocFigures(const std::map<std::string, uint64_t>& prope
   return t;
 }
 
+double SamplerCoveredShare(const DoctorFigures& figures) {
+  const uint64_t allocated = figures.summary.allocated;
+  if (allocated == 0 || figures.sampler.live_bytes <= 0) return 0;
+  return figures.sampler.live_bytes / static_cast<double>(allocated);
+}
+
 }  // namespace memprof::cli

@@ -50,6 +50,19 @@ struct TcmallocFigures {
   bool aggressive_decommit = false;        // tcmalloc.aggressive_memory_decommit
 };
 
+// memprof's own sampler, where it serves (an allocator that cannot sample):
+// what its samples estimate is live, against the allocator's own allocated
+// bytes. Its samples hold only what was allocated since it was switched on,
+// so the estimate covers that share of the heap and no more.
+struct SamplerFigures {
+  bool serves = false;                       // memprof's sampler serves this process
+  bool active = false;                       // sampling now
+  int64_t since_unix_ms = 0;                 // when it was last switched on; 0: never
+  double live_bytes = 0;                     // unsampled live bytes of its samples
+  uint64_t dropped = 0;                      // samples its tables had no room for
+  std::vector<std::string> not_intercepted;  // what it cannot see (status)
+};
+
 enum class AllocatorFamily { kJemalloc, kGlibc, kTcmalloc };
 
 // "jemalloc", "glibc", "tcmalloc".
@@ -90,8 +103,14 @@ struct DoctorFigures {
   GlibcFigures glibc;
   TcmallocFigures tcmalloc;
   GrowthFigures growth;
+  SamplerFigures sampler;
   uint32_t cpus = 1;
 };
+
+// The share of the allocator's allocated bytes that memprof's sampler
+// estimates live, 0 when either is 0 (not capped: above 1 says the estimate
+// is high, by sampling error or memory the allocator does not count).
+double SamplerCoveredShare(const DoctorFigures& figures);
 
 // The allocator's resident memory as doctor shows it, one figure throughout:
 // its own figure (jemalloc stats.resident, tcmalloc's physical bytes, glibc's

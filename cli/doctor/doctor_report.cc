@@ -86,6 +86,32 @@ void PrintGrowth(const DoctorFigures& f, std::ostream& out) {
       << SignedBytesText(static_cast<double>(g.rss_change)) << '\n';
 }
 
+// Where memprof's own sampler serves: what its samples estimate is live
+// beside what the allocator counts, and why the two differ.
+void PrintSampler(const DoctorFigures& f, std::ostream& out) {
+  const SamplerFigures& s = f.sampler;
+  if (!s.serves) return;
+  out << "\nmemprof's sampler serves this process (" << FamilyName(f.allocator)
+      << " cannot sample by itself)";
+  if (s.since_unix_ms == 0) {
+    out << " and was never switched on: `memprofctl activate --pid " << f.pid
+        << "` starts it; its profiles then hold what is allocated from then on\n";
+    return;
+  }
+  out << ", " << (s.active ? "sampling" : "switched off") << "; switched on "
+      << FormatLocalTime(s.since_unix_ms) << " ("
+      << FormatRelative(s.since_unix_ms, std::chrono::system_clock::now()) << ")\n"
+      << "  its samples estimate " << FormatBytes(static_cast<uint64_t>(s.live_bytes))
+      << " live of what was allocated since then: " << FormatPercent(SamplerCoveredShare(f))
+      << " of the " << FormatBytes(f.summary.allocated) << " " << FamilyName(f.allocator)
+      << " counts allocated; the rest was allocated before it was switched on";
+  out << (s.not_intercepted.empty() ? "\n" : ", or where it cannot intercept:\n");
+  for (const std::string& what : s.not_intercepted) out << "    " << what << '\n';
+  if (s.dropped > 0) {
+    out << "  " << s.dropped << " sampled allocations did not fit its tables and are not counted\n";
+  }
+}
+
 void PrintFindings(const std::vector<Finding>& findings, std::ostream& out) {
   if (findings.empty()) {
     out << "\nNo findings: nothing crosses doctor's thresholds.\n";
@@ -158,6 +184,18 @@ json GrowthJson(const DoctorFigures& f) {
           {"readings", readings}};
 }
 
+json SamplerJson(const DoctorFigures& f) {
+  const SamplerFigures& s = f.sampler;
+  return {{"serves", s.serves},
+          {"active", s.active},
+          {"since_unix_ms", s.since_unix_ms},
+          {"live_estimate_bytes", s.live_bytes},
+          {"allocated_bytes", f.summary.allocated},
+          {"covered_share", SamplerCoveredShare(f)},
+          {"dropped", s.dropped},
+          {"not_intercepted", s.not_intercepted}};
+}
+
 json BreakdownJson(const DoctorFigures& f) {
   const RssParts p = PartsOf(f);
   json top = json::array();
@@ -180,6 +218,7 @@ void PrintDoctorReport(const DoctorFigures& figures, const std::vector<Finding>&
   PrintAllocator(figures, out);
   PrintRatios(figures, out);
   PrintGrowth(figures, out);
+  PrintSampler(figures, out);
   if (const std::string skipped = ChecksNotApplicable(figures.allocator); !skipped.empty()) {
     out << "not judged: " << skipped << '\n';
   }
@@ -201,6 +240,7 @@ json DoctorReportToJson(const DoctorFigures& f, const std::vector<Finding>& find
           {"breakdown", BreakdownJson(f)},
           {"allocator", AllocatorJson(f)},
           {"growth", GrowthJson(f)},
+          {"sampler", SamplerJson(f)},
           {"ratios",
            {{"fragmentation", r.fragmentation},
             {"unused_share", r.dirty_share},
