@@ -8,7 +8,7 @@
 
 #include "cli/client/start_deadline.h"
 #include "common/proc_smaps.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <stop_token>
 #include <string>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 #include "tests/cli/testing/fake_profile_client.h"
 
 namespace memprof::cli {
