@@ -22,7 +22,7 @@
 #include "cli/report/symbolize/symbolizer.h"
 #include "common/fd.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -166,7 +166,7 @@ int Run(const Args& args) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 int main(int argc, char** argv) {
   if (argc < 2) {
