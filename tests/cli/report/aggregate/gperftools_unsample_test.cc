@@ -12,8 +12,8 @@
 namespace memprof::report::aggregate {
 namespace {
 
-using testing::kHeapProfile;
-using testing::kHeapSample;
+using parse::testing::kHeapProfile;
+using parse::testing::kHeapSample;
 
 TEST(GperftoolsParserTest, TheHeapProfilersCountsAreExact) {
   auto dump = parse::ParseGperftoolsText(kHeapProfile, "t.prof");

@@ -76,7 +76,7 @@ TEST(UnsampleTest, MergesRepeatedStacksAfterUnsamplingEach) {
 }
 
 TEST(UnsampleTest, KeepsAccumulatedCountsAndMaps) {
-  auto dump = parse::ParseHeapV2File(testing::DataPath("small.heap"));
+  auto dump = parse::ParseHeapV2File(parse::testing::DataPath("small.heap"));
   ASSERT_TRUE(dump.has_value()) << dump.error().message;
   HeapProfile profile = Unsample(std::move(*dump));
   EXPECT_TRUE(profile.has_alloc);

@@ -21,9 +21,9 @@
 namespace memprof::report::render {
 namespace {
 
-using testing::FakeSymbolizer;
-using testing::AggregateDiff;
-using testing::SharedDiffProfile;
+using aggregate::testing::FakeSymbolizer;
+using aggregate::testing::AggregateDiff;
+using aggregate::testing::SharedDiffProfile;
 
 std::string RenderDiffSvg(const aggregate::Aggregation& aggregation) {
   std::ostringstream out;
@@ -223,7 +223,7 @@ TEST(DiffSvgTest, TitleAndLegendSayWhatColoursAndWidthsMean) {
 
 TEST(DiffSvgTest, AnOrdinaryFlameGraphHasNoDiffParts) {
   FakeSymbolizer symbolizer;
-  auto aggregation = aggregate::AggregateProfile(testing::SharedProfile(), symbolizer, {});
+  auto aggregation = aggregate::AggregateProfile(aggregate::testing::SharedProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   ASSERT_FALSE(aggregation->is_diff);
   std::string svg = RenderDiffSvg(*aggregation);

@@ -23,8 +23,8 @@
 namespace memprof::report::render {
 namespace {
 
-using testing::FakeSymbolizer;
-using testing::SharedProfile;
+using aggregate::testing::FakeSymbolizer;
+using aggregate::testing::SharedProfile;
 
 aggregate::Aggregation AggregateBy(const HeapProfile& profile, Metric metric = Metric::kInuseSpace) {
   FakeSymbolizer symbolizer;

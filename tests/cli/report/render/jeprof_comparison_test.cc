@@ -180,7 +180,7 @@ TEST_F(JeprofComparisonTest, SampledDumpEveryRow) {
 }
 
 TEST_F(JeprofComparisonTest, RecordedFixtureEveryRow) {
-  std::string dump = testing::DataPath("many_stacks_sampled.heap");
+  std::string dump = parse::testing::DataPath("many_stacks_sampled.heap");
   ExpectSameText(Load(dump), dump);
 }
 
@@ -252,13 +252,13 @@ TEST_F(JeprofComparisonTest, CollapsedBase) {
 
 // The same comparisons without running jeprof: its recorded output.
 TEST(RecordedJeprofTest, TextTables) {
-  HeapProfile profile = Load(testing::DataPath("many_stacks_sampled.heap"));
+  HeapProfile profile = Load(parse::testing::DataPath("many_stacks_sampled.heap"));
   const std::pair<const char*, Variant> goldens[] = {
       {"many_stacks_sampled.jeprof.txt", kVariants[0]},
       {"many_stacks_sampled.jeprof.bytes.txt", kVariants[1]},
       {"many_stacks_sampled.jeprof.objects.txt", kVariants[2]}};
   for (const auto& [file, variant] : goldens) {
-    std::string theirs = NormalizeAddresses(testing::ReadFile(testing::DataPath(file)));
+    std::string theirs = NormalizeAddresses(parse::testing::ReadFile(parse::testing::DataPath(file)));
     ASSERT_FALSE(theirs.empty()) << file;
     EXPECT_EQ(SplitTable(OurText(profile, variant)), SplitTable(theirs)) << file;
   }
@@ -267,12 +267,12 @@ TEST(RecordedJeprofTest, TextTables) {
 TEST(RecordedJeprofTest, CollapsedStacks) {
   aggregate::HexSymbolizer symbolizer;
   auto aggregation =
-      aggregate::AggregateProfile(Load(testing::DataPath("many_stacks_sampled.heap")), symbolizer, {});
+      aggregate::AggregateProfile(Load(parse::testing::DataPath("many_stacks_sampled.heap")), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::ostringstream ours;
   ASSERT_TRUE(CollapsedReportRenderer().Render(*aggregation, ours).has_value());
   std::string theirs =
-      testing::ReadFile(testing::DataPath("many_stacks_sampled.jeprof.collapsed.txt"));
+      parse::testing::ReadFile(parse::testing::DataPath("many_stacks_sampled.jeprof.collapsed.txt"));
   EXPECT_EQ(SortedLines(ours.str()), SortedLines(NormalizeAddresses(theirs)));
 }
 

@@ -19,9 +19,9 @@
 namespace memprof::report::render {
 namespace {
 
-using testing::FakeSymbolizer;
+using aggregate::testing::FakeSymbolizer;
 using testing::Render;
-using testing::SharedProfile;
+using aggregate::testing::SharedProfile;
 
 aggregate::Aggregation Aggregate(Metric metric = Metric::kInuseSpace) {
   FakeSymbolizer symbolizer;
