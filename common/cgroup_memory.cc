@@ -4,7 +4,7 @@
 #include <charconv>
 #include <sstream>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof {
 namespace {

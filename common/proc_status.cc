@@ -1,14 +1,7 @@
 #include "common/proc_status.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-
-#include "common/fd.h"
 
 namespace memprof {
 namespace {
@@ -147,31 +140,6 @@ std::vector<std::string> ParseCmdline(std::string_view text) {
     text.remove_prefix(nul + 1);
   }
   return args;
-}
-
-Result<std::string> ReadTextFile(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    int err = errno;
-    ErrorCode code = err == ENOENT || err == ESRCH ? ErrorCode::kNotFound
-                     : err == EACCES || err == EPERM ? ErrorCode::kPermissionDenied
-                                                     : ErrorCode::kInternal;
-    return Fail(code, "cannot read " + path + ": " + std::strerror(err));
-  }
-  std::string out;
-  char buf[4096];
-  while (true) {
-    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ErrorCode code = err == ESRCH ? ErrorCode::kNotFound : ErrorCode::kInternal;
-      return Fail(code, "cannot read " + path + ": " + std::strerror(err));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  return out;
 }
 
 }  // namespace memprof

@@ -58,10 +58,6 @@ std::chrono::system_clock::time_point ProcessStartTime(int64_t boot_time, uint64
 // Splits the NUL-separated text of /proc/<pid>/cmdline into arguments.
 std::vector<std::string> ParseCmdline(std::string_view text);
 
-// Reads a whole (small, usually /proc) file. kNotFound if it does not exist,
-// kPermissionDenied on EACCES, kInternal otherwise.
-[[nodiscard]] Result<std::string> ReadTextFile(const std::string& path);
-
 }  // namespace memprof
 
 #endif  // MEMPROF_COMMON_PROC_STATUS_H_

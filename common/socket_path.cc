@@ -7,11 +7,15 @@
 
 namespace memprof {
 
-std::string SocketDirectory() {
-  const char* env = std::getenv(kSocketDirEnv);
-  std::string dir = (env != nullptr && *env != '\0') ? env : kDefaultSocketDir;
+std::string SocketDirectoryFrom(std::string_view value) {
+  std::string dir = value.empty() ? std::string(kDefaultSocketDir) : std::string(value);
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   return dir;
+}
+
+std::string SocketDirectory() {
+  const char* env = std::getenv(kSocketDirEnv);
+  return SocketDirectoryFrom(env != nullptr ? env : "");
 }
 
 Result<std::string> SocketPathForPid(std::string_view dir, pid_t pid) {

@@ -17,8 +17,14 @@ namespace memprof {
 inline constexpr char kDefaultSocketDir[] = "/tmp/memprof";
 inline constexpr char kSocketDirEnv[] = "MEMPROF_SOCKET_DIR";
 
-// The socket directory from the environment (default kDefaultSocketDir),
-// without a trailing slash.
+// The socket directory an agent serves in when MEMPROF_SOCKET_DIR is
+// `value`: `value` without its trailing slashes, or kDefaultSocketDir when
+// it is empty (or unset). The agent's configuration and memprofctl's
+// diagnosis of another process's environment both read it here.
+std::string SocketDirectoryFrom(std::string_view value);
+
+// The socket directory from this process's environment
+// (SocketDirectoryFrom($MEMPROF_SOCKET_DIR)).
 std::string SocketDirectory();
 
 // "<dir>/<pid>.sock". Fails with kInvalidArgument when the path does not fit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fresh-machine check (issue 17): runs the README's two commands, as root, on
+# Fresh-machine check: runs the README's two commands, as root, on
 # a bare Debian 12 made with `debootstrap --variant=minbase bookworm`, so that
 # a package missing from dev.sh's list fails here instead of on a new user's
 # machine (a developer's machine has too much installed to notice).

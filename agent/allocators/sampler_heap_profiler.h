@@ -13,7 +13,7 @@ namespace memprof::agent {
 // memprof's own sampler (agent/sampler/sampler.h) behind the HeapProfiler
 // interface, for allocators that cannot sample by themselves: glibc's and
 // other mallocs, jemalloc without opt.prof, tcmalloc without its sampler
-// (issue 41). Its dumps are jemalloc heap_v2 profiles whose header names the
+//. Its dumps are jemalloc heap_v2 profiles whose header names the
 // sample interval, so `report` unsamples them as jemalloc's.
 //  - SetActive(true) patches the malloc family's GOT slots and samples;
 //    SetActive(false) stops sampling and keeps the samples (the freeing

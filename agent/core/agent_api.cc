@@ -30,9 +30,8 @@ bool LoadedByPreload() {
 // place of the host (same pid: a wrapper script's `exec server`) keeps its
 // agent.
 bool ExecdByAgentHost(const EnvSnapshot& env, const AgentConfig& config) {
-  const char* host = env.Get(kHostPidEnv);
-  if (host == nullptr || std::to_string(::getpid()) == host) return false;
-  return config.children == ChildrenPolicy::kNone;
+  return ExecdByAnotherHost(env.Get(kHostPidEnv), ::getpid()) &&
+         config.children == ChildrenPolicy::kNone;
 }
 
 // Why the agent did not start, for whoever asked (`attach`), as well as the log.

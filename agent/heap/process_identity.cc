@@ -6,6 +6,7 @@
 
 #include "common/duration.h"
 #include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::agent {
 

@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <iterator>
 
+#include "common/path.h"
+
 namespace memprof::agent {
 namespace {
 
@@ -29,11 +31,6 @@ bool NameHasAny(const char* name, const char* const* parts, size_t count) {
   return false;
 }
 
-const char* Basename(const char* path) {
-  const char* slash = std::strrchr(path, '/');
-  return slash != nullptr ? slash + 1 : path;
-}
-
 void CopyTruncated(char* out, size_t size, const char* a, const char* b, const char* c) {
   size_t n = 0;
   for (const char* part : {a, b, c}) {
@@ -46,7 +43,8 @@ void CopyTruncated(char* out, size_t size, const char* a, const char* b, const c
 
 void PatchReport::Note(const char* what, const char* module, const char* symbol) {
   if (note_count >= kMaxNotes) return;
-  const char* name = *module != '\0' ? Basename(module) : "the executable";
+  // The basename of a NUL-terminated path is its tail, NUL-terminated too.
+  const char* name = *module != '\0' ? PathBasename(module).data() : "the executable";
   char* out = notes[note_count++];
   CopyTruncated(out, kNoteBytes, name, ": ", symbol);
   const size_t used = std::strlen(out);

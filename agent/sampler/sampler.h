@@ -40,7 +40,7 @@ struct SamplerStatus {
 };
 
 // memprof's own heap sampler, for processes whose allocator cannot sample
-// (docs/architecture.md, "The sampler"; issue 41): jemalloc's sampling
+// (docs/architecture.md, "The sampler"): jemalloc's sampling
 // (a per-thread Poisson countdown over bytes), fed by GOT hooks on the malloc
 // family of every loaded module, and dumped as a jemalloc heap_v2 profile.
 // Nothing is patched, mapped or hooked before the first Activate. Deactivate

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "common/agent_environment.h"
 #include "common/duration.h"
 #include "common/socket_path.h"
 
@@ -120,13 +121,8 @@ void ReadDuration(const std::function<const char*(const char*)>& getenv, const c
 
 AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>& getenv) {
   AgentConfig config;
-  const std::string agent = Lower(Get(getenv, "MEMPROF_AGENT"));
-  config.enabled = !(agent == "off" || agent == "0" || agent == "false" || agent == "no");
-  config.socket_dir = Get(getenv, kSocketDirEnv);
-  if (config.socket_dir.empty()) config.socket_dir = kDefaultSocketDir;
-  while (config.socket_dir.size() > 1 && config.socket_dir.back() == '/') {
-    config.socket_dir.pop_back();
-  }
+  config.enabled = !AgentSwitchedOff(Get(getenv, kAgentSwitchEnv));
+  config.socket_dir = SocketDirectoryFrom(Get(getenv, kSocketDirEnv));
   config.log_level = Get(getenv, "MEMPROF_LOG_LEVEL");
   config.malloc_conf = Get(getenv, "MALLOC_CONF");
   ReadDuration(getenv, "MEMPROF_IDLE_TIMEOUT", std::chrono::hours(24), config.idle_timeout,
@@ -134,11 +130,11 @@ AgentConfig ConfigFromEnvironment(const std::function<const char*(const char*)>&
   ReadDuration(getenv, "MEMPROF_DUMP_STALL_TIMEOUT", std::chrono::hours(1),
                config.dump_stall_timeout, config.warnings);
   config.remote = ReadRemote(getenv, config.warnings);
-  config.fork = ReadChoice(getenv, "MEMPROF_FORK",
+  config.fork = ReadChoice(getenv, kForkEnv,
                            {{"follow", ForkPolicy::kFollow}, {"off", ForkPolicy::kOff}},
                            ForkPolicy::kFollow, config.warnings);
   config.children = ReadChoice(
-      getenv, "MEMPROF_CHILDREN",
+      getenv, kChildrenEnv,
       {{"none", ChildrenPolicy::kNone}, {"inherit", ChildrenPolicy::kInherit}},
       ChildrenPolicy::kNone, config.warnings);
   config.server_library = Get(getenv, "MEMPROF_SERVER_LIBRARY");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/shared/tcp_address.h"
+#include "common/agent_environment.h"
 
 namespace memprof::agent {
 
@@ -41,11 +42,6 @@ enum class ChildrenPolicy {
   kNone,     // no agent: a silent no-op (default)
   kInherit,  // an agent of its own, like any preloaded program
 };
-
-// Set by a preloaded agent in its own environment: the pid of the process
-// whose agent it is. A program that finds another process's pid there was
-// exec()ed by that process (or by one of its forked children).
-inline constexpr char kHostPidEnv[] = "MEMPROF_HOST_PID";
 
 inline constexpr std::chrono::milliseconds kDefaultDumpStallTimeout = std::chrono::seconds(30);
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

@@ -23,6 +23,7 @@
 #include "cli/attach/thread_frames.h"
 #include "common/fd.h"
 #include "common/proc_status.h"
+#include "common/text_file.h"
 
 extern "C" const unsigned char memprof_load_thread_begin[];
 extern "C" const unsigned char memprof_load_thread_end[];

@@ -11,7 +11,9 @@
 
 #include "cli/attach/process_image.h"
 #include "cli/launch/elf_inspector.h"
+#include "common/agent_environment.h"
 #include "common/proc_status.h"
+#include "common/socket_path.h"
 
 namespace memprof::cli {
 namespace {
@@ -217,11 +219,11 @@ Result<AttachCheck> CheckForAttach(const std::string& proc_root, pid_t pid,
   const auto env = Environment(environ_text);
   FindAllocator(proc_root, *files, check);
   FindProfiling(pid_dir, env, check);
-  if (auto it = env.find("MEMPROF_AGENT"); it != env.end() && it->second == "off") {
+  if (auto it = env.find(kAgentSwitchEnv); it != env.end() && AgentSwitchedOff(it->second)) {
     check.agent_switched_off = true;
   }
-  auto dir_it = env.find("MEMPROF_SOCKET_DIR");
-  check.socket_dir = dir_it != env.end() && !dir_it->second.empty() ? dir_it->second : "/tmp/memprof";
+  auto dir_it = env.find(kSocketDirEnv);
+  check.socket_dir = SocketDirectoryFrom(dir_it != env.end() ? dir_it->second : "");
   check.agent_visible = SameFile(agent_path, pid_dir + "/root" + agent_path);
   return check;
 }

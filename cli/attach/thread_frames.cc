@@ -5,6 +5,8 @@
 #include <array>
 #include <string_view>
 
+#include "common/path.h"
+
 namespace memprof::cli {
 namespace {
 
@@ -31,13 +33,6 @@ struct Walk {
   int frames = 0;
 };
 
-std::string Basename(const char* path) {
-  if (path == nullptr) return "";
-  std::string_view p(path);
-  const size_t slash = p.rfind('/');
-  return std::string(slash == std::string_view::npos ? p : p.substr(slash + 1));
-}
-
 int OnFrame(Dwfl_Frame* frame, void* arg) {
   auto* walk = static_cast<Walk*>(arg);
   Dwarf_Addr pc = 0;
@@ -54,7 +49,7 @@ int OnFrame(Dwfl_Frame* frame, void* arg) {
   const char* module_name =
       dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
   const char* function = dwfl_module_addrname(module, lookup);
-  const std::string file = Basename(module_name);
+  const std::string file = module_name != nullptr ? std::string(PathBasename(module_name)) : "";
   const std::string name = function != nullptr ? function : "";
   if (IsLockHoldingFrame(file, name)) {
     walk->reason = "it is inside " + (name.empty() ? file : name + " (" + file + ")");

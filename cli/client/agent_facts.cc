@@ -8,6 +8,7 @@
 
 #include "cli/io/user_name.h"
 #include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

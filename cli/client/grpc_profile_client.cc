@@ -19,6 +19,7 @@
 #include "cli/io/logging.h"
 #include "common/duration.h"
 #include "common/proc_status.h"
+#include "common/text_file.h"
 #include "common/unix_socket.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
 

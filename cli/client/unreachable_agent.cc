@@ -1,6 +1,5 @@
 #include "cli/client/unreachable_agent.h"
 
-#include <strings.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,8 +10,10 @@
 #include <set>
 #include <string_view>
 
-#include "common/proc_status.h"
+#include "common/agent_environment.h"
+#include "common/path.h"
 #include "common/socket_path.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 
@@ -24,11 +25,6 @@ std::string HowToGetAnAgent(pid_t pid) {
 }
 namespace {
 
-// Compared as the agent's configuration does: case does not matter.
-bool Is(const std::string& value, const char* word) {
-  return ::strcasecmp(value.c_str(), word) == 0;
-}
-
 std::string Who(const AgentFacts& f) {
   const std::string pid = "process " + std::to_string(f.pid);
   return f.name.empty() ? pid : pid + " (" + f.name + ")";
@@ -38,33 +34,21 @@ std::string NotServing(const AgentFacts& f) {
   return Who(f) + ": memprof agent loaded but not serving: ";
 }
 
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string FileOf(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
 // "(owned by root, mode 0700)", or "" when the directory could not be read.
 std::string Ownership(const PathFacts& dir) {
   if (dir.error != 0) return "";
   return " (owned by " + DescribeUid(dir.st.st_uid) + ", mode " + ModeText(dir.st.st_mode) + ")";
 }
 
-// As the agent reads MEMPROF_AGENT (agent/shared/agent_config.cc).
-bool SwitchedOff(const AgentFacts& f) {
-  const std::string value = f.Env("MEMPROF_AGENT");
-  return Is(value, "off") || Is(value, "0") || Is(value, "false") || Is(value, "no");
-}
+bool SwitchedOff(const AgentFacts& f) { return AgentSwitchedOff(f.Env(kAgentSwitchEnv)); }
 
 // A program exec'd by a profiled process (or its forked child) finds that
 // process's pid in MEMPROF_HOST_PID, and its agent does nothing unless
 // MEMPROF_CHILDREN=inherit (agent/core/agent_api.cc).
 bool ExecdByProfiledProcess(const AgentFacts& f) {
-  const std::string host = f.Env("MEMPROF_HOST_PID");
-  return !host.empty() && host != std::to_string(f.pid) &&
-         !Is(f.Env("MEMPROF_CHILDREN"), "inherit");
+  const std::string host = f.Env(kHostPidEnv);
+  return !host.empty() && ExecdByAnotherHost(host.c_str(), f.pid) &&
+         !ChildrenInherit(f.Env(kChildrenEnv));
 }
 
 bool Preloaded(const AgentFacts& f) {
@@ -74,10 +58,7 @@ bool Preloaded(const AgentFacts& f) {
 // The socket directory the agent uses, as its configuration reads it.
 std::string AgentDirectory(const AgentFacts& f, const std::string& fallback) {
   if (!f.environment) return fallback;
-  std::string dir = f.Env(kSocketDirEnv);
-  if (dir.empty()) dir = kDefaultSocketDir;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir;
+  return SocketDirectoryFrom(f.Env(kSocketDirEnv));
 }
 
 // memprofctl itself may not enter the socket directory.
@@ -198,7 +179,7 @@ std::string NotRunning(const MissingSocket& m) {
           : "the program links " + std::string(kAgentCoreFile) +
                 " and its agent is not running: memprof_agent_start() was not called or failed, "
                 "or memprof_agent_stop() stopped it";
-  if (Is(f.Env("MEMPROF_FORK"), "off")) {
+  if (ForkSwitchedOff(f.Env(kForkEnv))) {
     why += "; MEMPROF_FORK=off in its environment gives a forked child no agent of its own";
   }
   return why + "; with MEMPROF_LOG_LEVEL=info in its environment the agent logs why on its stderr";
@@ -223,7 +204,7 @@ Error Unexplained(const MissingSocket& m) {
 // "/proc/N/root" when the socket path is seen through a container's root,
 // else "": the agent's directory is looked at the same way.
 std::string RootPrefix(const std::string& socket_path, const std::string& socket_dir) {
-  const std::string tail = socket_dir + "/" + FileOf(socket_path);
+  const std::string tail = socket_dir + "/" + std::string(PathBasename(socket_path));
   if (!socket_path.ends_with(tail)) return "";
   return socket_path.substr(0, socket_path.size() - tail.size());
 }
@@ -266,7 +247,7 @@ Error ModuleNotLoaded(const DroppedConnections& d) {
 // directory, or alone): it publishes it again when it next wakes up
 // (agent/core/connection_acceptor.cc), which a client cannot cause.
 Error RemovedSocketFile(const MissingSocket& m) {
-  const std::string path = m.agent_dir + "/" + FileOf(m.socket_path);
+  const std::string path = m.agent_dir + "/" + std::string(PathBasename(m.socket_path));
   const std::string what = m.agent_dir_facts.error == ENOENT
                                ? "with its directory " + m.agent_dir
                                : "from " + m.agent_dir;
@@ -358,7 +339,8 @@ Error DiagnoseMissingSocket(const std::string& proc_root, pid_t pid, const std::
   m.agent_dir = AgentDirectory(m.facts, socket_dir);
   if (!m.agent_dir.empty() && m.agent_dir.front() == '/') {
     m.agent_dir_facts = StatPath(root + m.agent_dir);
-    const PathFacts other = StatPath(root + m.agent_dir + "/" + FileOf(socket_path));
+    const std::string name(PathBasename(socket_path));
+    const PathFacts other = StatPath(root + m.agent_dir + "/" + name);
     m.socket_in_agent_dir = other.error == 0 && S_ISSOCK(other.st.st_mode);
     if (!m.socket_in_agent_dir) {
       auto net_unix = ReadTextFile(proc_root + "/" + std::to_string(pid) + "/net/unix");
@@ -410,7 +392,7 @@ Error DiagnoseDeniedSocket(const std::string& proc_root, pid_t pid,
   d.pid = pid;
   d.socket_path = socket_path;
   d.socket = StatPath(socket_path);
-  d.directory = StatPath(DirectoryOf(socket_path));
+  d.directory = StatPath(PathDirname(socket_path));
   if (auto status = ReadTextFile(proc_root + "/" + std::to_string(pid) + "/status")) {
     if (auto credentials = ParseCredentials(*status)) d.credentials = *credentials;
   }
@@ -426,7 +408,7 @@ std::string ServerModulePath(const AgentFacts& f) {
   if (object.empty()) object = f.executable;  // a core linked into the program
   if (object.ends_with(" (deleted)")) object.resize(object.size() - 10);
   if (object.empty() || object.front() != '/') return "";
-  return DirectoryOf(object) + "/" + kAgentServerFile;
+  return PathDirname(object) + "/" + kAgentServerFile;
 }
 
 Error ExplainDroppedConnections(const DroppedConnections& d, const Error& error) {

@@ -22,8 +22,8 @@ inline constexpr char kHowToGetAnAgent[] =
 // The same for process `pid`: `memprofctl attach --pid <pid>`.
 std::string HowToGetAnAgent(pid_t pid);
 
-// Why memprofctl cannot reach a process's agent, found from outside (PRODUCT.md
-// rule 11): the Explain* functions are pure and judge facts gathered by the
+// Why memprofctl cannot reach a process's agent, found from outside (every
+// message true: docs/contract.md rule 11): the Explain* functions are pure and judge facts gathered by the
 // Diagnose* functions, which read /proc and the file system. Where memprofctl
 // may not read what it needs, the message says what it could not check.
 

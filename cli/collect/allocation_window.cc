@@ -168,7 +168,7 @@ void AllocationRun::ReadHeader() {
   std::string head(kHeaderBytes, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
-  if (analysis::IsGzip(head)) head = analysis::GunzipPrefix(head, kHeaderBytes);
+  if (report::parse::IsGzip(head)) head = report::parse::GunzipPrefix(head, kHeaderBytes);
   std::istringstream lines(head);
   std::string line;
   while (std::getline(lines, line) && !line.starts_with("---")) {

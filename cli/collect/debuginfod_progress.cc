@@ -16,17 +16,17 @@ constexpr char kEraseLine[] = "\r\033[K";
 
 std::unique_ptr<DebuginfodProgress> DebuginfodProgress::StartIfUseful(std::ostream& err,
                                                                       bool stderr_redraws) {
-  if (!stderr_redraws || !symbolize::DebuginfodConfigured()) return nullptr;
+  if (!stderr_redraws || !report::symbolize::DebuginfodConfigured()) return nullptr;
   return std::make_unique<DebuginfodProgress>(err, /*ticking=*/true);
 }
 
 DebuginfodProgress::DebuginfodProgress(std::ostream& err, bool ticking) : err_(err) {
-  symbolize::SetDebuginfoLookupObserver(this);
+  report::symbolize::SetDebuginfoLookupObserver(this);
   if (ticking) drawer_ = std::jthread([this](const std::stop_token& stop) { Draw(stop); });
 }
 
 DebuginfodProgress::~DebuginfodProgress() {
-  symbolize::SetDebuginfoLookupObserver(nullptr);
+  report::symbolize::SetDebuginfoLookupObserver(nullptr);
   if (drawer_.joinable()) {
     drawer_.request_stop();
     drawer_.join();
@@ -60,7 +60,7 @@ std::string DebuginfodProgress::LineLocked(Clock::time_point now) const {
   char elapsed[32];
   std::snprintf(elapsed, sizeof(elapsed), "%.1f s", seconds);
   std::string line = "memprofctl: fetching debug info for " +
-                     PathBasename(running_.front().first) + " from debuginfod (" + elapsed;
+                     std::string(PathBasename(running_.front().first)) + " from debuginfod (" + elapsed;
   if (running_.size() > 1) line += ", " + std::to_string(running_.size() - 1) + " more waiting";
   return line + ")";
 }

@@ -20,7 +20,7 @@ namespace memprof::cli {
 // debuginfod server: which file, for how long. A lookup in local files ends
 // long before kQuiet, so only downloads show. The line is redrawn in place
 // and erased when the lookups end, before the report's own output.
-class DebuginfodProgress final : public symbolize::DebuginfoLookupObserver {
+class DebuginfodProgress final : public report::symbolize::DebuginfoLookupObserver {
  public:
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kQuiet{300};

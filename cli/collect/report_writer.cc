@@ -14,7 +14,7 @@ bool IsBinary(report::Format format) { return format == report::Format::kPprof; 
 
 Result<void> WriteReportOnly(const report::ReportRequest& request, const ReportOutput& output,
                              const Console& console, bool stdout_is_terminal,
-                             analysis::SymbolizationSummary& symbolization) {
+                             report::aggregate::SymbolizationSummary& symbolization) {
   if (output.path == "-") {
     if (IsBinary(request.format) && stdout_is_terminal) {
       return Fail(ErrorCode::kInvalidArgument,
@@ -37,7 +37,7 @@ Result<void> WriteReportOnly(const report::ReportRequest& request, const ReportO
 
 Result<void> WriteReport(const report::ReportRequest& request, const ReportOutput& output,
                          const Console& console, bool stdout_is_terminal, bool stderr_redraws) {
-  analysis::SymbolizationSummary symbolization;
+  report::aggregate::SymbolizationSummary symbolization;
   {
     const auto progress = DebuginfodProgress::StartIfUseful(console.err, stderr_redraws);
     // -v says how each binary was read (a live target's: by name or through map_files).
@@ -48,7 +48,7 @@ Result<void> WriteReport(const report::ReportRequest& request, const ReportOutpu
   }
   // After the report, so that on a terminal it is what the user sees last.
   console.out.flush();
-  console.notes() << analysis::FormatSymbolizationSummary(
+  console.notes() << report::aggregate::FormatSymbolizationSummary(
       symbolization, Log().should_log(spdlog::level::info));
   for (const std::string& line : symbolization.files_read) Log().info("{}", line);
   return {};

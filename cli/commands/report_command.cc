@@ -21,11 +21,11 @@ bool MetricChosen(const ReportOptions& options) {
          options.alloc_objects;
 }
 
-analysis::Metric MetricOf(const ReportOptions& options) {
-  if (options.inuse_objects) return analysis::Metric::kInuseObjects;
-  if (options.alloc_space) return analysis::Metric::kAllocSpace;
-  if (options.alloc_objects) return analysis::Metric::kAllocObjects;
-  return analysis::Metric::kInuseSpace;
+report::Metric MetricOf(const ReportOptions& options) {
+  if (options.inuse_objects) return report::Metric::kInuseObjects;
+  if (options.alloc_space) return report::Metric::kAllocSpace;
+  if (options.alloc_objects) return report::Metric::kAllocObjects;
+  return report::Metric::kInuseSpace;
 }
 
 void AddSelectionOptions(CLI::App& cmd, ReportOptions& options) {

@@ -9,7 +9,7 @@
 #include "cli/client/start_deadline.h"
 #include "cli/doctor/sampler_estimate.h"
 #include "common/proc_smaps.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

@@ -15,12 +15,12 @@ constexpr std::string_view kMemprofSampler = "memprof";
 }  // namespace
 
 Result<void> ReadSamplerDump(std::string_view dump_text, SamplerFigures& figures) {
-  auto dump = analysis::ParseHeapDumpText(dump_text, "the sampler's dump");
+  auto dump = report::parse::ParseHeapDumpText(dump_text, "the sampler's dump");
   if (!dump) return Fail(dump.error());
   figures.dropped = dump->sampler ? dump->sampler->dropped : 0;
-  const analysis::HeapProfile profile = analysis::Unsample(std::move(*dump));
+  const report::HeapProfile profile = report::aggregate::Unsample(std::move(*dump));
   figures.live_bytes = 0;
-  for (const analysis::Sample& sample : profile.samples) figures.live_bytes += sample.inuse.bytes;
+  for (const report::Sample& sample : profile.samples) figures.live_bytes += sample.inuse.bytes;
   return {};
 }
 

@@ -3,16 +3,16 @@
 #include <string_view>
 
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
-#include "cli/report/report_pipeline.h"
+#include "cli/report/report_symbolizer.h"
 #include "cli/report/symbolize/symbolizer.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {
 
 // The innermost frame that has a name, or "".
-std::string InnermostName(std::span<const analysis::Frame> frames) {
-  for (const analysis::Frame& frame : frames) {
+std::string InnermostName(std::span<const report::aggregate::Frame> frames) {
+  for (const report::aggregate::Frame& frame : frames) {
     if (!frame.function.empty() && !frame.guessed) return frame.function;
   }
   return "";
@@ -39,10 +39,10 @@ Result<std::vector<std::string>> NameProcessAddresses(pid_t pid,
   if (!maps) return Fail(maps.error());
   report::ReportRequest live;
   live.pid = pid;
-  auto symbolizer = symbolize::Symbolizer::FromMapsLines(SplitMapsLines(*maps),
+  auto symbolizer = report::symbolize::Symbolizer::FromMapsLines(SplitMapsLines(*maps),
                                                          report::SymbolizerOptionsFor(live));
   if (!symbolizer) return Fail(symbolizer.error());
-  pprof::DwflAddressSymbolizer named(*symbolizer);
+  report::pprof::DwflAddressSymbolizer named(*symbolizer);
   std::vector<std::string> names;
   names.reserve(addresses.size());
   for (const uint64_t address : addresses) names.push_back(InnermostName(named.Resolve(address)));

@@ -13,13 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/path.h"
+
 namespace memprof::cli {
 namespace {
-
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 ErrorCode CodeForErrno(int err) {
   return err == EACCES || err == EPERM ? ErrorCode::kPermissionDenied : ErrorCode::kInternal;
@@ -71,7 +68,7 @@ Result<void> CheckDestination(const std::string& path, ExistingFile existing) {
   if (path.empty() || path.back() == '/') {
     return Fail(ErrorCode::kInvalidArgument, "output path '" + path + "' names a directory");
   }
-  if (auto ok = CheckDirectory(path, DirectoryOf(path)); !ok) return ok;
+  if (auto ok = CheckDirectory(path, PathDirname(path)); !ok) return ok;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {};
   if (S_ISDIR(st.st_mode)) {
@@ -94,20 +91,9 @@ void SyncDirectory(const std::string& dir) {
   if (fd) ::fsync(fd.get());
 }
 
-}  // namespace
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-namespace {
-
 // A fresh name for the temp file beside `path`: ".<basename>.XXXXXX".
 std::string TempPattern(const std::string& path) {
-  return DirectoryOf(path) + "/." + BaseName(path) + ".XXXXXX";
+  return PathDirname(path) + "/." + std::string(PathBasename(path)) + ".XXXXXX";
 }
 
 // File systems without O_TMPFILE say so with one of these.
@@ -126,7 +112,7 @@ int LinkAnonymous(const std::string& proc_path, const std::string& name) {
 
 Result<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path, ExistingFile existing) {
   if (auto ok = CheckDestination(path, existing); !ok) return Fail(ok.error());
-  const std::string dir = DirectoryOf(path);
+  const std::string dir = PathDirname(path);
   Fd anonymous(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, kFinalMode));
   if (anonymous) {
     const std::string proc_path = ProcSelfFd(anonymous.get());
@@ -192,7 +178,7 @@ Result<void> AtomicFileWriter::LinkIntoPlace() {
     // linkat creates the name exclusively (EEXIST if taken): no race.
     char suffix[16];
     std::snprintf(suffix, sizeof(suffix), "%08x", random());
-    const std::string name = DirectoryOf(path_) + "/." + BaseName(path_) + "." + suffix;
+    const std::string name = PathDirname(path_) + "/." + std::string(PathBasename(path_)) + "." + suffix;
     if (LinkAnonymous(temp_path_, name) == 0) {
       if (::rename(name.c_str(), path_.c_str()) == 0) return {};
       const int err = errno;
@@ -225,7 +211,7 @@ Result<void> AtomicFileWriter::SyncData() {
 
 Result<bool> AtomicFileWriter::CommitNew(const std::string& path) {
   if (temp_path_.empty()) return Fail(ErrorCode::kInternal, "commit twice to " + path);
-  if (DirectoryOf(path) != DirectoryOf(path_)) {
+  if (PathDirname(path) != PathDirname(path_)) {
     return Fail(ErrorCode::kInternal, path + " is not in the directory of " + path_);
   }
   if (auto synced = SyncData(); !synced) return Fail(synced.error());
@@ -237,7 +223,7 @@ Result<bool> AtomicFileWriter::CommitNew(const std::string& path) {
   path_ = path;
   temp_path_.clear();
   fd_.Reset();
-  SyncDirectory(DirectoryOf(path_));
+  SyncDirectory(PathDirname(path_));
   return true;
 }
 
@@ -257,7 +243,7 @@ Result<void> AtomicFileWriter::Commit() {
   }
   temp_path_.clear();
   fd_.Reset();
-  SyncDirectory(DirectoryOf(path_));
+  SyncDirectory(PathDirname(path_));
   return {};
 }
 

@@ -79,9 +79,6 @@ class AtomicFileWriter {
   bool synced_ = false;  // SyncData() done
 };
 
-// The directory part of `path` ("." when it has none).
-std::string DirectoryOf(const std::string& path);
-
 }  // namespace memprof::cli
 
 #endif  // MEMPROF_CLI_IO_ATOMIC_FILE_WRITER_H_

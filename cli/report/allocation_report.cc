@@ -34,19 +34,19 @@ Result<void> LifetimesNeedAllocationProfile(const std::string& path) {
 }
 
 Result<LoadedAllocationProfile> LoadAllocationProfile(const std::string& path) {
-  auto parsed = analysis::ParseAllocationProfileFile(path);
+  auto parsed = report::parse::ParseAllocationProfileFile(path);
   if (!parsed) return Fail(parsed.error());
   LoadedAllocationProfile loaded{std::move(*parsed), {}};
-  loaded.samples = analysis::ToHeapProfile(loaded.input);
+  loaded.samples = report::aggregate::ToHeapProfile(loaded.input);
   return loaded;
 }
 
-analysis::Metric AllocationMetric(const ReportRequest& request) {
-  return request.metric_chosen ? request.metric : analysis::Metric::kAllocSpace;
+report::Metric AllocationMetric(const ReportRequest& request) {
+  return request.metric_chosen ? request.metric : report::Metric::kAllocSpace;
 }
 
-void SetAllocationPprofOptions(const analysis::AllocationSummary& summary,
-                               pprof::PprofOptions& options) {
+void SetAllocationPprofOptions(const report::AllocationSummary& summary,
+                               report::pprof::PprofOptions& options) {
   constexpr int64_t kNanosPerMilli = 1000000;
   options.allocation_profile = true;
   options.time_nanos = summary.header.window_start_unix_ms * kNanosPerMilli;
@@ -54,18 +54,18 @@ void SetAllocationPprofOptions(const analysis::AllocationSummary& summary,
 }
 
 Result<void> WriteLifetimes(const ReportRequest& request, const LoadedAllocationProfile& loaded,
-                            pprof::ParallelSymbolizer& symbolizer, std::ostream& out) {
-  const analysis::HeapProfile& profile = loaded.samples.profile;
-  const analysis::InternedAddresses interned = analysis::InternLookupAddresses(profile);
+                            report::pprof::ParallelSymbolizer& symbolizer, std::ostream& out) {
+  const report::HeapProfile& profile = loaded.samples.profile;
+  const report::aggregate::InternedAddresses interned = report::aggregate::InternLookupAddresses(profile);
   symbolizer.ResolveAll(interned.addresses);
   const std::vector<std::string> names =
-      analysis::FlatFunctionNames(profile, symbolizer, interned, request.lines);
-  const std::vector<analysis::LifetimeSite> sites =
-      analysis::ComputeLifetimes(loaded.input, loaded.samples, names);
+      report::aggregate::FlatFunctionNames(profile, symbolizer, interned, request.lines);
+  const std::vector<report::aggregate::LifetimeSite> sites =
+      report::aggregate::ComputeLifetimes(loaded.input, loaded.samples, names);
   if (request.format == Format::kJson) {
-    return analysis::WriteLifetimesJson(loaded.samples.summary, sites, request.top, out);
+    return report::render::WriteLifetimesJson(loaded.samples.summary, sites, request.top, out);
   }
-  return analysis::WriteLifetimesText(loaded.samples.summary, sites, request.top, out);
+  return report::render::WriteLifetimesText(loaded.samples.summary, sites, request.top, out);
 }
 
 }  // namespace memprof::report

@@ -8,7 +8,7 @@
 #include "cli/report/model/allocation_profile.h"
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
-#include "cli/report/report_pipeline.h"
+#include "cli/report/report_request.h"
 #include "common/result.h"
 
 namespace memprof::report {
@@ -16,8 +16,8 @@ namespace memprof::report {
 // An allocation profile read for a report: the records (for --lifetimes)
 // and the heap model every other format reads.
 struct LoadedAllocationProfile {
-  analysis::AllocationProfile input;  // its maps moved into samples.profile
-  analysis::AllocationSamples samples;
+  report::AllocationProfile input;  // its maps moved into samples.profile
+  report::aggregate::AllocationSamples samples;
 };
 
 // What a request on an allocation profile may not ask: more profiles or a
@@ -34,18 +34,18 @@ struct LoadedAllocationProfile {
 
 // The metric of a report on an allocation profile: kAllocSpace unless the
 // request chose one.
-analysis::Metric AllocationMetric(const ReportRequest& request);
+report::Metric AllocationMetric(const ReportRequest& request);
 
 // pprof's header for an allocation profile: Go's allocs sample types,
 // time_nanos the window's start, duration_nanos its length.
-void SetAllocationPprofOptions(const analysis::AllocationSummary& summary,
-                               pprof::PprofOptions& options);
+void SetAllocationPprofOptions(const report::AllocationSummary& summary,
+                               report::pprof::PprofOptions& options);
 
 // The --lifetimes table of `loaded` in request.format (text or json), its
 // sites named by `symbolizer` as the text report names flat functions.
 [[nodiscard]] Result<void> WriteLifetimes(const ReportRequest& request,
                                           const LoadedAllocationProfile& loaded,
-                                          pprof::ParallelSymbolizer& symbolizer,
+                                          report::pprof::ParallelSymbolizer& symbolizer,
                                           std::ostream& out);
 
 }  // namespace memprof::report

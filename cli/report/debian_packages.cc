@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::report {
 namespace {

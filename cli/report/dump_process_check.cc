@@ -13,23 +13,23 @@ std::string Flag(pid_t pid) { return "--pid " + std::to_string(pid) + ": "; }
 
 }  // namespace
 
-Result<void> CompareDumpWithProcess(pid_t pid, const std::vector<symbolize::MemoryMapping>& dump,
-                                    const std::vector<symbolize::MemoryMapping>& live) {
-  const symbolize::MemoryMapping* first = nullptr;
-  for (const symbolize::MemoryMapping& mapping : dump) {
+Result<void> CompareDumpWithProcess(pid_t pid, const std::vector<report::symbolize::MemoryMapping>& dump,
+                                    const std::vector<report::symbolize::MemoryMapping>& live) {
+  const report::symbolize::MemoryMapping* first = nullptr;
+  for (const report::symbolize::MemoryMapping& mapping : dump) {
     if (mapping.FileBacked() && mapping.inode != 0) {
       first = &mapping;
       break;
     }
   }
   if (first == nullptr) return {};
-  for (const symbolize::MemoryMapping& mapping : live) {
+  for (const report::symbolize::MemoryMapping& mapping : live) {
     if (mapping.start == first->start && mapping.inode == first->inode) return {};
   }
   return Fail(ErrorCode::kInvalidArgument,
               Flag(pid) + "process " + std::to_string(pid) +
                   " is not the one the dump came from: the dump maps " + first->path + " at " +
-                  analysis::HexAddress(first->start) + ", process " + std::to_string(pid) +
+                  report::aggregate::HexAddress(first->start) + ", process " + std::to_string(pid) +
                   " does not (another program, or a restart); leave --pid out, or give the pid "
                   "of the process that wrote the dump");
 }
@@ -50,19 +50,19 @@ Result<void> CheckDumpProcess(pid_t pid, const std::vector<std::string>& dump_ma
   }
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return CompareDumpWithProcess(pid, symbolize::ParseMemoryMap(dump_maps).mappings,
-                                symbolize::ParseMemoryMap(lines).mappings);
+  return CompareDumpWithProcess(pid, report::symbolize::ParseMemoryMap(dump_maps).mappings,
+                                report::symbolize::ParseMemoryMap(lines).mappings);
 }
 
-Result<void> CheckMetricHasData(const analysis::HeapProfile& profile, analysis::Metric metric,
+Result<void> CheckMetricHasData(const report::HeapProfile& profile, report::Metric metric,
                                 const std::string& dump_path) {
-  if (metric != analysis::Metric::kAllocSpace && metric != analysis::Metric::kAllocObjects) {
+  if (metric != report::Metric::kAllocSpace && metric != report::Metric::kAllocObjects) {
     return {};
   }
   if (profile.has_alloc) return {};
   const std::string flag =
-      metric == analysis::Metric::kAllocSpace ? "--alloc-space" : "--alloc-objects";
-  if (profile.format == analysis::DumpFormat::kGperftoolsHeapSample) {
+      metric == report::Metric::kAllocSpace ? "--alloc-space" : "--alloc-objects";
+  if (profile.format == report::DumpFormat::kGperftoolsHeapSample) {
     return Fail(ErrorCode::kFailedPrecondition,
                 flag + ": " + dump_path +
                     " is tcmalloc's sampled heap, which has no allocation counts; gperftools' "

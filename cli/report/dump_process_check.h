@@ -23,8 +23,8 @@ namespace memprof::report {
 // the flag is wrong) naming what differs; a dump without file mappings
 // cannot be judged and passes.
 [[nodiscard]] Result<void> CompareDumpWithProcess(pid_t pid,
-                                                  const std::vector<symbolize::MemoryMapping>& dump,
-                                                  const std::vector<symbolize::MemoryMapping>& live);
+                                                  const std::vector<report::symbolize::MemoryMapping>& dump,
+                                                  const std::vector<report::symbolize::MemoryMapping>& live);
 
 // Reads /proc/<pid>/maps (under `proc_root`) and compares: kNotFound (exit 3)
 // for a pid that has exited, kPermissionDenied (4) when its maps are
@@ -34,8 +34,8 @@ namespace memprof::report {
 
 // --alloc-space and --alloc-objects on a dump whose allocation counts are
 // all zero: kFailedPrecondition (exit 5) saying how to record them.
-[[nodiscard]] Result<void> CheckMetricHasData(const analysis::HeapProfile& profile,
-                                              analysis::Metric metric,
+[[nodiscard]] Result<void> CheckMetricHasData(const report::HeapProfile& profile,
+                                              report::Metric metric,
                                               const std::string& dump_path);
 
 }  // namespace memprof::report

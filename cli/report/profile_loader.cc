@@ -65,14 +65,14 @@ std::vector<std::string> PeekMappedLibraries(const std::string& path) {
   return lines;
 }
 
-Result<analysis::HeapProfile> LoadProfile(const std::string& path) {
-  auto dump = analysis::ParseHeapDumpFile(path);
+Result<report::HeapProfile> LoadProfile(const std::string& path) {
+  auto dump = report::parse::ParseHeapDumpFile(path);
   if (!dump) return Fail(dump.error());
-  return analysis::Unsample(std::move(*dump));
+  return report::aggregate::Unsample(std::move(*dump));
 }
 
-Result<std::vector<analysis::HeapProfile>> LoadProfiles(const std::vector<std::string>& paths) {
-  std::vector<std::optional<Result<analysis::HeapProfile>>> loaded(paths.size());
+Result<std::vector<report::HeapProfile>> LoadProfiles(const std::vector<std::string>& paths) {
+  std::vector<std::optional<Result<report::HeapProfile>>> loaded(paths.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < paths.size(); i = next++) loaded[i] = LoadProfile(paths[i]);
@@ -83,9 +83,9 @@ Result<std::vector<analysis::HeapProfile>> LoadProfiles(const std::vector<std::s
     for (size_t i = 1; i < workers; ++i) threads.emplace_back(work);
     work();
   }
-  std::vector<analysis::HeapProfile> profiles;
+  std::vector<report::HeapProfile> profiles;
   profiles.reserve(paths.size());
-  for (std::optional<Result<analysis::HeapProfile>>& result : loaded) {
+  for (std::optional<Result<report::HeapProfile>>& result : loaded) {
     if (!*result) return Fail(result->error());
     profiles.push_back(std::move(**result));
   }

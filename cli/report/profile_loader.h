@@ -11,12 +11,12 @@ namespace memprof::report {
 
 // Parses and unsamples one heap profile, jemalloc's or gperftools' (errors:
 // see ParseHeapDumpFile).
-[[nodiscard]] Result<analysis::HeapProfile> LoadProfile(const std::string& path);
+[[nodiscard]] Result<report::HeapProfile> LoadProfile(const std::string& path);
 
 // Loads `paths` side by side on a few threads; the profiles come back in the
 // order of `paths`. On failure, the error of the first failing path in that
 // order, so the message does not depend on thread timing.
-[[nodiscard]] Result<std::vector<analysis::HeapProfile>> LoadProfiles(
+[[nodiscard]] Result<std::vector<report::HeapProfile>> LoadProfiles(
     const std::vector<std::string>& paths);
 
 // The MAPPED_LIBRARIES: lines at the end of the dump at `path`, read from

@@ -7,23 +7,24 @@
 #include <utility>
 
 #include "cli/report/aggregate/aggregate.h"
-#include "cli/report/allocation_report.h"
 #include "cli/report/aggregate/base_profile.h"
+#include "cli/report/allocation_report.h"
 #include "cli/report/dump_process_check.h"
 #include "cli/report/leave_to_exit.h"
-#include "cli/report/render/collapsed_report.h"
-#include "cli/report/render/json_report.h"
-#include "cli/report/render/report_renderer.h"
-#include "cli/report/render/svg_report.h"
-#include "cli/report/render/text_report.h"
 #include "cli/report/merge/profile_merge.h"
 #include "cli/report/parse/allocation_profile_parser.h"
 #include "cli/report/pprof/parallel_symbolizer.h"
 #include "cli/report/pprof/pprof_writer.h"
 #include "cli/report/profile_loader.h"
-#include "cli/report/symbolize/memory_map.h"
+#include "cli/report/render/collapsed_report.h"
+#include "cli/report/render/json_report.h"
+#include "cli/report/render/report_renderer.h"
+#include "cli/report/render/svg_report.h"
+#include "cli/report/render/text_report.h"
+#include "cli/report/report_symbolizer.h"
 #include "cli/report/symbolization_report.h"
 #include "cli/report/symbolize/debuginfo_lookup.h"
+#include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolize/symbolizer.h"
 #include "cli/report/trend_pipeline.h"
 #include "common/path.h"
@@ -47,7 +48,7 @@ std::vector<std::string> BasePaths(const ReportRequest& request) {
 // The dumps (summed), minus the base dumps (summed) when there are any. All
 // are read side by side, then put in one address space: dumps of different
 // processes (or a base from before a restart) have their modules elsewhere.
-Result<analysis::HeapProfile> LoadRequestedProfile(const ReportRequest& request) {
+Result<report::HeapProfile> LoadRequestedProfile(const ReportRequest& request) {
   std::vector<std::string> paths = DumpPaths(request);
   const size_t dump_count = paths.size();
   if (dump_count == 1 && request.base_path.empty() && request.more_base_paths.empty()) {
@@ -57,54 +58,54 @@ Result<analysis::HeapProfile> LoadRequestedProfile(const ReportRequest& request)
   paths.insert(paths.end(), bases.begin(), bases.end());
   auto loaded = LoadProfiles(paths);
   if (!loaded) return Fail(loaded.error());
-  merge::SharedSpace space = merge::IntoOneAddressSpace(std::move(*loaded));
-  std::vector<analysis::HeapProfile> base_profiles(
+  report::merge::SharedSpace space = report::merge::IntoOneAddressSpace(std::move(*loaded));
+  std::vector<report::HeapProfile> base_profiles(
       std::make_move_iterator(space.profiles.begin() + static_cast<ptrdiff_t>(dump_count)),
       std::make_move_iterator(space.profiles.end()));
   space.profiles.resize(dump_count);
-  analysis::HeapProfile profile =
-      merge::SumProfiles(std::move(space.profiles), space.mapped_libraries);
+  report::HeapProfile profile =
+      report::merge::SumProfiles(std::move(space.profiles), space.mapped_libraries);
   if (base_profiles.empty()) return profile;
-  analysis::HeapProfile base = merge::SumProfiles(std::move(base_profiles), {});
-  return analysis::SubtractBase(profile, base);
+  report::HeapProfile base = report::merge::SumProfiles(std::move(base_profiles), {});
+  return report::aggregate::SubtractBase(profile, base);
 }
 
 // With --base the renderer draws a differential flame graph and adds what
 // its colours mean; the title names both dumps.
-analysis::SvgOptions SvgOptionsFor(const ReportRequest& request) {
-  analysis::SvgOptions options;
-  options.title = "memprof: " + PathBasename(request.dump_path);
+report::render::SvgOptions SvgOptionsFor(const ReportRequest& request) {
+  report::render::SvgOptions options;
+  options.title = "memprof: " + std::string(PathBasename(request.dump_path));
   if (!request.more_dump_paths.empty()) {
     options.title += " and " + std::to_string(request.more_dump_paths.size()) + " more (summed)";
   }
-  if (!request.base_path.empty()) options.title += " vs base " + PathBasename(request.base_path);
+  if (!request.base_path.empty()) options.title += " vs base " + std::string(PathBasename(request.base_path));
   return options;
 }
 
-std::unique_ptr<analysis::ReportRenderer> MakeRenderer(
-    const ReportRequest& request, const analysis::SymbolizationSummary& symbolization,
-    const analysis::AllocationSummary* allocation) {
-  analysis::ReportOptions options;
+std::unique_ptr<report::render::ReportRenderer> MakeRenderer(
+    const ReportRequest& request, const report::aggregate::SymbolizationSummary& symbolization,
+    const report::AllocationSummary* allocation) {
+  report::render::ReportOptions options;
   options.allocation = allocation;
   options.show_bytes = request.show_bytes;
   options.sort_by_cum = request.sort_by_cum;
   options.top = request.top;
   options.symbolization = &symbolization;
   switch (request.format) {
-    case Format::kCollapsed: return std::make_unique<analysis::CollapsedReportRenderer>();
-    case Format::kJson: return std::make_unique<analysis::JsonReportRenderer>(options);
-    case Format::kSvg: return std::make_unique<analysis::SvgReportRenderer>(SvgOptionsFor(request));
+    case Format::kCollapsed: return std::make_unique<report::render::CollapsedReportRenderer>();
+    case Format::kJson: return std::make_unique<report::render::JsonReportRenderer>(options);
+    case Format::kSvg: return std::make_unique<report::render::SvgReportRenderer>(SvgOptionsFor(request));
     case Format::kText:
     case Format::kPprof: break;
   }
-  return std::make_unique<analysis::TextReportRenderer>(options);
+  return std::make_unique<report::render::TextReportRenderer>(options);
 }
 
 // "PATH: read through /proc/N/map_files/..." for each file the symbolizer
 // opened, or "PATH: not read: why".
-std::vector<std::string> FilesRead(const std::vector<symbolize::ModuleReport>& modules) {
+std::vector<std::string> FilesRead(const std::vector<report::symbolize::ModuleReport>& modules) {
   std::vector<std::string> lines;
-  for (const symbolize::ModuleReport& module : modules) {
+  for (const report::symbolize::ModuleReport& module : modules) {
     lines.push_back(module.path + (module.opened_as.empty() ? ": not read: " + module.problem
                                                             : ": read " + module.opened_as));
   }
@@ -116,29 +117,29 @@ std::vector<std::string> FilesRead(const std::vector<symbolize::ModuleReport>& m
 // (PrefetchPackageOwners); a profile whose frames all have names reads
 // none of dpkg's lists.
 SummaryContext SummaryContextFor(const ReportRequest& request,
-                                 const analysis::InternedAddresses& interned,
-                                 pprof::ParallelSymbolizer& symbolizer) {
+                                 const report::aggregate::InternedAddresses& interned,
+                                 report::pprof::ParallelSymbolizer& symbolizer) {
   SummaryContext context;
-  context.debuginfod = symbolize::DebuginfodConfigured();
+  context.debuginfod = report::symbolize::DebuginfodConfigured();
   context.sysroot = request.sysroot;
   if (!context.sysroot.empty() || ReportThreadCount() < 2) return context;
-  const std::vector<symbolize::ModuleReport> modules =
+  const std::vector<report::symbolize::ModuleReport> modules =
       ModulesWithUnnamedFrames(symbolizer.Modules(), interned.addresses, symbolizer);
   if (!modules.empty()) context.owners = PrefetchPackageOwners(modules, context.dpkg_info_dir);
   return context;
 }
 
-Result<void> RenderAggregated(const ReportRequest& request, const analysis::HeapProfile& profile,
-                              const analysis::InternedAddresses& interned,
-                              pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
-                              analysis::SymbolizationSummary* symbolization,
-                              const analysis::AllocationSummary* allocation) {
+Result<void> RenderAggregated(const ReportRequest& request, const report::HeapProfile& profile,
+                              const report::aggregate::InternedAddresses& interned,
+                              report::pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
+                              report::aggregate::SymbolizationSummary* symbolization,
+                              const report::AllocationSummary* allocation) {
   const SummaryContext context = SummaryContextFor(request, interned, symbolizer);
-  analysis::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
+  report::aggregate::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
                                      request.lines};
-  auto aggregation = analysis::AggregateProfile(profile, symbolizer, options);
+  auto aggregation = report::aggregate::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
-  analysis::SymbolizationSummary summary =
+  report::aggregate::SymbolizationSummary summary =
       SummarizeSymbolization(*aggregation, [&] { return symbolizer.Modules(); }, context);
   summary.is_diff = aggregation->is_diff;
   summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
@@ -155,17 +156,17 @@ Result<void> RenderAggregated(const ReportRequest& request, const analysis::Heap
 // before the dump is parsed: its threads open the big files meanwhile.
 struct EarlySymbolizer {
   std::vector<std::string> maps_lines;
-  std::unique_ptr<pprof::ParallelSymbolizer> symbolizer;  // null if not started
+  std::unique_ptr<report::pprof::ParallelSymbolizer> symbolizer;  // null if not started
 };
 
 // Not with debuginfod: opening a file no address needs could download its
 // debug info.
 EarlySymbolizer StartEarly(const ReportRequest& request) {
   EarlySymbolizer early;
-  if (ReportThreadCount() < 2 || symbolize::DebuginfodConfigured()) return early;
+  if (ReportThreadCount() < 2 || report::symbolize::DebuginfodConfigured()) return early;
   early.maps_lines = PeekMappedLibraries(request.dump_path);
   if (early.maps_lines.empty()) return early;
-  const symbolize::ParsedMemoryMap map = symbolize::ParseMemoryMap(early.maps_lines);
+  const report::symbolize::ParsedMemoryMap map = report::symbolize::ParseMemoryMap(early.maps_lines);
   auto symbolizer = StartReportSymbolizer(request, map.mappings);
   if (symbolizer) early.symbolizer = std::move(*symbolizer);
   return early;
@@ -173,67 +174,13 @@ EarlySymbolizer StartEarly(const ReportRequest& request) {
 
 }  // namespace
 
-symbolize::SymbolizerOptions SymbolizerOptionsFor(const ReportRequest& request) {
-  symbolize::SymbolizerOptions options;
-  options.lines = request.lines;
-  options.nearest_symbol = request.nearest_symbol;
-  options.pid = request.pid;
-  options.sysroot = request.sysroot;
-  if (request.pid && options.sysroot.empty()) {
-    options.sysroot = "/proc/" + std::to_string(*request.pid) + "/root";
-  }
-  return options;
-}
-
-Result<std::unique_ptr<pprof::ParallelSymbolizer>> StartReportSymbolizer(
-    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings) {
-  const symbolize::SymbolizerOptions options = SymbolizerOptionsFor(request);
-  auto symbolizer = symbolize::Symbolizer::Create(mappings, options);
-  if (!symbolizer) return Fail(symbolizer.error());
-  return std::make_unique<pprof::ParallelSymbolizer>(std::move(*symbolizer), mappings, options,
-                                                     ReportThreadCount());
-}
-
-Result<std::unique_ptr<pprof::ParallelSymbolizer>> MakeReportSymbolizer(
-    const ReportRequest& request, const std::vector<symbolize::MemoryMapping>& mappings,
-    std::span<const uint64_t> addresses) {
-  auto symbolizer = StartReportSymbolizer(request, mappings);
-  if (symbolizer) (*symbolizer)->ResolveAll(addresses);
-  return symbolizer;
-}
-
-const std::vector<std::string>& FormatNames() {
-  static const std::vector<std::string> names = {"text", "collapsed", "pprof", "svg", "json"};
-  return names;
-}
-
-std::optional<Format> ParseFormat(std::string_view name) {
-  if (name == "text") return Format::kText;
-  if (name == "collapsed") return Format::kCollapsed;
-  if (name == "pprof") return Format::kPprof;
-  if (name == "svg") return Format::kSvg;
-  if (name == "json") return Format::kJson;
-  return std::nullopt;
-}
-
-std::string_view FormatExtension(Format format) {
-  switch (format) {
-    case Format::kText: return "txt";
-    case Format::kCollapsed: return "collapsed";
-    case Format::kPprof: return "pb.gz";
-    case Format::kSvg: return "svg";
-    case Format::kJson: return "json";
-  }
-  return "txt";
-}
-
 namespace {
 
 // The symbolizer for `profile`'s maps: the early one when the peek saw
 // them right. With --pid, first checks that the process wrote the dump.
-Result<std::unique_ptr<pprof::ParallelSymbolizer>> ReadySymbolizer(
-    const ReportRequest& request, const analysis::HeapProfile& profile,
-    const symbolize::ParsedMemoryMap& map, EarlySymbolizer& early) {
+Result<std::unique_ptr<report::pprof::ParallelSymbolizer>> ReadySymbolizer(
+    const ReportRequest& request, const report::HeapProfile& profile,
+    const report::symbolize::ParsedMemoryMap& map, EarlySymbolizer& early) {
   if (request.pid) {
     // The first dump's own maps: merged dumps' are moved into one space.
     const bool alone = request.more_dump_paths.empty() && BasePaths(request).empty();
@@ -251,29 +198,29 @@ Result<std::unique_ptr<pprof::ParallelSymbolizer>> ReadySymbolizer(
 // Symbolizes and writes `profile` in request.format; `allocation` when it
 // is an allocation profile. The stacks are freed as they are used
 // (TakeLookupAddresses, WritePprofReleasing).
-Result<void> RenderProfile(const ReportRequest& request, analysis::HeapProfile& profile,
+Result<void> RenderProfile(const ReportRequest& request, report::HeapProfile& profile,
                            EarlySymbolizer& early, std::ostream& out,
-                           analysis::SymbolizationSummary* symbolization,
-                           const analysis::AllocationSummary* allocation = nullptr) {
-  auto map = symbolize::ParseMemoryMap(profile.mapped_libraries);
+                           report::aggregate::SymbolizationSummary* symbolization,
+                           const report::AllocationSummary* allocation = nullptr) {
+  auto map = report::symbolize::ParseMemoryMap(profile.mapped_libraries);
   auto symbolizer = ReadySymbolizer(request, profile, map, early);
   if (!symbolizer) return Fail(symbolizer.error());
   Result<void> rendered;
   if (request.format != Format::kPprof) {
-    analysis::InternedAddresses interned = analysis::TakeLookupAddresses(profile);
+    report::aggregate::InternedAddresses interned = report::aggregate::TakeLookupAddresses(profile);
     (*symbolizer)->ResolveAll(interned.addresses);
     rendered = RenderAggregated(request, profile, interned, **symbolizer, out, symbolization,
                                 allocation);
     if (request.process_ends_after) LeaveToExit(std::move(interned));
   } else {
-    (*symbolizer)->ResolveAll(pprof::DistinctLookupAddresses(profile));
+    (*symbolizer)->ResolveAll(report::pprof::DistinctLookupAddresses(profile));
     if (symbolization != nullptr) symbolization->sampler = profile.sampler;
-    pprof::PprofOptions pprof_options;
+    report::pprof::PprofOptions pprof_options;
     pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;
     pprof_options.pid = request.pid;
     if (allocation != nullptr) SetAllocationPprofOptions(*allocation, pprof_options);
     rendered =
-        pprof::WritePprofReleasing(profile, **symbolizer, map.mappings, pprof_options, out);
+        report::pprof::WritePprofReleasing(profile, **symbolizer, map.mappings, pprof_options, out);
     if (request.describe_files && symbolization != nullptr) {
       symbolization->files_read = FilesRead((*symbolizer)->Modules());
     }
@@ -284,14 +231,14 @@ Result<void> RenderProfile(const ReportRequest& request, analysis::HeapProfile& 
 
 // An allocation profile: read alone, by default ranked by bytes allocated.
 Result<void> RunAllocationReport(const ReportRequest& request, std::ostream& out,
-                                 analysis::SymbolizationSummary* symbolization) {
+                                 report::aggregate::SymbolizationSummary* symbolization) {
   if (auto ok = CheckAllocationRequest(request); !ok) return ok;
   EarlySymbolizer early = StartEarly(request);
   auto loaded = LoadAllocationProfile(request.dump_path);
   if (!loaded) return Fail(loaded.error());
-  analysis::HeapProfile& profile = loaded->samples.profile;
+  report::HeapProfile& profile = loaded->samples.profile;
   if (request.lifetimes) {
-    auto map = symbolize::ParseMemoryMap(profile.mapped_libraries);
+    auto map = report::symbolize::ParseMemoryMap(profile.mapped_libraries);
     auto symbolizer = ReadySymbolizer(request, profile, map, early);
     if (!symbolizer) return Fail(symbolizer.error());
     return WriteLifetimes(request, *loaded, **symbolizer, out);
@@ -304,8 +251,8 @@ Result<void> RunAllocationReport(const ReportRequest& request, std::ostream& out
 }  // namespace
 
 Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
-                               analysis::SymbolizationSummary* symbolization) {
-  if (analysis::IsAllocationProfileFile(request.dump_path)) {
+                               report::aggregate::SymbolizationSummary* symbolization) {
+  if (report::parse::IsAllocationProfileFile(request.dump_path)) {
     return RunAllocationReport(request, out, symbolization);
   }
   if (request.lifetimes) return LifetimesNeedAllocationProfile(request.dump_path);

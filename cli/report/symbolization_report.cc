@@ -13,17 +13,17 @@ namespace memprof::report {
 namespace {
 
 // A file's facts by the name frames carry (MemoryMapping::Basename).
-const symbolize::ModuleReport* FindModule(const std::vector<symbolize::ModuleReport>& modules,
+const report::symbolize::ModuleReport* FindModule(const std::vector<report::symbolize::ModuleReport>& modules,
                                           const std::string& name) {
-  for (const symbolize::ModuleReport& module : modules) {
+  for (const report::symbolize::ModuleReport& module : modules) {
     if (PathBasename(module.path) == name) return &module;
   }
   return nullptr;
 }
 
-analysis::ModuleCoverage CoverageOf(const std::string& name, const analysis::UnnamedFrames& frames,
-                                    const symbolize::ModuleReport* module) {
-  analysis::ModuleCoverage coverage;
+report::aggregate::ModuleCoverage CoverageOf(const std::string& name, const report::aggregate::UnnamedFrames& frames,
+                                    const report::symbolize::ModuleReport* module) {
+  report::aggregate::ModuleCoverage coverage;
   coverage.path = module != nullptr ? module->path : name;
   coverage.share = frames.share;
   coverage.hidden_share = frames.hidden_share;
@@ -50,14 +50,14 @@ PackageOwners OwnersOf(const std::vector<std::string>& paths, const SummaryConte
   return owners;
 }
 
-void AddPackages(std::vector<analysis::ModuleCoverage>& modules, const SummaryContext& context) {
+void AddPackages(std::vector<report::aggregate::ModuleCoverage>& modules, const SummaryContext& context) {
   std::vector<std::string> paths;
-  for (const analysis::ModuleCoverage& module : modules) {
+  for (const report::aggregate::ModuleCoverage& module : modules) {
     if (module.path.starts_with("/")) paths.push_back(module.path);
   }
   if (paths.empty()) return;
   const PackageOwners owners = OwnersOf(paths, context);
-  for (analysis::ModuleCoverage& module : modules) {
+  for (report::aggregate::ModuleCoverage& module : modules) {
     auto it = owners.find(module.path);
     if (it == owners.end() || it->second.empty()) continue;
     module.package = it->second;
@@ -67,12 +67,12 @@ void AddPackages(std::vector<analysis::ModuleCoverage>& modules, const SummaryCo
 
 }  // namespace
 
-analysis::SymbolizationSummary SummarizeSymbolization(
-    const analysis::Aggregation& aggregation,
-    const std::function<std::vector<symbolize::ModuleReport>()>& modules,
+report::aggregate::SymbolizationSummary SummarizeSymbolization(
+    const report::aggregate::Aggregation& aggregation,
+    const std::function<std::vector<report::symbolize::ModuleReport>()>& modules,
     const SummaryContext& context) {
-  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
-  analysis::SymbolizationSummary summary;
+  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
+  report::aggregate::SymbolizationSummary summary;
   summary.named_share = shares.named_share;
   summary.unnamed_site_share = shares.unnamed_site_share;
   summary.cut_short_share = shares.cut_short_share;
@@ -80,7 +80,7 @@ analysis::SymbolizationSummary SummarizeSymbolization(
   summary.debuginfod = context.debuginfod;
   summary.sysroot = !context.sysroot.empty();
   if (shares.by_module.empty()) return summary;
-  const std::vector<symbolize::ModuleReport> reports = modules();
+  const std::vector<report::symbolize::ModuleReport> reports = modules();
   for (const auto& [name, frames] : shares.by_module) {
     summary.modules.push_back(CoverageOf(name, frames, FindModule(reports, name)));
   }
@@ -93,9 +93,9 @@ analysis::SymbolizationSummary SummarizeSymbolization(
 }
 
 std::shared_future<PackageOwners> PrefetchPackageOwners(
-    const std::vector<symbolize::ModuleReport>& modules, const std::string& dpkg_info_dir) {
+    const std::vector<report::symbolize::ModuleReport>& modules, const std::string& dpkg_info_dir) {
   std::vector<std::string> paths;
-  for (const symbolize::ModuleReport& module : modules) {
+  for (const report::symbolize::ModuleReport& module : modules) {
     if (module.path.starts_with("/")) paths.push_back(module.path);
   }
   try {
@@ -109,18 +109,18 @@ std::shared_future<PackageOwners> PrefetchPackageOwners(
   }
 }
 
-std::vector<symbolize::ModuleReport> ModulesWithUnnamedFrames(
-    const std::vector<symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
-    analysis::AddressSymbolizer& symbolizer) {
+std::vector<report::symbolize::ModuleReport> ModulesWithUnnamedFrames(
+    const std::vector<report::symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
+    report::aggregate::AddressSymbolizer& symbolizer) {
   std::set<std::string> unnamed;  // module names, as frames carry them
   for (uint64_t address : addresses) {
-    for (const analysis::Frame& frame : symbolizer.Resolve(address)) {
-      if (analysis::IsUnnamed(frame)) unnamed.insert(frame.module);
+    for (const report::aggregate::Frame& frame : symbolizer.Resolve(address)) {
+      if (report::aggregate::IsUnnamed(frame)) unnamed.insert(frame.module);
     }
   }
-  std::vector<symbolize::ModuleReport> out;
-  for (const symbolize::ModuleReport& module : modules) {
-    if (unnamed.contains(PathBasename(module.path))) out.push_back(module);
+  std::vector<report::symbolize::ModuleReport> out;
+  for (const report::symbolize::ModuleReport& module : modules) {
+    if (unnamed.contains(std::string(PathBasename(module.path)))) out.push_back(module);
   }
   return out;
 }

@@ -31,23 +31,23 @@ struct SummaryContext {
 // last finds them ready. The answer has an entry for each of them ("" when
 // no package owns it); the summary looks up any other file itself.
 std::shared_future<PackageOwners> PrefetchPackageOwners(
-    const std::vector<symbolize::ModuleReport>& modules,
+    const std::vector<report::symbolize::ModuleReport>& modules,
     const std::string& dpkg_info_dir = "/var/lib/dpkg/info");
 
 // The files of `modules` in which some of `addresses` (resolved by
 // `symbolizer`) has a frame without a name: the only files a summary can
 // name a package for, so the only ones worth reading dpkg's lists for.
-std::vector<symbolize::ModuleReport> ModulesWithUnnamedFrames(
-    const std::vector<symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
-    analysis::AddressSymbolizer& symbolizer);
+std::vector<report::symbolize::ModuleReport> ModulesWithUnnamedFrames(
+    const std::vector<report::symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
+    report::aggregate::AddressSymbolizer& symbolizer);
 
 // The summary of what `aggregation` could not name, with what the
 // symbolizer found for each file (`modules`, asked only when some frame has
 // no name) and, for files of this host, the Debian package whose -dbgsym
 // has their symbols.
-analysis::SymbolizationSummary SummarizeSymbolization(
-    const analysis::Aggregation& aggregation,
-    const std::function<std::vector<symbolize::ModuleReport>()>& modules,
+report::aggregate::SymbolizationSummary SummarizeSymbolization(
+    const report::aggregate::Aggregation& aggregation,
+    const std::function<std::vector<report::symbolize::ModuleReport>()>& modules,
     const SummaryContext& context);
 
 }  // namespace memprof::report

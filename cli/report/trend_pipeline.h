@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "cli/report/report_pipeline.h"
+#include "cli/report/report_request.h"
 #include "common/result.h"
 
 namespace memprof::report {

@@ -73,7 +73,7 @@ StaleReason ClassifyWithoutAsking(const SocketEntry& entry, const TargetDiscover
 // stays ("left alone: ..." or "not removed: ...").
 std::string RemoveStaleSocket(const SocketEntry& entry, StaleReason reason, uid_t caller);
 
-// What every command that looks for agents does first (issue 29): removes,
+// What every command that looks for agents does first: removes,
 // from `entries` and from the socket directory, the sockets that are stale
 // by ClassifyWithoutAsking and that `caller` may remove. The ones that stay
 // are logged at -vv. Returns the entries left.

@@ -15,6 +15,7 @@
 
 #include "cli/client/unreachable_agent.h"
 #include "common/socket_path.h"
+#include "common/text_file.h"
 #include "common/unix_socket.h"
 
 namespace memprof::cli {

@@ -6,7 +6,7 @@
 
 #include "cli/io/dump_file_name.h"
 #include "cli/io/logging.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

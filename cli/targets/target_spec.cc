@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "common/host_port.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof {
 namespace {

@@ -1,4 +1,5 @@
 #include "common/proc_status.h"
+#include "common/text_file.h"
 
 #include <unistd.h>
 

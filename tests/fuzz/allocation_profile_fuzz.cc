@@ -22,7 +22,10 @@
 
 namespace {
 
-using namespace memprof::analysis;  // NOLINT: a fuzz entry point, not a header
+using namespace memprof::report;             // NOLINT: a fuzz entry point, not a header
+using namespace memprof::report::parse;      // NOLINT
+using namespace memprof::report::aggregate;  // NOLINT
+using namespace memprof::report::render;     // NOLINT
 
 using memprof::fuzz::NullBuffer;
 

@@ -32,8 +32,8 @@ constexpr std::string_view kSeparator = "=== ";
 
 using fuzz::NullBuffer;
 
-analysis::ParseLimits FuzzLimits() {
-  analysis::ParseLimits limits;
+report::parse::ParseLimits FuzzLimits() {
+  report::parse::ParseLimits limits;
   limits.max_line_bytes = 4096;
   limits.max_frames = 64;
   limits.max_records = 1024;
@@ -69,61 +69,61 @@ std::vector<Piece> Split(std::string_view input) {
   return pieces;
 }
 
-double Total(const analysis::HeapProfile& profile) {
+double Total(const report::HeapProfile& profile) {
   double total = 0;
-  for (const analysis::Sample& sample : profile.samples) total += sample.inuse.bytes;
+  for (const report::Sample& sample : profile.samples) total += sample.inuse.bytes;
   return total;
 }
 
-void CheckSum(const std::vector<analysis::HeapProfile>& profiles, const analysis::HeapProfile& sum) {
+void CheckSum(const std::vector<report::HeapProfile>& profiles, const report::HeapProfile& sum) {
   double expected = 0;
-  for (const analysis::HeapProfile& profile : profiles) expected += Total(profile);
+  for (const report::HeapProfile& profile : profiles) expected += Total(profile);
   const double got = Total(sum);
   if (!std::isfinite(expected) || !std::isfinite(got)) return;
   if (std::fabs(expected - got) > 1e-6 * std::max(1.0, std::fabs(expected))) __builtin_trap();
 }
 
-void Trend(const merge::SharedSpace& space, const std::vector<double>& times) {
-  analysis::HexSymbolizer symbolizer;
-  std::vector<trend::Snapshot> snapshots;
+void Trend(const report::merge::SharedSpace& space, const std::vector<double>& times) {
+  report::aggregate::HexSymbolizer symbolizer;
+  std::vector<report::trend::Snapshot> snapshots;
   for (size_t i = 0; i < space.profiles.size(); ++i) {
-    auto aggregation = analysis::AggregateProfile(space.profiles[i], symbolizer, {});
+    auto aggregation = report::aggregate::AggregateProfile(space.profiles[i], symbolizer, {});
     if (!aggregation) return;
     snapshots.push_back({times[i], std::move(aggregation->functions)});
   }
-  auto rows = trend::ComputeTrend(snapshots);
+  auto rows = report::trend::ComputeTrend(snapshots);
   if (!rows) return;
-  trend::TrendResult result;
+  report::trend::TrendResult result;
   for (double time : times) result.dumps.push_back({"fuzz.heap", {time, {}}});
   result.rows = std::move(*rows);
   NullBuffer buffer;
   std::ostream out(&buffer);
-  (void)trend::RenderTrendText(result, {}, out);
-  (void)trend::RenderTrendJson(result, {}, out);
+  (void)report::trend::RenderTrendText(result, {}, out);
+  (void)report::trend::RenderTrendJson(result, {}, out);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
-  std::vector<analysis::HeapProfile> profiles;
+  std::vector<report::HeapProfile> profiles;
   std::vector<double> times;
   for (const Piece& piece : Split(input)) {
-    auto dump = analysis::ParseHeapDumpText(piece.text, "fuzz.heap", FuzzLimits());
+    auto dump = report::parse::ParseHeapDumpText(piece.text, "fuzz.heap", FuzzLimits());
     if (!dump) continue;
-    profiles.push_back(analysis::Unsample(std::move(*dump)));
+    profiles.push_back(report::aggregate::Unsample(std::move(*dump)));
     times.push_back(piece.seconds);
   }
   if (profiles.empty()) return 0;
-  merge::SharedSpace space = merge::IntoOneAddressSpace(profiles);
+  report::merge::SharedSpace space = report::merge::IntoOneAddressSpace(profiles);
   Trend(space, times);
-  analysis::HeapProfile sum = merge::SumProfiles(space.profiles, space.mapped_libraries);
+  report::HeapProfile sum = report::merge::SumProfiles(space.profiles, space.mapped_libraries);
   CheckSum(profiles, sum);
-  analysis::HexSymbolizer symbolizer;
-  auto aggregation = analysis::AggregateProfile(sum, symbolizer, {});
+  report::aggregate::HexSymbolizer symbolizer;
+  auto aggregation = report::aggregate::AggregateProfile(sum, symbolizer, {});
   if (!aggregation) return 0;
   NullBuffer buffer;
   std::ostream out(&buffer);
-  (void)analysis::CollapsedReportRenderer().Render(*aggregation, out);
+  (void)report::render::CollapsedReportRenderer().Render(*aggregation, out);
   return 0;
 }

@@ -1,4 +1,4 @@
-// memprofctl profile --allocations (issue 32): what a real target allocated
+// memprofctl profile --allocations: what a real target allocated
 // during a window, what of it was freed and after how long, what survived;
 // read by `report` in every format and by the real pprof; and every failure
 // a user can cause, with its message and exit code, and nothing left behind.

@@ -1,4 +1,4 @@
-// `memprofctl attach` (issue 31): the agent loaded into processes that were
+// `memprofctl attach`: the agent loaded into processes that were
 // started without it, with the real memprofctl, real jemalloc and glibc
 // targets, and what the target must not notice.
 #include <gtest/gtest.h>

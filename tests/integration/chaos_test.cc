@@ -355,8 +355,8 @@ TEST_F(ChaosTest, AnEmptyDevInTheTargetsRootHurtsNeitherSide) {
   EXPECT_EQ(exit->ShellCode(), 0) << t->process().StderrText();
 }
 
-// The same with the agent's remote listener (mutual TLS: issue 29 once saw a
-// crash in a TLS test on a root whose /dev had lost its nodes). The
+// The same with the agent's remote listener (mutual TLS, which must hold
+// on a root whose /dev has lost its nodes). The
 // handshakes need randomness, which must not depend on /dev/urandom; a
 // client the agent refuses must not hurt it either.
 TEST_F(ChaosTest, ARemoteTlsAgentWithAnEmptyDevServes) {

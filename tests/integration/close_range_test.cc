@@ -1,7 +1,7 @@
 // A host that closes every descriptor it inherited (close_range(3, ~0U)) after
 // the preloaded agent opened its socket, then opens its own sockets on the
 // numbers the agent used and forks a child that serves them too (docs/contract.md
-// rule 9, issue 11). The agent must never use or close a descriptor it cannot
+// rule 9). The agent must never use or close a descriptor it cannot
 // prove is still its own, must notice the loss at its next wake-up and
 // re-create its socket at the same path, and the child must get an agent of
 // its own without touching anything of the parent's.

@@ -1,4 +1,4 @@
-// Periodic collection (issue 5): `dump --every ... --out-dir` and
+// Periodic collection: `dump --every ... --out-dir` and
 // `stats --watch`, driving the real memprofctl against real jemalloc targets.
 #include <poll.h>
 #include <pty.h>

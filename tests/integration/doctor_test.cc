@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/proc_smaps.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 #include "tests/integration/harness/guest_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
 

@@ -134,7 +134,7 @@ TEST_P(DumpTest, ConcurrentDumpsDoNotCollide) {
     auto status = procs[i]->Wait(seconds(60));
     ASSERT_TRUE(status.has_value()) << "dump " << i << " hung";
     // One more than the agent streams at once: the third waits its turn
-    // (issue 11), so every dump succeeds with a complete, verified file.
+    //, so every dump succeeds with a complete, verified file.
     std::string path = dir().File("c" + std::to_string(i) + ".heap");
     ASSERT_EQ(status->exit_code, 0) << procs[i]->StderrText();
     json j = json::parse(procs[i]->StdoutText(), nullptr, false);

@@ -5,7 +5,7 @@
 // its agent. Whatever happens, an agent writes nothing to the service's output
 // unless MEMPROF_LOG_LEVEL is set, and once the service and its helpers have
 // exited (normally, through _exit, or by exec) `memprofctl list` shows no stale
-// entry (docs/contract.md rules 7 and 9, issue 11).
+// entry (docs/contract.md rules 7 and 9).
 #include <gtest/gtest.h>
 
 #include <map>

@@ -1,7 +1,7 @@
-// The exporter's pprof endpoints (issue 15): /debug/pprof/heap fetched by the
+// The exporter's pprof endpoints: /debug/pprof/heap fetched by the
 // real pprof from real targets, stripped ones too (through the symbol
 // endpoint), its profiling windows, its failures, its index page, and two
-// requests for one process at once. And /debug/pprof/allocs (issue 32): an
+// requests for one process at once. And /debug/pprof/allocs: an
 // allocation window read by the real pprof, its failures and its busy
 // answers.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Prometheus output (issue 5): `stats --format prometheus` and the
+// Prometheus output: `stats --format prometheus` and the
 // `exporter`, against real targets, checked by the real promtool.
 #include <signal.h>
 

@@ -1,4 +1,4 @@
-// `memprofctl report` on real gperftools heap profiles (issue 16): the
+// `memprofctl report` on real gperftools heap profiles: the
 // testprog gperf_profile_writer, linked with Debian's libtcmalloc, allocates
 // known amounts in named functions and writes the heap profiler's profile
 // (GetHeapProfile, "@ heapprofile", exact) and tcmalloc's sampled one

@@ -1,6 +1,6 @@
 // What an idle agent (loaded, never contacted) costs its host, in what the
 // host can count: mapped libraries, threads, signal dispositions and masks,
-// descriptors (docs/contract.md rule 9, issue 11). RSS and wake-ups are measured
+// descriptors (docs/contract.md rule 9). RSS and wake-ups are measured
 // side by side in tests/bench/idle_cost.sh instead: as assertions they would
 // depend on the machine.
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// Large dumps stream with bounded memory on both sides (issue 2: "a dump of
+// Large dumps stream with bounded memory on both sides ("a dump of
 // at least 100 MB streams with bounded memory"). The 10 MB case always runs;
 // the >= 100 MB case runs with MEMPROF_LARGE_TESTS=1 (it needs ~350 MB in the
 // target and a minute on a small machine).

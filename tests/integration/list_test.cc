@@ -125,7 +125,7 @@ TEST_F(ListTest, RemovesStaleSocketsAndLeavesTheLiveAgentAlone) {
 }
 
 // Not only `list`: every command that looks for agents removes the sockets
-// of processes killed by a signal (issue 29), whichever target it is about.
+// of processes killed by a signal, whichever target it is about.
 // A live process's socket that nobody listens on is proven stale only by
 // asking each agent, which `list` alone does: the others leave it.
 TEST_F(ListTest, EveryCommandRemovesTheSocketsOfKilledProcesses) {

@@ -115,7 +115,7 @@ class LoadRunner {
   std::string out_dir_;
   // The dump clients dump at once, all of them, with nothing in the test
   // spacing them out: the agent streams kAgentDumpSlots at a time and queues
-  // the others (issue 11), so "no failed call" includes no busy answer.
+  // the others, so "no failed call" includes no busy answer.
 };
 
 milliseconds Percentile(std::vector<milliseconds> v, double p) {

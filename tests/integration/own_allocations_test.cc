@@ -1,4 +1,4 @@
-// Nothing of ours in the host's profile (PRODUCT.md rule 13): the agent's
+// Nothing of ours in the host's profile (docs/contract.md rule 13): the agent's
 // threads, gRPC's, and the agent code that runs on host threads (the preload
 // constructor, fork handlers) allocate without being sampled. With every
 // allocation sampled (lg_prof_sample:0) and the agent busy serving, the

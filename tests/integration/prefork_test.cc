@@ -4,7 +4,7 @@
 // its own at <workerpid>.sock, also when a client was talking to the master's
 // agent at the moment of fork(); `list` shows each worker with the master as
 // its ppid; each worker is profiled while it serves; the service never
-// notices (docs/contract.md rules 7 and 9, issue 11).
+// notices (docs/contract.md rules 7 and 9).
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <unistd.h>

@@ -3,7 +3,7 @@
 // MessageLite::ParseFromZeroCopyStream, each aborting with a marker), as a
 // service that statically links its own gRPC or protobuf does. Nothing the
 // agent loads may bind to them: the host lives, and status, stats, activate
-// and dump work (docs/contract.md rule 9, issue 11).
+// and dump work (docs/contract.md rule 9).
 #include <gtest/gtest.h>
 
 #include <regex>

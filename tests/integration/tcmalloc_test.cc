@@ -1,4 +1,4 @@
-// tcmalloc targets (issue 16): a program linked with gperftools' libtcmalloc,
+// tcmalloc targets: a program linked with gperftools' libtcmalloc,
 // the agent preloaded, driven through status, stats, activate, dump,
 // deactivate and report by the real memprofctl, and through the exporter's
 // heap endpoint; and `memprofctl run --allocator tcmalloc`.
@@ -44,7 +44,7 @@ class TcmallocTest : public ExporterTest {
   }
 };
 
-// `attach` (issue 31) says what works on a tcmalloc process as the agent
+// `attach` says what works on a tcmalloc process as the agent
 // serves it: with the sampler on since start-up, everything; without it,
 // status, stats, doctor and purge, and profiles by memprof's own sampler,
 // allocation windows and captures included; with tcmalloc's own sampler,

@@ -93,6 +93,51 @@ int ReportRank(std::string_view folder) {
   return -1;
 }
 
+// The pipeline files at the top of cli/report/ have an order of their own:
+// the request comes first, the pipelines that serve one kind of request next,
+// and report_pipeline, which picks among them, last. By file name without
+// its extension; -1: unknown (a new pipeline file must be given a place here).
+int PipelineRank(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  name = name.substr(0, name.find('.'));
+  static constexpr std::array<std::pair<std::string_view, int>, 10> kRanks{{
+      {"report_request", 0},  // what a report is asked for: below every pipeline
+      {"leave_to_exit", 0},
+      {"debian_packages", 0},
+      {"dump_process_check", 0},
+      {"profile_loader", 0},
+      {"report_symbolizer", 1},     // a request's symbolizer, on the loader's threads
+      {"symbolization_report", 1},  // names the Debian packages
+      {"allocation_report", 2},
+      {"trend_pipeline", 2},
+      {"report_pipeline", 3},  // picks among the pipelines above
+  }};
+  for (const auto& [file, rank] : kRanks) {
+    if (file == name) return rank;
+  }
+  return -1;
+}
+
+// Between two pipeline files: only a lower one, or a file's own header.
+std::optional<std::string> CheckPipelineFiles(std::string_view file, std::string_view included) {
+  const int from = PipelineRank(file);
+  const int to = PipelineRank(included);
+  if (from < 0 || to < 0) {
+    return Violation(file, included,
+                     std::string(from < 0 ? file : included) +
+                         " has no place in the report pipeline's file order "
+                         "(tests/layering/include_rules.cc)");
+  }
+  const auto stem = [](std::string_view path) { return path.substr(0, path.rfind('.')); };
+  if (to >= from && stem(file) != stem(included)) {
+    return Violation(file, included,
+                     "a pipeline file includes only those below it: report_request and the "
+                     "loaders < report_symbolizer and symbolization_report < the allocation "
+                     "and trend pipelines < report_pipeline");
+  }
+  return std::nullopt;
+}
+
 std::string ReportFolderName(std::string_view folder) {
   return folder.empty() ? "cli/report/'s pipeline files"
                         : "cli/report/" + std::string(folder) + "/";
@@ -112,7 +157,7 @@ std::optional<std::string> CheckReportEngine(std::string_view file, std::string_
                          " has no place in the report engine's stage order "
                          "(tests/layering/include_rules.cc)");
   }
-  if (from == to) return std::nullopt;
+  if (from == to) return from.empty() ? CheckPipelineFiles(file, included) : std::nullopt;
   if (to_rank >= from_rank) {
     return Violation(file, included,
                      ReportFolderName(from) +

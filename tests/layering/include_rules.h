@@ -26,7 +26,10 @@ namespace memprof::layering {
 //     the data flow:
 //       {model, symbolize} < parse < {aggregate, merge} < {render, pprof} < trend
 //       < the pipeline (the files at the top of cli/report/)
-//     (a folder without a rank fails on every include of the engine);
+//     (a folder without a rank fails on every include of the engine), and
+//     among the pipeline files, report_request and the loaders <
+//     report_symbolizer and symbolization_report < the allocation and trend
+//     pipelines < report_pipeline (so no include in cli/report/ runs back up);
 //   - inside cli/, a folder includes only folders below it:
 //       io < launch < {client, attach} < targets < {collect, exporter} < commands < app < main.cc
 //     (collect and exporter are siblings and include neither each other, nor do

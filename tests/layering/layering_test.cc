@@ -153,6 +153,34 @@ TEST(IncludeRulesTest, ReportStagesIncludeOnlyStagesBeforeThem) {
   EXPECT_NE(why->find("before it in the data flow"), std::string::npos) << *why;
 }
 
+TEST(IncludeRulesTest, PipelineFilesIncludeOnlyThoseBelowThem) {
+  EXPECT_EQ(CheckInclude("cli/report/allocation_report.h", "cli/report/report_request.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/trend_pipeline.h", "cli/report/report_request.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/report_pipeline.cc", "cli/report/report_pipeline.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/report_pipeline.cc", "cli/report/trend_pipeline.h"),
+            std::nullopt);
+  EXPECT_EQ(CheckInclude("cli/report/symbolization_report.cc", "cli/report/debian_packages.h"),
+            std::nullopt);
+  // Back up: a pipeline that includes the one that picks it.
+  for (const char* file : {"cli/report/allocation_report.h", "cli/report/trend_pipeline.h",
+                           "cli/report/report_request.h"}) {
+    const auto why = CheckInclude(file, "cli/report/report_pipeline.h");
+    ASSERT_NE(why, std::nullopt) << file;
+    EXPECT_NE(why->find("includes only those below it"), std::string::npos) << *why;
+  }
+  EXPECT_NE(CheckInclude("cli/report/allocation_report.cc", "cli/report/trend_pipeline.h"),
+            std::nullopt);
+  EXPECT_NE(CheckInclude("cli/report/report_request.h", "cli/report/profile_loader.h"),
+            std::nullopt);
+  const auto unknown = CheckInclude("cli/report/new_pipeline.cc", "cli/report/report_request.h");
+  ASSERT_NE(unknown, std::nullopt);
+  EXPECT_NE(unknown->find("no place in the report pipeline's file order"), std::string::npos)
+      << *unknown;
+}
+
 TEST(IncludeRulesTest, UnknownReportFolderMustBeGivenAPlace) {
   struct Case {
     const char* file;

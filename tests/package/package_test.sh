@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian packages, as a new user gets them (issue 15): builds memprof and
+# The Debian packages, as a new user gets them: builds memprof and
 # libmemprof-agent-dev with cpack from a release tarball of SOURCE_DIR (`git
 # archive` of its HEAD, unpacked with umask 002, so every file has mode 0664
 # and the package must set every mode itself), fails on any lintian error or

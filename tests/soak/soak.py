@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak: a real redis-server with the agent under continuous load (issue 30).
+"""Soak: a real redis-server with the agent under continuous load.
 
 Run through `bash dev.sh soak [SECONDS]`, which installs redis and builds
 memprofctl and the agent first. Alone:

@@ -1,7 +1,7 @@
 // The shared check for outside programs (required_tool.h): fake tools in a
 // private directory for each way a tool can be unusable, then the real
 // jeprof without binutils on PATH, and without /usr/bin/file, which is what
-// a bare Debian 12 lacked (issue 17).
+// a bare Debian 12 lacked.
 #include "tests/support/required_tool.h"
 
 #include <gtest/gtest.h>

@@ -12,17 +12,18 @@
 #include "absl/container/flat_hash_set.h"
 #include "cli/report/aggregate/frame_names.h"
 #include "cli/report/aggregate/jeprof_names.h"
+#include "cli/report/model/stack_hash.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 constexpr size_t kNotSeen = static_cast<size_t>(-1);
 
 // Every distinct address, symbolized once, plus what the passes below need
 // per location: whether jeprof cuts the stack there, and its function-name ids.
-class LocationTable {
+class SymbolizedLocations {
  public:
-  LocationTable(AddressSymbolizer& symbolizer, const InternedAddresses& interned, bool lines)
+  SymbolizedLocations(AddressSymbolizer& symbolizer, const InternedAddresses& interned, bool lines)
       : symbolizer_(symbolizer),
         interned_(interned),
         lines_(lines),
@@ -58,7 +59,7 @@ class LocationTable {
   absl::flat_hash_map<std::string, std::string> short_names_;
 };
 
-const std::string& LocationTable::ShortName(const std::string& function) {
+const std::string& SymbolizedLocations::ShortName(const std::string& function) {
   auto [it, inserted] = short_names_.try_emplace(function);
   if (inserted) it->second = ShortFunctionName(function);
   return it->second;
@@ -66,7 +67,7 @@ const std::string& LocationTable::ShortName(const std::string& function) {
 
 // jeprof's TranslateStack at function granularity: innermost first, the
 // function that holds the address last and without " (inline)".
-std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
+std::vector<std::string> SymbolizedLocations::FunctionNames(uint64_t address,
                                                       const std::vector<Frame>& frames) {
   std::vector<std::string> names;
   for (size_t i = 0; i < frames.size(); ++i) {
@@ -81,14 +82,14 @@ std::vector<std::string> LocationTable::FunctionNames(uint64_t address,
   return names;
 }
 
-uint32_t LocationTable::InternId(uint32_t id) {
+uint32_t SymbolizedLocations::InternId(uint32_t id) {
   uint32_t& location = by_id_[id];
   if (location == kNoLocation) location = Add(interned_.addresses[id]);
   return location;
 }
 
 // A new location for `address`, numbered in the order first seen.
-uint32_t LocationTable::Add(uint64_t address) {
+uint32_t SymbolizedLocations::Add(uint64_t address) {
   const auto index = static_cast<uint32_t>(locations_.size());
   std::span<const Frame> resolved = symbolizer_.Resolve(address);
   Location location{address, {resolved.begin(), resolved.end()}, {}};
@@ -105,7 +106,7 @@ uint32_t LocationTable::Add(uint64_t address) {
   return index;
 }
 
-uint32_t LocationTable::NameId(const std::string& name) {
+uint32_t SymbolizedLocations::NameId(const std::string& name) {
   auto [it, inserted] = by_name_.emplace(name, static_cast<uint32_t>(names_.size()));
   if (inserted) names_.push_back(name);
   return it->second;
@@ -116,7 +117,7 @@ class FrameMatcher {
  public:
   static Result<FrameMatcher> Create(const std::string& pattern, const char* option);
   bool active() const { return regex_.has_value(); }
-  bool AnyMatches(const std::vector<uint32_t>& stack, const LocationTable& table);
+  bool AnyMatches(const std::vector<uint32_t>& stack, const SymbolizedLocations& table);
 
  private:
   bool Search(const std::string& text) const;
@@ -158,20 +159,13 @@ bool FrameMatcher::Matches(const Location& location) const {
   return false;
 }
 
-bool FrameMatcher::AnyMatches(const std::vector<uint32_t>& stack, const LocationTable& table) {
+bool FrameMatcher::AnyMatches(const std::vector<uint32_t>& stack, const SymbolizedLocations& table) {
   for (uint32_t location : stack) {
     if (location >= cache_.size()) cache_.resize(location + 1, -1);
     if (cache_[location] < 0) cache_[location] = Matches(table.at(location)) ? 1 : 0;
     if (cache_[location] == 1) return true;
   }
   return false;
-}
-
-// FNV-1a over location ids, for merging identical cut stacks.
-uint64_t PathHash(const std::vector<uint32_t>& path) {
-  uint64_t hash = 14695981039346656037ULL;
-  for (uint32_t id : path) hash = (hash ^ id) * 1099511628211ULL;
-  return hash;
 }
 
 // The merged stacks, indexed by their paths without a copy of them: the
@@ -196,7 +190,7 @@ class StackIndex {
  private:
   struct Hash {
     const std::vector<StackSample>* stacks;
-    size_t operator()(size_t i) const { return PathHash((*stacks)[i].locations); }
+    size_t operator()(size_t i) const { return report::StackHash((*stacks)[i].locations); }
   };
   struct Equal {
     const std::vector<StackSample>* stacks;
@@ -212,7 +206,7 @@ class StackIndex {
 // jeprof's RemoveUninterestingFrames: an allocator entry point drops itself
 // and everything before it (leaf side), i.e. the allocator's own frames.
 // `ids`: the stack's interned addresses, one per frame, leaf first.
-std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids, LocationTable& table) {
+std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids, SymbolizedLocations& table) {
   std::vector<uint32_t> path(ids.size());
   size_t kept_from = 0;  // after the last cut frame
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -228,7 +222,7 @@ std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids, Location
 // change and nothing in the base either: an unchanged stack still adds to
 // the base (and now) values that the differential reports show.
 std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
-                                     const InternedAddresses& interned, LocationTable& table,
+                                     const InternedAddresses& interned, SymbolizedLocations& table,
                                      Aggregation& aggregation) {
   std::vector<StackSample> stacks;
   stacks.reserve(profile.samples.size());
@@ -249,7 +243,7 @@ std::vector<StackSample> CutAndMerge(const HeapProfile& profile, Metric metric,
 }
 
 void ApplyFilters(std::vector<StackSample>& stacks, FrameMatcher& focus, FrameMatcher& ignore,
-                  const LocationTable& table) {
+                  const SymbolizedLocations& table) {
   std::erase_if(stacks, [&](const StackSample& stack) {
     if (focus.active() && !focus.AnyMatches(stack.locations, table)) return true;
     return ignore.active() && ignore.AnyMatches(stack.locations, table);
@@ -261,7 +255,7 @@ void ApplyFilters(std::vector<StackSample>& stacks, FrameMatcher& focus, FrameMa
 // kDiff adds the base sums: a template, so that the hot loop of an ordinary
 // report does no more than it used to.
 template <bool kDiff>
-std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const LocationTable& table,
+std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const SymbolizedLocations& table,
                                 double& shown_total) {
   const std::vector<std::string>& names = table.names();
   std::vector<FunctionRow> rows(names.size());
@@ -292,7 +286,7 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const Lo
 }
 
 // The name Reduce gives the flat value of a cut stack (see FlatFunctionNames).
-std::string FlatName(const std::vector<uint32_t>& path, const LocationTable& table) {
+std::string FlatName(const std::vector<uint32_t>& path, const SymbolizedLocations& table) {
   for (uint32_t location : path) {
     if (IsIgnoredAddress(table.at(location).address)) continue;
     return table.names()[table.NameIds(location).front()];
@@ -305,7 +299,7 @@ std::string FlatName(const std::vector<uint32_t>& path, const LocationTable& tab
 std::vector<std::string> FlatFunctionNames(const HeapProfile& profile,
                                            AddressSymbolizer& symbolizer,
                                            const InternedAddresses& interned, bool lines) {
-  LocationTable table(symbolizer, interned, lines);
+  SymbolizedLocations table(symbolizer, interned, lines);
   std::vector<std::string> names;
   names.reserve(profile.samples.size());
   for (size_t i = 0; i < profile.samples.size(); ++i) {
@@ -395,7 +389,7 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   InternedAddresses own;  // when the caller has none
   const InternedAddresses& interned =
       options.interned != nullptr ? *options.interned : (own = InternLookupAddresses(profile));
-  LocationTable table(symbolizer, interned, options.lines);
+  SymbolizedLocations table(symbolizer, interned, options.lines);
   aggregation.stacks = CutAndMerge(profile, options.metric, interned, table, aggregation);
   ApplyFilters(aggregation.stacks, *focus, *ignore, table);
   aggregation.functions = aggregation.is_diff
@@ -406,4 +400,4 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   return aggregation;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -11,7 +11,7 @@
 #include "cli/report/model/profile.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // What to aggregate, with jeprof's option semantics.
 // Every frame of a profile as an index into its distinct lookup addresses
@@ -119,6 +119,6 @@ std::vector<std::string> FlatFunctionNames(const HeapProfile& profile,
 // (growth first between equal sizes).
 void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_change = false);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_AGGREGATE_H_

@@ -5,11 +5,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "cli/report/aggregate/unsample.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 Amount UnsampleAllocation(uint64_t usize, uint64_t sample_interval) {
   // One object of that size: the same arithmetic as a heap_v2 stack's.
-  return UnsampleCounts(RawCounts{1, usize}, sample_interval);
+  return UnsampleCounts(parse::RawCounts{1, usize}, sample_interval);
 }
 
 bool InWindow(const AllocationRecord& record, const AllocationProfileHeader& header) {
@@ -50,7 +50,7 @@ AllocationSamples ToHeapProfile(AllocationProfile& input) {
   profile.mapped_libraries = std::move(input.mapped_libraries);
   out.sample_of_record.assign(input.records.size(), AllocationSamples::kOutsideWindow);
   // The keys point at the records' stacks, which stay where they are.
-  absl::flat_hash_map<const std::vector<uint64_t>*, uint32_t, StackPointerHash, StackPointerEqual>
+  absl::flat_hash_map<const std::vector<uint64_t>*, uint32_t, report::StackHasher, StackPointerEqual>
       index;
   for (size_t i = 0; i < input.records.size(); ++i) {
     const AllocationRecord& record = input.records[i];
@@ -67,4 +67,4 @@ AllocationSamples ToHeapProfile(AllocationProfile& input) {
   return out;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -7,7 +7,7 @@
 #include "cli/report/model/allocation_profile.h"
 #include "cli/report/model/profile.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // jemalloc samples an allocation of usable size z with probability
 // 1 - exp(-z/P), P the sample interval (a Poisson process over allocated
@@ -45,6 +45,6 @@ struct AllocationSamples {
 };
 AllocationSamples ToHeapProfile(AllocationProfile& profile);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_ALLOCATION_SAMPLES_H_

@@ -4,7 +4,7 @@
 #include <map>
 #include <vector>
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 double Difference(double a, double b, bool drop_negative) {
@@ -52,4 +52,4 @@ HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base, bo
   return result;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -3,7 +3,7 @@
 
 #include "cli/report/model/profile.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // `--base`: subtracts `base` from `profile` stack by stack, on unsampled
 // values, like jeprof's SubtractProfile (each dump unsampled with its own
@@ -17,6 +17,6 @@ namespace memprof::analysis {
 HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base,
                          bool drop_negative = false);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_BASE_PROFILE_H_

@@ -1,6 +1,6 @@
 #include "cli/report/aggregate/frame_names.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 std::string FrameLineSuffix(const Frame& frame) {
   if (frame.file.empty() || frame.line <= 0) return "";
@@ -21,4 +21,4 @@ std::vector<std::string> RootFirstFrameNames(const Location& location, bool line
   return names;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -6,7 +6,7 @@
 
 #include "cli/report/aggregate/aggregate.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // The names the stack-shaped reports (collapsed, the svg flame graph) give
 // the frames of one location, root first: the function that contains the
@@ -21,6 +21,6 @@ std::vector<std::string> RootFirstFrameNames(const Location& location, bool line
 // when its debug info has no line.
 std::string FrameLineSuffix(const Frame& frame);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_FRAME_NAMES_H_

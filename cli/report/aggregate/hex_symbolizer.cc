@@ -3,7 +3,7 @@
 
 #include "cli/report/aggregate/symbolization.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 std::string HexAddress(uint64_t address) {
   char buffer[32];
@@ -21,4 +21,4 @@ std::span<const Frame> HexSymbolizer::Resolve(uint64_t address) {
   return {&frame_, 1};
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -4,7 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 bool IsPerlSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
@@ -189,4 +189,4 @@ std::string JeprofAddress(uint64_t address) {
   return std::string(buffer, static_cast<size_t>(length));
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

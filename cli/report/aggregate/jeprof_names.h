@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // jeprof's ShortFunctionName: drops argument lists (with a trailing
 // "const"), template arguments and a leading return type, so that
@@ -35,6 +35,6 @@ std::string JeprofAddress(uint64_t address);
 // entries" such as the vsyscall page): they get no row in the tables.
 inline bool IsIgnoredAddress(uint64_t address) { return address > 0x7fffffffffffffffULL; }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_JEPROF_NAMES_H_

@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 // A site while its records are summed.
@@ -84,4 +84,4 @@ std::vector<LifetimeSite> ComputeLifetimes(const AllocationProfile& profile,
   return result;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -10,7 +10,7 @@
 #include "cli/report/model/allocation_profile.h"
 #include "cli/report/model/profile.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // What `report --lifetimes` shows per allocation site: every unsampled
 // amount of the records whose stack the text report attributes (flat) to
@@ -52,6 +52,6 @@ std::vector<LifetimeSite> ComputeLifetimes(const AllocationProfile& profile,
                                            const AllocationSamples& samples,
                                            const std::vector<std::string>& site_of_sample);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_LIFETIMES_H_

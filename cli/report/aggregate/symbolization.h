@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // One source-level frame at a code address. An address inside inlined code
 // has several: the inlined callees and, last, the function that contains it.
@@ -62,6 +62,6 @@ class HexSymbolizer final : public AddressSymbolizer {
   Frame frame_;
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_SYMBOLIZATION_H_

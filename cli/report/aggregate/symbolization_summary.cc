@@ -8,7 +8,7 @@
 #include <set>
 #include <vector>
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 // At most this many files are listed on stderr; the JSON has them all.
@@ -284,4 +284,4 @@ std::string FormatSymbolizationSummary(const SymbolizationSummary& summary, bool
   return CoverageLine(summary) + NamesSummary(summary, verbose);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -8,7 +8,7 @@
 
 #include "cli/report/aggregate/aggregate.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 
 // One mapped file whose frames the report could not all name.
 struct ModuleCoverage {
@@ -95,6 +95,6 @@ UnnamedFrameShares CountUnnamedFrames(const Aggregation& aggregation);
 // hides, and the fix.
 std::string FormatSymbolizationSummary(const SymbolizationSummary& summary, bool verbose = false);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate
 
 #endif  // MEMPROF_CLI_REPORT_AGGREGATE_SYMBOLIZATION_SUMMARY_H_

@@ -5,12 +5,12 @@
 
 #include "absl/container/flat_hash_map.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
-bool HasAlloc(const HeapDump& dump) {
+bool HasAlloc(const parse::HeapDump& dump) {
   if (dump.totals.alloc.objects != 0) return true;
-  for (const StackRecord& record : dump.records) {
+  for (const parse::StackRecord& record : dump.records) {
     if (record.counts.alloc.objects != 0) return true;
   }
   return false;
@@ -20,7 +20,7 @@ bool HasAlloc(const HeapDump& dump) {
 // profiler counts every allocation; for tcmalloc's sampler pprof (whose
 // legacy parser is the reference for that format) scales only periods
 // above 1.
-uint64_t ScalingPeriod(const HeapDump& dump) {
+uint64_t ScalingPeriod(const parse::HeapDump& dump) {
   switch (dump.format) {
     case DumpFormat::kJemalloc:
       return dump.sample_period;
@@ -34,7 +34,7 @@ uint64_t ScalingPeriod(const HeapDump& dump) {
 
 }  // namespace
 
-Amount UnsampleCounts(const RawCounts& counts, uint64_t sample_period) {
+Amount UnsampleCounts(const parse::RawCounts& counts, uint64_t sample_period) {
   Amount amount{static_cast<double>(counts.objects), static_cast<double>(counts.bytes)};
   // Without bytes the average size is 0 and there is no estimate (the
   // parser rejects such counts; jeprof would divide by zero).
@@ -50,7 +50,7 @@ Amount UnsampleCounts(const RawCounts& counts, uint64_t sample_period) {
   return amount;
 }
 
-HeapProfile Unsample(HeapDump dump) {
+HeapProfile Unsample(parse::HeapDump dump) {
   HeapProfile profile;
   profile.format = dump.format;
   profile.sample_period = dump.sample_period;
@@ -61,10 +61,10 @@ HeapProfile Unsample(HeapDump dump) {
   // Reserved up front, so samples never move: the keys point at their stacks,
   // which are moved (not copied) out of the dump.
   profile.samples.reserve(dump.records.size());
-  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackPointerHash, StackPointerEqual>
+  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, report::StackHasher, StackPointerEqual>
       index;
   index.reserve(dump.records.size());
-  for (StackRecord& record : dump.records) {
+  for (parse::StackRecord& record : dump.records) {
     Amount inuse = UnsampleCounts(record.counts.inuse, period);
     Amount alloc = UnsampleCounts(record.counts.alloc, period);
     if (auto it = index.find(&record.stack); it != index.end()) {
@@ -78,4 +78,4 @@ HeapProfile Unsample(HeapDump dump) {
   return profile;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iterator>
 
-namespace memprof::merge {
+namespace memprof::report::merge {
 namespace {
 
 // Moves are multiples of this, so whatever alignment the loader gave a
@@ -126,4 +126,4 @@ void Relocate(std::vector<uint64_t>& stack, const std::vector<Relocation>& reloc
   }
 }
 
-}  // namespace memprof::merge
+}  // namespace memprof::report::merge

@@ -9,7 +9,7 @@
 
 #include "cli/report/symbolize/memory_map.h"
 
-namespace memprof::merge {
+namespace memprof::report::merge {
 
 // Where one dump's module instance moves in the shared address space: every
 // address in [start, end) of the dump moves by `delta` (mod 2^64).
@@ -74,6 +74,6 @@ class AddressSpace {
 // mapping still counts as inside it.
 void Relocate(std::vector<uint64_t>& stack, const std::vector<Relocation>& relocations);
 
-}  // namespace memprof::merge
+}  // namespace memprof::report::merge
 
 #endif  // MEMPROF_CLI_REPORT_MERGE_ADDRESS_SPACE_H_

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::analysis {
+namespace memprof::report {
 
 // Why the agent ended an allocation profile's window (`ended_by:`).
 enum class WindowEnd {
@@ -84,6 +84,6 @@ struct AllocationSummary {
   uint64_t covered_ns = 0;
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report
 
 #endif  // MEMPROF_CLI_REPORT_MODEL_ALLOCATION_PROFILE_H_

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::analysis {
+namespace memprof::report {
 
 // What wrote a dump. It decides how the counts are unsampled and what the
 // reports say the data is.
@@ -114,6 +114,6 @@ inline uint64_t LookupAddress(const std::vector<uint64_t>& stack, size_t index) 
   return index == 0 ? stack[0] : stack[index] - 1;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report
 
 #endif  // MEMPROF_CLI_REPORT_MODEL_PROFILE_H_

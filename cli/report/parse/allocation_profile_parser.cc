@@ -20,7 +20,7 @@
 #include "cli/report/parse/mapped_file.h"
 #include "cli/report/parse/recent_alloc_json.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr std::string_view kAllocationRecordsMarker = "--- recent allocations";
@@ -294,4 +294,4 @@ Result<AllocationProfile> ParseAllocationProfileFile(const std::string& path,
   return ParseAllocationProfileText(*text, path, limits);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

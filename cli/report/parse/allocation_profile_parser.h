@@ -8,7 +8,7 @@
 #include "cli/report/model/allocation_profile.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 // The first line of every allocation profile, up to its version number.
 inline constexpr std::string_view kAllocationProfileMagic = "memprof allocation profile v";
@@ -51,6 +51,6 @@ bool IsAllocationProfileFile(const std::string& path);
 [[nodiscard]] Result<AllocationProfile> ParseAllocationProfileFile(
     const std::string& path, const AllocationParseLimits& limits = {});
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_ALLOCATION_PROFILE_PARSER_H_

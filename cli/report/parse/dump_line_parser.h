@@ -25,7 +25,7 @@
 #include "cli/report/parse/line_reader.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 inline constexpr std::string_view kMapsMarker = "MAPPED_LIBRARIES:";
 
@@ -126,6 +126,6 @@ Result<HeapDump> ParseInPlace(std::string_view text, std::string_view source,
   return Parser(source, limits).Run(reader);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_DUMP_LINE_PARSER_H_

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <utility>
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr size_t kExcerptBytes = 40;
@@ -178,4 +178,4 @@ Result<void> ParseStackAddresses(std::string_view text, size_t max_frames,
   return {};
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -15,7 +15,7 @@
 #include "cli/report/parse/heap_v2_parser.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
@@ -91,6 +91,6 @@ Result<CountLine> ParseCountLine(DumpScanner& scanner, ZeroBytes zero_bytes = Ze
 Result<void> ParseStackAddresses(std::string_view text, size_t max_frames,
                                  std::vector<uint64_t>& stack);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_DUMP_SCANNER_H_

@@ -17,7 +17,7 @@
 #include "cli/report/parse/dump_line_parser.h"
 #include "cli/report/parse/dump_scanner.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr std::string_view kGperftoolsHeaderPrefix = "heap profile:";
@@ -146,4 +146,4 @@ Result<HeapDump> ParseGperftoolsText(std::string_view text, std::string_view sou
   return ParseInPlace<GperftoolsParser>(text, source_name, limits, std::move(progress));
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -8,7 +8,7 @@
 #include "cli/report/parse/heap_v2_parser.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 // gperftools' (tcmalloc's) heap profiles, the two forms it writes:
 //   heap profile: <objs>: <bytes> [<objs>: <bytes>] @ heapprofile
@@ -36,6 +36,6 @@ namespace memprof::analysis {
                                                    const ParseLimits& limits = {},
                                                    ReadProgress progress = nullptr);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_GPERFTOOLS_PARSER_H_

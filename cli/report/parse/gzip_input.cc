@@ -6,7 +6,7 @@
 #include <climits>
 #include <memory>
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr size_t kChunkBytes = 1u << 20;
@@ -83,4 +83,4 @@ std::string GunzipPrefix(std::string_view data, size_t max_bytes) {
   return text;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

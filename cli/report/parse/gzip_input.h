@@ -7,7 +7,7 @@
 
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 // True when `data` starts with gzip's magic bytes (1f 8b): a dump piped
 // through gzip, as the user guide shows.
@@ -25,6 +25,6 @@ bool IsGzip(std::string_view data);
 // "" when it cannot be inflated at all.
 std::string GunzipPrefix(std::string_view data, size_t max_bytes);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_GZIP_INPUT_H_

@@ -6,7 +6,7 @@
 #include "cli/report/parse/gzip_input.h"
 #include "cli/report/parse/mapped_file.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr std::string_view kFormats =
@@ -57,4 +57,4 @@ Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& l
   return ParseHeapDumpText(*text, path, limits);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -7,7 +7,7 @@
 #include "cli/report/parse/heap_v2_parser.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 // Any heap profile `memprofctl report` reads, told apart by its first line:
 // "heap_v2/<period>" is jemalloc's (ParseHeapV2Text), "heap profile: ..."
@@ -26,6 +26,6 @@ namespace memprof::analysis {
 [[nodiscard]] Result<HeapDump> ParseHeapDumpFile(const std::string& path,
                                                  const ParseLimits& limits = {});
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_HEAP_DUMP_READER_H_

@@ -23,7 +23,7 @@
 #include "cli/report/parse/dump_scanner.h"
 #include "cli/report/parse/mapped_file.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr std::string_view kHeaderPrefix = "heap_v2/";
@@ -295,4 +295,4 @@ Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& lim
                          [&file](size_t offset) { file->ReadingAt(offset); });
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -12,7 +12,7 @@
 #include "cli/report/parse/line_reader.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 // One "<objects>: <bytes>" pair of a dump, as sampled (not yet unsampled).
 struct RawCounts {
@@ -93,6 +93,6 @@ struct ParseLimits {
 [[nodiscard]] Result<HeapDump> ParseHeapV2File(const std::string& path,
                                                const ParseLimits& limits = {});
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_HEAP_V2_PARSER_H_

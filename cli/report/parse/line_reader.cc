@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr size_t kBufferBytes = 64 * 1024;
@@ -72,4 +72,4 @@ BufferLineReader::Status BufferLineReader::Next() {
   return Status::kLine;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

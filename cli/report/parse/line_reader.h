@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 // Reads a stream line by line through a fixed buffer, never holding more
 // than `max_line_bytes` of one line: a dump of any size, or a hostile one
@@ -87,6 +87,6 @@ class BufferLineReader {
   bool had_newline_ = true;
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_LINE_READER_H_

@@ -17,7 +17,7 @@
 #define MADV_POPULATE_READ 22  // Linux 5.14
 #endif
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 // How far ahead of the parse the file is mapped.
@@ -89,4 +89,4 @@ void MappedFile::Unmap() {
   size_ = 0;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -6,7 +6,7 @@
 
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 // A whole file mapped read-only into memory. A dump is parsed in place, so
 // reading it costs neither a copy nor a heap buffer: its pages belong to the
@@ -42,6 +42,6 @@ class MappedFile {
   size_t populated_ = 0;  // pages below this have been mapped ahead
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_MAPPED_FILE_H_

@@ -14,7 +14,7 @@
 
 #include "cli/report/parse/dump_scanner.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 using Json = nlohmann::json;
@@ -224,4 +224,4 @@ Result<RecentAllocs> ParseRecentAllocJson(std::string_view line, size_t max_reco
   return std::move(collector.result);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -14,7 +14,7 @@
 #include "cli/report/model/allocation_profile.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 
 struct RecentAllocs {
   std::optional<uint64_t> sample_interval;  // the document's own copy
@@ -30,6 +30,6 @@ struct RecentAllocs {
 [[nodiscard]] Result<RecentAllocs> ParseRecentAllocJson(std::string_view line, size_t max_records,
                                                         size_t max_frames);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_RECENT_ALLOC_JSON_H_

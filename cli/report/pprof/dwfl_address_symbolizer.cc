@@ -4,7 +4,7 @@
 
 #include "cli/report/symbolize/hex.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 // True if `frame` carries the Symbolizer's stand-in name for `address`
@@ -20,11 +20,11 @@ bool IsPlaceholder(const symbolize::Frame& frame, uint64_t address) {
 DwflAddressSymbolizer::DwflAddressSymbolizer(symbolize::Symbolizer& symbolizer)
     : symbolizer_(symbolizer) {}
 
-std::span<const analysis::Frame> DwflAddressSymbolizer::Resolve(uint64_t address) {
+std::span<const aggregate::Frame> DwflAddressSymbolizer::Resolve(uint64_t address) {
   std::span<const symbolize::Frame> frames = symbolizer_.ResolvePc(address);
   frames_.clear();
   for (const symbolize::Frame& frame : frames) {
-    analysis::Frame& copy = frames_.emplace_back();
+    aggregate::Frame& copy = frames_.emplace_back();
     if (!IsPlaceholder(frame, address)) copy.function = frame.function;
     copy.file = frame.file;
     copy.line = frame.line;
@@ -36,4 +36,4 @@ std::span<const analysis::Frame> DwflAddressSymbolizer::Resolve(uint64_t address
   return frames_;
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 // The files with code, most code first (the costliest to open: symbol
@@ -109,4 +109,4 @@ FileWork* FileWorkQueue::NextToResolve(size_t worker) {
   return unclaimed;
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -14,7 +14,7 @@
 #include "cli/report/aggregate/symbolization.h"
 #include "cli/report/symbolize/memory_map.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // The addresses of one mapped file (or of no file), resolved by one worker.
 struct FileWork {
@@ -24,7 +24,7 @@ struct FileWork {
   std::optional<size_t> owner;      // the worker that prepared it, if one did
   bool taken = false;               // a worker is resolving it (or has)
   std::vector<uint64_t> addresses;  // lookup addresses, distinct
-  std::vector<std::vector<analysis::Frame>> frames;  // parallel to addresses
+  std::vector<std::vector<aggregate::Frame>> frames;  // parallel to addresses
 };
 
 // Who symbolizes which file, in two phases. Before the addresses are known
@@ -72,6 +72,6 @@ class FileWorkQueue {
   bool ready_ = false;  // SetAddresses or Stop ran
 };
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_FILE_WORK_QUEUE_H_

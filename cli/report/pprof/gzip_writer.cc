@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 // windowBits 15 + 16 asks zlib for a gzip header and trailer instead of a
@@ -81,4 +81,4 @@ Result<void> GzipWriter::Drain() {
   return {};
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

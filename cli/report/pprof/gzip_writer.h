@@ -9,7 +9,7 @@
 
 #include "common/result.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // Compresses a byte stream into `out` as one gzip member (RFC 1952), the
 // container profile.proto requires on disk ("the serialized proto must be
@@ -38,6 +38,6 @@ class GzipWriter {
   unsigned char buffer_[64 * 1024];
 };
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_GZIP_WRITER_H_

@@ -2,7 +2,7 @@
 
 #include "cli/report/aggregate/jeprof_names.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 size_t LocationTable::FunctionKeyHash::operator()(const FunctionKey& key) const {
   // String indexes are small and dense; mixing them with odd multipliers is
@@ -14,7 +14,7 @@ size_t LocationTable::FunctionKeyHash::operator()(const FunctionKey& key) const 
 }
 
 LocationTable::LocationTable(perftools::profiles::Profile& profile, StringTable& strings,
-                             MappingTable& mappings, analysis::AddressSymbolizer& symbolizer)
+                             MappingTable& mappings, aggregate::AddressSymbolizer& symbolizer)
     : profile_(profile), strings_(strings), mappings_(mappings), symbolizer_(symbolizer) {}
 
 uint64_t LocationTable::IdFor(uint64_t address) {
@@ -43,10 +43,10 @@ namespace {
 // A --nearest-symbol guess is left out like any unnamed frame: a name
 // would tell pprof the location is symbolized (has_functions), and it would
 // never look for the real one (PPROF_BINARY_PATH, a symbol server).
-analysis::Frame NameAllocatorFrame(const analysis::Frame& frame) {
-  analysis::Frame named = frame;
+aggregate::Frame NameAllocatorFrame(const aggregate::Frame& frame) {
+  aggregate::Frame named = frame;
   if (named.guessed) named.function.clear();
-  if (!named.function.empty() || !analysis::IsAllocatorModule(named.module)) return named;
+  if (!named.function.empty() || !aggregate::IsAllocatorModule(named.module)) return named;
   named.function = "[" + frame.module + "]";
   return named;
 }
@@ -58,10 +58,10 @@ analysis::Frame NameAllocatorFrame(const analysis::Frame& frame) {
 // Unnamed frames are left out: a Line needs a Function, and a nameless one
 // would show as an empty name where pprof otherwise shows the address.
 Resolution LocationTable::AddLines(perftools::profiles::Location& location,
-                                   std::span<const analysis::Frame> frames) {
+                                   std::span<const aggregate::Frame> frames) {
   Resolution resolution;
-  for (const analysis::Frame& frame : frames) {
-    const analysis::Frame named = NameAllocatorFrame(frame);
+  for (const aggregate::Frame& frame : frames) {
+    const aggregate::Frame named = NameAllocatorFrame(frame);
     if (named.function.empty()) continue;
     perftools::profiles::Line* line = location.add_line();
     line->set_function_id(FunctionId(named));
@@ -76,7 +76,7 @@ Resolution LocationTable::AddLines(perftools::profiles::Location& location,
 
 // The symbolizer gives demangled names only, so system_name repeats the
 // name, as pprof's own symbolizer does when it has nothing better.
-uint64_t LocationTable::FunctionId(const analysis::Frame& frame) {
+uint64_t LocationTable::FunctionId(const aggregate::Frame& frame) {
   int64_t name = strings_.Intern(frame.function);
   FunctionKey key{name, name, strings_.Intern(frame.file)};
   auto [it, inserted] = functions_.try_emplace(key, 0);
@@ -90,4 +90,4 @@ uint64_t LocationTable::FunctionId(const analysis::Frame& frame) {
   return it->second;
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

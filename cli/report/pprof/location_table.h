@@ -12,7 +12,7 @@
 #include "cli/report/pprof/string_table.h"
 #include "pprof_proto/profile.pb.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // Profile.location and Profile.function: one Location per distinct lookup
 // address, symbolized once, and one Function per distinct (name,
@@ -20,7 +20,7 @@ namespace memprof::pprof {
 class LocationTable {
  public:
   LocationTable(perftools::profiles::Profile& profile, StringTable& strings, MappingTable& mappings,
-                analysis::AddressSymbolizer& symbolizer);
+                aggregate::AddressSymbolizer& symbolizer);
 
   // The Location id of lookup address `address`, creating it on first use.
   uint64_t IdFor(uint64_t address);
@@ -38,17 +38,17 @@ class LocationTable {
 
   uint64_t Add(uint64_t address);
   Resolution AddLines(perftools::profiles::Location& location,
-                      std::span<const analysis::Frame> frames);
-  uint64_t FunctionId(const analysis::Frame& frame);
+                      std::span<const aggregate::Frame> frames);
+  uint64_t FunctionId(const aggregate::Frame& frame);
 
   perftools::profiles::Profile& profile_;
   StringTable& strings_;
   MappingTable& mappings_;
-  analysis::AddressSymbolizer& symbolizer_;
+  aggregate::AddressSymbolizer& symbolizer_;
   absl::flat_hash_map<uint64_t, uint64_t> locations_;  // address -> id, one lookup per frame
   std::unordered_map<FunctionKey, uint64_t, FunctionKeyHash> functions_;
 };
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_LOCATION_TABLE_H_

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 MappingTable::MappingTable(perftools::profiles::Profile& profile, StringTable& strings,
                            std::span<const symbolize::MemoryMapping> mappings,
@@ -51,4 +51,4 @@ void MappingTable::Note(uint64_t id, const Resolution& resolution) {
   if (resolution.inline_frames) entry.set_has_inline_frames(true);
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -11,7 +11,7 @@
 #include "cli/report/symbolize/memory_map.h"
 #include "pprof_proto/profile.pb.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // What symbolizing one location found; ORed into its mapping's has_* flags.
 struct Resolution {
@@ -58,6 +58,6 @@ class MappingTable {
   std::vector<bool> incomplete_;  // by id - 1: some address had no name
 };
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_MAPPING_TABLE_H_

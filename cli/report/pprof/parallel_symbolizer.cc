@@ -10,16 +10,16 @@
 #include "absl/container/flat_hash_set.h"
 #include "cli/report/symbolize/module_file.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 // One thread's share: the files `queue` gives `worker`, resolved with
 // `symbolizer`.
-void ResolveFiles(analysis::AddressSymbolizer& symbolizer, FileWorkQueue& queue, size_t worker) {
+void ResolveFiles(aggregate::AddressSymbolizer& symbolizer, FileWorkQueue& queue, size_t worker) {
   while (FileWork* file = queue.NextToResolve(worker)) {
     file->frames.reserve(file->addresses.size());
     for (uint64_t address : file->addresses) {
-      std::span<const analysis::Frame> frames = symbolizer.Resolve(address);
+      std::span<const aggregate::Frame> frames = symbolizer.Resolve(address);
       file->frames.emplace_back(frames.begin(), frames.end());
     }
   }
@@ -118,7 +118,7 @@ void ParallelSymbolizer::ResolveAll(std::span<const uint64_t> addresses) {
   }
 }
 
-std::span<const analysis::Frame> ParallelSymbolizer::Resolve(uint64_t address) {
+std::span<const aggregate::Frame> ParallelSymbolizer::Resolve(uint64_t address) {
   if (auto it = frames_.find(address); it != frames_.end()) return it->second;
   return adapter_.Resolve(address);
 }
@@ -129,16 +129,16 @@ std::vector<symbolize::ModuleReport> ParallelSymbolizer::Modules() const {
   return symbolize::MergeModuleReports(std::move(all));
 }
 
-std::vector<uint64_t> DistinctLookupAddresses(const analysis::HeapProfile& profile) {
+std::vector<uint64_t> DistinctLookupAddresses(const report::HeapProfile& profile) {
   absl::flat_hash_set<uint64_t> seen;
   std::vector<uint64_t> addresses;
-  for (const analysis::Sample& sample : profile.samples) {
+  for (const report::Sample& sample : profile.samples) {
     for (size_t i = 0; i < sample.stack.size(); ++i) {
-      const uint64_t address = analysis::LookupAddress(sample.stack, i);
+      const uint64_t address = report::LookupAddress(sample.stack, i);
       if (seen.insert(address).second) addresses.push_back(address);
     }
   }
   return addresses;
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -17,7 +17,7 @@
 #include "cli/report/symbolize/symbolizer.h"
 #include "cli/report/symbolize/symbolizer_options.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // Symbolizes every address a profile will ask for before the reports run,
 // on several threads, then answers Resolve from what it found.
@@ -32,7 +32,7 @@ namespace memprof::pprof {
 // of one DwflAddressSymbolizer over the same maps. The calling thread works
 // with `symbolizer`, which then also answers addresses that were not
 // resolved beforehand.
-class ParallelSymbolizer final : public analysis::AddressSymbolizer {
+class ParallelSymbolizer final : public aggregate::AddressSymbolizer {
  public:
   // Starts `threads` - 1 workers (none for 0 or 1). `symbolizer` must be
   // made from the same mappings and options.
@@ -46,18 +46,18 @@ class ParallelSymbolizer final : public analysis::AddressSymbolizer {
                      std::span<const uint64_t> addresses, unsigned threads);
   ~ParallelSymbolizer() override;  // stops the workers when ResolveAll never ran
 
-  // Resolves `addresses` (lookup addresses, analysis::LookupAddress;
+  // Resolves `addresses` (lookup addresses, report::LookupAddress;
   // duplicates allowed) on every thread. Once.
   void ResolveAll(std::span<const uint64_t> addresses);
 
-  std::span<const analysis::Frame> Resolve(uint64_t address) override;
+  std::span<const aggregate::Frame> Resolve(uint64_t address) override;
   // What every thread found about the files it opened, one entry per path.
   std::vector<symbolize::ModuleReport> Modules() const;
 
  private:
   symbolize::Symbolizer symbolizer_;
   DwflAddressSymbolizer adapter_;  // over symbolizer_
-  absl::flat_hash_map<uint64_t, std::vector<analysis::Frame>> frames_;
+  absl::flat_hash_map<uint64_t, std::vector<aggregate::Frame>> frames_;
   std::vector<symbolize::ModuleReport> worker_modules_;
   std::unique_ptr<FileWorkQueue> queue_;
   std::vector<std::vector<symbolize::ModuleReport>> modules_of_;  // per worker
@@ -65,8 +65,8 @@ class ParallelSymbolizer final : public analysis::AddressSymbolizer {
 };
 
 // Every distinct lookup address of `profile`'s stacks, in no particular order.
-std::vector<uint64_t> DistinctLookupAddresses(const analysis::HeapProfile& profile);
+std::vector<uint64_t> DistinctLookupAddresses(const report::HeapProfile& profile);
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_PARALLEL_SYMBOLIZER_H_

@@ -16,7 +16,7 @@
 #include "cli/report/symbolize/module_file.h"
 #include "pprof_proto/profile.pb.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // Anchored by pprof as ^(...)$ and matched against names without their
 // argument lists ("operator new(unsigned long)" is "operator new"). pprof
@@ -52,7 +52,7 @@ void SetValueType(pb::ValueType& type, StringTable& strings, const char* name, c
 // The sample types in the order jeprof's --inuse_objects ... flags name
 // them, counts before bytes as profile.proto's convention asks; an
 // allocation profile's in the order of Go's allocs profile.
-void SetSampleTypes(pb::Profile& profile, StringTable& strings, const analysis::HeapProfile& heap,
+void SetSampleTypes(pb::Profile& profile, StringTable& strings, const report::HeapProfile& heap,
                     const PprofOptions& options) {
   if (options.allocation_profile) {
     SetValueType(*profile.add_sample_type(), strings, "alloc_objects", "count");
@@ -68,7 +68,7 @@ void SetSampleTypes(pb::Profile& profile, StringTable& strings, const analysis::
       strings.Intern(options.allocation_profile ? "alloc_space" : "inuse_space"));
 }
 
-void SetHeader(pb::Profile& profile, StringTable& strings, const analysis::HeapProfile& heap,
+void SetHeader(pb::Profile& profile, StringTable& strings, const report::HeapProfile& heap,
                const PprofOptions& options) {
   SetSampleTypes(profile, strings, heap, options);
   SetValueType(*profile.mutable_period_type(), strings, "space", "bytes");
@@ -78,12 +78,12 @@ void SetHeader(pb::Profile& profile, StringTable& strings, const analysis::HeapP
   if (!options.drop_frames.empty()) profile.set_drop_frames(strings.Intern(options.drop_frames));
 }
 
-void AddSample(pb::Profile& profile, LocationTable& locations, const analysis::Sample& sample,
+void AddSample(pb::Profile& profile, LocationTable& locations, const report::Sample& sample,
                bool has_alloc, bool alloc_first) {
   pb::Sample* out = profile.add_sample();
   out->mutable_location_id()->Reserve(static_cast<int>(sample.stack.size()));
   for (size_t i = 0; i < sample.stack.size(); ++i) {
-    out->add_location_id(locations.IdFor(analysis::LookupAddress(sample.stack, i)));
+    out->add_location_id(locations.IdFor(report::LookupAddress(sample.stack, i)));
   }
   if (alloc_first) {
     out->add_value(ToCount(sample.alloc.objects));
@@ -149,7 +149,7 @@ Result<void> Serialize(const pb::Profile& profile, std::ostream& out) {
 // WritePprof; of a profile that is not const, each stack is freed once in
 // the message (WritePprofReleasing).
 template <typename Heap>
-Result<void> Write(Heap& heap, analysis::AddressSymbolizer& symbolizer,
+Result<void> Write(Heap& heap, aggregate::AddressSymbolizer& symbolizer,
                    const std::vector<symbolize::MemoryMapping>& mappings,
                    const PprofOptions& options, std::ostream& out) {
   // One arena for the whole message: tens of thousands of small Sample and
@@ -170,17 +170,17 @@ Result<void> Write(Heap& heap, analysis::AddressSymbolizer& symbolizer,
 
 }  // namespace
 
-Result<void> WritePprof(const analysis::HeapProfile& heap, analysis::AddressSymbolizer& symbolizer,
+Result<void> WritePprof(const report::HeapProfile& heap, aggregate::AddressSymbolizer& symbolizer,
                         const std::vector<symbolize::MemoryMapping>& mappings,
                         const PprofOptions& options, std::ostream& out) {
   return Write(heap, symbolizer, mappings, options, out);
 }
 
-Result<void> WritePprofReleasing(analysis::HeapProfile& heap,
-                                 analysis::AddressSymbolizer& symbolizer,
+Result<void> WritePprofReleasing(report::HeapProfile& heap,
+                                 aggregate::AddressSymbolizer& symbolizer,
                                  const std::vector<symbolize::MemoryMapping>& mappings,
                                  const PprofOptions& options, std::ostream& out) {
   return Write(heap, symbolizer, mappings, options, out);
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -14,7 +14,7 @@
 #include "cli/report/symbolize/memory_map.h"
 #include "common/result.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // pprof's regex (matched against whole, argument-less function names) for
 // frames to cut from every stack together with the frames they called: the
@@ -56,7 +56,7 @@ struct PprofOptions {
 //  - one Mapping per executable entry of `mappings` (ids in input order,
 //    from 1), with its build ID and has_* flags saying what symbolization
 //    found for its addresses.
-//  - one Location per distinct lookup address (see analysis::LookupAddress:
+//  - one Location per distinct lookup address (see report::LookupAddress:
 //    the leaf as recorded, every caller's return address minus one), which
 //    is the address it carries: pprof symbolizes Location.address as is, so
 //    a later `pprof -symbolize=local` finds the call's line, not the next.
@@ -66,8 +66,8 @@ struct PprofOptions {
 //    the symbolizer's demangled name (we have no other).
 // The symbolizer is called once per distinct lookup address. Fails with
 // kInternal if compressing or writing to `out` fails.
-[[nodiscard]] Result<void> WritePprof(const analysis::HeapProfile& profile,
-                                      analysis::AddressSymbolizer& symbolizer,
+[[nodiscard]] Result<void> WritePprof(const report::HeapProfile& profile,
+                                      aggregate::AddressSymbolizer& symbolizer,
                                       const std::vector<symbolize::MemoryMapping>& mappings,
                                       const PprofOptions& options, std::ostream& out);
 
@@ -75,11 +75,11 @@ struct PprofOptions {
 // freed once it is in the message, whose arrays then reuse that memory
 // (the stacks of a big dump are tens of megabytes). `profile` keeps its
 // samples' values, with empty stacks.
-[[nodiscard]] Result<void> WritePprofReleasing(analysis::HeapProfile& profile,
-                                               analysis::AddressSymbolizer& symbolizer,
+[[nodiscard]] Result<void> WritePprofReleasing(report::HeapProfile& profile,
+                                               aggregate::AddressSymbolizer& symbolizer,
                                                const std::vector<symbolize::MemoryMapping>& mappings,
                                                const PprofOptions& options, std::ostream& out);
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_PPROF_WRITER_H_

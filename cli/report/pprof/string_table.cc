@@ -1,6 +1,6 @@
 #include "cli/report/pprof/string_table.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 StringTable::StringTable(perftools::profiles::Profile& profile) : profile_(profile) {
   profile_.clear_string_table();
@@ -16,4 +16,4 @@ int64_t StringTable::Intern(std::string_view text) {
   return index;
 }
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -8,7 +8,7 @@
 
 #include "pprof_proto/profile.pb.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 
 // Profile.string_table: every string once, "" at index 0 as profile.proto
 // requires (so an unset index field reads as the empty string).
@@ -26,6 +26,6 @@ class StringTable {
   std::unordered_map<std::string_view, int64_t> index_;
 };
 
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof
 
 #endif  // MEMPROF_CLI_REPORT_PPROF_STRING_TABLE_H_

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 std::string HumanDuration(uint64_t ns) {
   char text[32];
@@ -57,4 +57,4 @@ nlohmann::ordered_json AllocationHeaderJson(const AllocationSummary& summary) {
   return json;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -8,7 +8,7 @@
 
 #include "cli/report/model/allocation_profile.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // What the reports of an allocation profile say above their figures: that
 // it is one, its window, how it ended, its records and sampling. The text
@@ -22,6 +22,6 @@ nlohmann::ordered_json AllocationHeaderJson(const AllocationSummary& summary);
 // A duration in human units: "850 ns", "12.5 us", "3.2 ms", "1.50 s".
 std::string HumanDuration(uint64_t ns);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_ALLOCATION_HEADER_H_

@@ -3,7 +3,7 @@
 #include <system_error>
 #include <utility>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 constexpr size_t kMaxWaiting = 2;
@@ -64,4 +64,4 @@ void ChunkWriter::Run() {
   }
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // Writes a report's chunks to `out` on a thread of its own, so that the
 // kernel's copy of one chunk (a folded-stacks report is a hundred megabytes)
@@ -39,6 +39,6 @@ class ChunkWriter {
   std::jthread thread_;  // last: starts once the rest is set up
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_CHUNK_WRITER_H_

@@ -7,7 +7,7 @@
 #include "cli/report/render/chunk_writer.h"
 #include "cli/report/render/report_format.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 // ';' separates frames and a newline ends the record, so neither may
@@ -22,9 +22,9 @@ std::string FoldedName(const std::string& name) {
 
 // Root first: the location's outermost frame first, inlined callees after,
 // joined by ';'. A location recurs in thousands of stacks: built once.
-std::string LocationText(const Location& location, bool lines) {
+std::string LocationText(const aggregate::Location& location, bool lines) {
   std::string text;
-  for (const std::string& name : RootFirstFrameNames(location, lines)) {
+  for (const std::string& name : aggregate::RootFirstFrameNames(location, lines)) {
     if (!text.empty()) text += ';';
     text += FoldedName(name);
   }
@@ -37,14 +37,14 @@ std::string LocationText(const Location& location, bool lines) {
 // folded stacks are a hundred megabytes, and a stream insertion per frame
 // cost more than building them. The writing happens on another thread
 // (ChunkWriter) while the next megabyte is built.
-Result<void> CollapsedReportRenderer::Render(const Aggregation& aggregation,
+Result<void> CollapsedReportRenderer::Render(const aggregate::Aggregation& aggregation,
                                              std::ostream& out) const {
   std::vector<std::string> locations;
   locations.reserve(aggregation.locations.size());
-  for (const Location& location : aggregation.locations) locations.push_back(LocationText(location, aggregation.lines));
+  for (const aggregate::Location& location : aggregation.locations) locations.push_back(LocationText(location, aggregation.lines));
   std::string text;
   ChunkWriter writer(out);
-  for (const StackSample& stack : aggregation.stacks) {
+  for (const aggregate::StackSample& stack : aggregation.stacks) {
     if (stack.locations.empty()) continue;
     for (size_t i = stack.locations.size(); i-- > 0;) {
       text += locations[stack.locations[i]];
@@ -59,4 +59,4 @@ Result<void> CollapsedReportRenderer::Render(const Aggregation& aggregation,
   return CheckWritten(out);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

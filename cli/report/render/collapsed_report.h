@@ -3,7 +3,7 @@
 
 #include "cli/report/render/report_renderer.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // Folded stacks for flamegraph.pl, speedscope, Pyroscope ("jeprof
 // --collapsed"): one line per stack, "root;caller;...;leaf <value>", the
@@ -13,10 +13,10 @@ namespace memprof::analysis {
 // cut emptied are left out.
 class CollapsedReportRenderer final : public ReportRenderer {
  public:
-  [[nodiscard]] Result<void> Render(const Aggregation& aggregation,
+  [[nodiscard]] Result<void> Render(const aggregate::Aggregation& aggregation,
                                     std::ostream& out) const override;
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_COLLAPSED_REPORT_H_

@@ -8,7 +8,7 @@
 #include "cli/report/render/flame_colors.h"
 #include "cli/report/render/svg_report.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 constexpr double kSwatch = 11;
@@ -73,4 +73,4 @@ void WriteDiffLegend(double x, double y, std::ostream& out) {
   out << "</g>\n";
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

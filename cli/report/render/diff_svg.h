@@ -6,7 +6,7 @@
 
 #include "cli/report/render/flame_graph.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // The parts of a differential flame graph's svg (FlameGraph::is_diff) that
 // an ordinary one does not have. svg_report.cc puts them together.
@@ -31,6 +31,6 @@ double MaxAbsChange(const FlameGraph& graph);
 // of "no net change", and what a width means.
 void WriteDiffLegend(double x, double y, std::ostream& out);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_DIFF_SVG_H_

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 constexpr std::string_view kInlineSuffix = "[inline]";
@@ -74,4 +74,4 @@ std::string DiffFill(double change, double max_abs_change) {
   return "hsl(0,0%,86%)";
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -6,7 +6,7 @@
 
 #include "cli/report/render/flame_graph.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // The fill of a frame of an ordinary flame graph: deterministic per name,
 // so the same function keeps its colour across runs and files; warm for
@@ -30,6 +30,6 @@ double ChangeIntensity(double change, double max_abs_change);
 // grey for no net change. Light enough everywhere for black labels.
 std::string DiffFill(double change, double max_abs_change);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_FLAME_COLORS_H_

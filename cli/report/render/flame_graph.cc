@@ -9,7 +9,7 @@
 
 #include "cli/report/aggregate/frame_names.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 constexpr uint32_t kRootNode = 0;
@@ -44,7 +44,7 @@ struct LocationFrame {
 // side by side, in the order the profile first reaches them.
 class TreeBuilder {
  public:
-  explicit TreeBuilder(const Aggregation& aggregation);
+  explicit TreeBuilder(const aggregate::Aggregation& aggregation);
   FlameGraph Build();
 
  private:
@@ -73,13 +73,13 @@ class TreeBuilder {
   void SetDiffWidths();
   void SortChildren();
 
-  const Aggregation& aggregation_;
+  const aggregate::Aggregation& aggregation_;
   FlameGraph graph_;  // graph_.names: the interned names
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<std::vector<LocationFrame>> location_frames_;  // filled lazily
   // The drawn stacks (all in a diff, the positive ones otherwise), each as
   // its frames root first, back to back: stack i is [starts_[i], starts_[i + 1]).
-  std::vector<const StackSample*> drawn_;
+  std::vector<const aggregate::StackSample*> drawn_;
   std::vector<uint32_t> path_names_;
   std::vector<FrameKind> path_kinds_;
   std::vector<size_t> starts_;
@@ -95,7 +95,7 @@ class TreeBuilder {
   std::vector<double> own_change_;  // a diff: per node, the change of stacks ending there
 };
 
-TreeBuilder::TreeBuilder(const Aggregation& aggregation)
+TreeBuilder::TreeBuilder(const aggregate::Aggregation& aggregation)
     : aggregation_(aggregation), location_frames_(aggregation.locations.size()) {
   graph_.metric = aggregation.metric;
   graph_.profile_total = aggregation.total;
@@ -116,10 +116,10 @@ uint32_t TreeBuilder::NameId(std::string name) {
 const std::vector<LocationFrame>& TreeBuilder::FramesOf(uint32_t location) {
   std::vector<LocationFrame>& frames = location_frames_[location];
   if (!frames.empty()) return frames;
-  const Location& source = aggregation_.locations[location];
-  std::vector<std::string> names = RootFirstFrameNames(source, aggregation_.lines);
+  const aggregate::Location& source = aggregation_.locations[location];
+  std::vector<std::string> names = aggregate::RootFirstFrameNames(source, aggregation_.lines);
   for (size_t i = 0; i < names.size(); ++i) {
-    const Frame& frame = source.frames[source.frames.size() - 1 - i];
+    const aggregate::Frame& frame = source.frames[source.frames.size() - 1 - i];
     frames.push_back({NameId(std::move(names[i])), ClassifyFrame(frame)});
   }
   return frames;
@@ -129,14 +129,14 @@ const std::vector<LocationFrame>& TreeBuilder::FramesOf(uint32_t location) {
 // value has no width to draw, except in a diff, where every change counts.
 void TreeBuilder::ExpandPaths() {
   size_t frames = 0;
-  for (const StackSample& stack : aggregation_.stacks) frames += stack.locations.size();
+  for (const aggregate::StackSample& stack : aggregation_.stacks) frames += stack.locations.size();
   path_names_.reserve(frames);
   path_kinds_.reserve(frames);
   // As many nodes as frames at most: pages of it never used are never touched.
   graph_.nodes.reserve(frames + 1);
   starts_.reserve(aggregation_.stacks.size() + 1);
   starts_.push_back(0);
-  for (const StackSample& stack : aggregation_.stacks) {
+  for (const aggregate::StackSample& stack : aggregation_.stacks) {
     if (!graph_.is_diff && !(stack.value > 0)) {
       ++graph_.negative_stacks;
       continue;
@@ -328,7 +328,7 @@ FlameGraph TreeBuilder::Build() {
 
 }  // namespace
 
-FrameKind ClassifyFrame(const Frame& frame) {
+FrameKind ClassifyFrame(const aggregate::Frame& frame) {
   const std::string& function = frame.function;
   // The allocator's and libc's frames stay runtime even unresolved (their
   // libraries seldom ship symbols): that they are not the program's code
@@ -348,8 +348,8 @@ void FlameGraph::SetChildren(uint32_t node, std::span<const uint32_t> ids) {
   child_ids.insert(child_ids.end(), ids.begin(), ids.end());
 }
 
-FlameGraph BuildFlameGraph(const Aggregation& aggregation) {
+FlameGraph BuildFlameGraph(const aggregate::Aggregation& aggregation) {
   return TreeBuilder(aggregation).Build();
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -11,7 +11,7 @@
 #include "cli/report/aggregate/symbolization.h"
 #include "cli/report/model/profile.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // What a frame is, for its colour: the program's own code (warm colours),
 // the C/C++ runtime and the allocator (cool), or an address nobody could
@@ -85,11 +85,11 @@ struct FlameGraph {
 // filters, exactly the stacks of the collapsed report) into a call tree,
 // valued by the aggregation's metric. Stacks that the cut emptied count in
 // the root only.
-FlameGraph BuildFlameGraph(const Aggregation& aggregation);
+FlameGraph BuildFlameGraph(const aggregate::Aggregation& aggregation);
 
 // The colour class of one symbolized frame.
-FrameKind ClassifyFrame(const Frame& frame);
+FrameKind ClassifyFrame(const aggregate::Frame& frame);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_FLAME_GRAPH_H_

@@ -1,6 +1,6 @@
 #include "cli/report/render/flame_graph_script.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 // Monospace labels, so both the C++ writer and the script can tell how many
@@ -236,4 +236,4 @@ std::string_view FlameGraphDiffScript() { return kDiffScript; }
 
 std::string_view FlameGraphScript() { return kScript; }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

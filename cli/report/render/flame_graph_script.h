@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // The stylesheet and the script the svg flame graph embeds, so the file
 // needs nothing but a browser: no external resources, no network.
@@ -30,6 +30,6 @@ std::string_view FlameGraphScript();
 // data-diff-shrank.
 std::string_view FlameGraphDiffScript();
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_FLAME_GRAPH_SCRIPT_H_

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <span>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 // Places the children of `parent` (itself at `offset`): the wide ones left
@@ -73,4 +73,4 @@ FlameLayout LayoutFlameGraph(const FlameGraph& graph, double min_fraction) {
   return layout;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -8,7 +8,7 @@
 
 #include "cli/report/render/flame_graph.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // One rectangle to draw, in value units: `offset` from the root's left edge
 // and `value` wide, on row `depth` (the root's row is 0).
@@ -47,6 +47,6 @@ FlameLayout LayoutFlameGraph(const FlameGraph& graph, double min_fraction);
 // The number of nodes in the subtree of `node`, itself included.
 size_t SubtreeSize(const FlameGraph& graph, uint32_t node);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_FLAME_LAYOUT_H_

@@ -11,7 +11,7 @@
 #include "cli/report/render/allocation_header.h"
 #include "common/json_schema_versions.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -32,7 +32,7 @@ const char* MetricName(Metric metric) {
 
 double Percent(double value, double total) { return total != 0 ? value * 100.0 / total : 0; }
 
-Json ModuleJson(const ModuleCoverage& module) {
+Json ModuleJson(const aggregate::ModuleCoverage& module) {
   return {{"path", module.path},
           {"build_id", module.build_id},
           {"share", module.share},
@@ -48,10 +48,10 @@ Json ModuleJson(const ModuleCoverage& module) {
 }
 
 // The facts FormatSymbolizationSummary prints, for scripts.
-Json SymbolizationJson(const SymbolizationSummary& summary) {
+Json SymbolizationJson(const aggregate::SymbolizationSummary& summary) {
   Json modules = Json::array();
   std::set<std::string> packages;
-  for (const ModuleCoverage& module : summary.modules) {
+  for (const aggregate::ModuleCoverage& module : summary.modules) {
     modules.push_back(ModuleJson(module));
     if (!module.debug_package.empty()) packages.insert(module.debug_package);
   }
@@ -60,7 +60,7 @@ Json SymbolizationJson(const SymbolizationSummary& summary) {
           {"hidden_share", summary.hidden_share},
           {"unnamed_site_share", summary.unnamed_site_share},
           {"cut_short_share", summary.cut_short_share},
-          {"hint_share", kHiddenShareHint},
+          {"hint_share", aggregate::kHiddenShareHint},
           {"debuginfod", summary.debuginfod},
           {"sysroot", summary.sysroot},
           {"debug_packages", packages},
@@ -70,7 +70,7 @@ Json SymbolizationJson(const SymbolizationSummary& summary) {
 // Who sampled the profile and what it covers: the allocator's own profiler
 // (everything it sampled since it started profiling) or memprof's sampler
 // (what was allocated since it was switched on).
-Json CoverageJson(const SymbolizationSummary& summary) {
+Json CoverageJson(const aggregate::SymbolizationSummary& summary) {
   const SamplerCoverage coverage = summary.sampler.value_or(SamplerCoverage{});
   return {{"sampled_by", summary.sampler ? "memprof" : "allocator"},
           {"since_unix_ms", coverage.since_unix_ms},
@@ -106,15 +106,15 @@ void AppendInteger(std::string& out, Integer value) {
 
 // One entry of "locations", as the library would write it compactly: the
 // address and the frames it stands for, innermost (inlined) first.
-void AppendLocation(std::string& out, const Location& location) {
+void AppendLocation(std::string& out, const aggregate::Location& location) {
   out += "{\"address\":";
-  AppendString(out, HexAddress(location.address));
+  AppendString(out, aggregate::HexAddress(location.address));
   out += ",\"frames\":[";
   for (size_t i = 0; i < location.frames.size(); ++i) {
-    const Frame& frame = location.frames[i];
+    const aggregate::Frame& frame = location.frames[i];
     if (i > 0) out += ',';
     out += "{\"function\":";
-    AppendString(out, frame.function.empty() ? UnnamedFrameName(frame, location.address)
+    AppendString(out, frame.function.empty() ? aggregate::UnnamedFrameName(frame, location.address)
                                              : frame.function);
     out += ",\"file\":";
     AppendString(out, frame.file);
@@ -132,7 +132,7 @@ void AppendLocation(std::string& out, const Location& location) {
 // A number as the library writes it.
 void AppendNumber(std::string& out, double value) { out += Json(value).dump(); }
 
-void AppendStack(std::string& out, const StackSample& stack, bool is_diff) {
+void AppendStack(std::string& out, const aggregate::StackSample& stack, bool is_diff) {
   out += "{\"value\":";
   AppendNumber(out, stack.value);
   if (is_diff) {
@@ -166,18 +166,18 @@ void AppendMember(std::string& out, std::string_view key, double value, bool las
 // The "functions" array, indented as the library would (the rest of the
 // head is small and still dumped by it): thousands of rows are too many to
 // build as a document first.
-std::string FunctionsText(const Aggregation& aggregation, const ReportOptions& options) {
-  std::vector<FunctionRow> sorted;
+std::string FunctionsText(const aggregate::Aggregation& aggregation, const ReportOptions& options) {
+  std::vector<aggregate::FunctionRow> sorted;
   if (options.sort_by_cum) {
     sorted = aggregation.functions;
-    SortFunctionRows(sorted, true, aggregation.is_diff);
+    aggregate::SortFunctionRows(sorted, true, aggregation.is_diff);
   }
-  const std::vector<FunctionRow>& rows = options.sort_by_cum ? sorted : aggregation.functions;
+  const std::vector<aggregate::FunctionRow>& rows = options.sort_by_cum ? sorted : aggregation.functions;
   const size_t count = options.top ? std::min<size_t>(*options.top, rows.size()) : rows.size();
   if (count == 0) return "[]";
   std::string text = "[\n";
   for (size_t i = 0; i < count; ++i) {
-    const FunctionRow& row = rows[i];
+    const aggregate::FunctionRow& row = rows[i];
     text += "    {\n      \"name\": ";
     AppendString(text, row.name);
     text += ",\n";
@@ -234,7 +234,7 @@ void WriteArray(std::string_view name, const Items& items, const AppendItem& app
 // location is written once in "locations" and stacks list their indexes,
 // leaf first. Both arrays have one compact line per entry and are streamed;
 // the small rest is dumped by the library.
-Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
+Result<void> JsonReportRenderer::Render(const aggregate::Aggregation& aggregation, std::ostream& out) const {
   Json report;
   report["schema_version"] = kReportJsonVersion;
   report["metric"] = MetricName(aggregation.metric);
@@ -262,7 +262,7 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   out << ",\n";
   WriteArray(
       "stacks", aggregation.stacks,
-      [&](std::string& text, const StackSample& stack) {
+      [&](std::string& text, const aggregate::StackSample& stack) {
         AppendStack(text, stack, aggregation.is_diff);
       },
       out);
@@ -270,4 +270,4 @@ Result<void> JsonReportRenderer::Render(const Aggregation& aggregation, std::ost
   return CheckWritten(out);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -3,7 +3,7 @@
 
 #include "cli/report/render/report_renderer.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // The report for scripts, one JSON object:
 //   {"metric": "inuse_space", "unit": "bytes", "total": 123.0, "shown_total": 120.0,
@@ -22,13 +22,13 @@ namespace memprof::analysis {
 class JsonReportRenderer final : public ReportRenderer {
  public:
   explicit JsonReportRenderer(ReportOptions options) : options_(options) {}
-  [[nodiscard]] Result<void> Render(const Aggregation& aggregation,
+  [[nodiscard]] Result<void> Render(const aggregate::Aggregation& aggregation,
                                     std::ostream& out) const override;
 
  private:
   ReportOptions options_;
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_JSON_REPORT_H_

@@ -10,7 +10,7 @@
 #include "cli/report/render/svg_report.h"
 #include "common/json_schema_versions.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -35,7 +35,7 @@ std::string LifetimeText(const std::optional<uint64_t>& ns, uint64_t resolution_
   return HumanDuration(*ns);
 }
 
-size_t ShownSites(const std::vector<LifetimeSite>& sites, std::optional<size_t> top) {
+size_t ShownSites(const std::vector<aggregate::LifetimeSite>& sites, std::optional<size_t> top) {
   return top ? std::min(*top, sites.size()) : sites.size();
 }
 
@@ -45,7 +45,7 @@ void WriteHeadings(std::ostream& out) {
       << Column("p90", 10) << Column("p99", 10) << "  function\n";
 }
 
-void WriteRow(const LifetimeSite& site, uint64_t resolution_ns, std::ostream& out) {
+void WriteRow(const aggregate::LifetimeSite& site, uint64_t resolution_ns, std::ostream& out) {
   out << Column(SiteBytes(site.allocated.bytes), 10) << Column(SiteBytes(site.freed.bytes), 11)
       << Column(SiteBytes(site.survived.bytes), 11) << Column(SiteObjects(site.allocated.objects), 11)
       << Column(SiteBytes(site.allocation_rate), 11)
@@ -57,7 +57,7 @@ void WriteRow(const LifetimeSite& site, uint64_t resolution_ns, std::ostream& ou
 
 Json PercentileJson(const std::optional<uint64_t>& ns) { return ns ? Json(*ns) : Json(nullptr); }
 
-Json SiteJson(const LifetimeSite& site) {
+Json SiteJson(const aggregate::LifetimeSite& site) {
   return {{"function", site.function},
           {"allocated_bytes", site.allocated.bytes},
           {"freed_bytes", site.freed.bytes},
@@ -74,11 +74,11 @@ Json SiteJson(const LifetimeSite& site) {
 }  // namespace
 
 Result<void> WriteLifetimesText(const AllocationSummary& summary,
-                                const std::vector<LifetimeSite>& sites, std::optional<size_t> top,
+                                const std::vector<aggregate::LifetimeSite>& sites, std::optional<size_t> top,
                                 std::ostream& out) {
   WriteAllocationHeaderText(summary, out);
   Amount allocated;
-  for (const LifetimeSite& site : sites) {
+  for (const aggregate::LifetimeSite& site : sites) {
     allocated.bytes += site.allocated.bytes;
     allocated.objects += site.allocated.objects;
   }
@@ -92,7 +92,7 @@ Result<void> WriteLifetimesText(const AllocationSummary& summary,
 }
 
 Result<void> WriteLifetimesJson(const AllocationSummary& summary,
-                                const std::vector<LifetimeSite>& sites, std::optional<size_t> top,
+                                const std::vector<aggregate::LifetimeSite>& sites, std::optional<size_t> top,
                                 std::ostream& out) {
   Json document;
   document["schema_version"] = kLifetimesJsonVersion;
@@ -105,4 +105,4 @@ Result<void> WriteLifetimesJson(const AllocationSummary& summary,
   return CheckWritten(out);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -10,7 +10,7 @@
 #include "cli/report/model/allocation_profile.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // `report --lifetimes`: the allocation profile's header, then one row per
 // site (ComputeLifetimes' order, at most `top`): bytes allocated, freed and
@@ -20,16 +20,16 @@ namespace memprof::analysis {
 // "-" when no freed object had a time. Fails (kInternal) only when writing
 // fails.
 [[nodiscard]] Result<void> WriteLifetimesText(const AllocationSummary& summary,
-                                              const std::vector<LifetimeSite>& sites,
+                                              const std::vector<aggregate::LifetimeSite>& sites,
                                               std::optional<size_t> top, std::ostream& out);
 
 // The same as one JSON document (docs/schemas/report-lifetimes.schema.json):
 // schema_version, "allocation_profile" (AllocationHeaderJson) and "sites",
 // every number unrounded, null for a percentile without data.
 [[nodiscard]] Result<void> WriteLifetimesJson(const AllocationSummary& summary,
-                                              const std::vector<LifetimeSite>& sites,
+                                              const std::vector<aggregate::LifetimeSite>& sites,
                                               std::optional<size_t> top, std::ostream& out);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_LIFETIMES_REPORT_H_

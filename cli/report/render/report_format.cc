@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 constexpr double kTwoTo63 = 9223372036854775808.0;
@@ -56,4 +56,4 @@ std::string FormatPercent(double value, double total) {
   return value > 0 ? "+inf" : "-inf";
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -6,7 +6,7 @@
 
 #include "cli/report/model/profile.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // jeprof's number formatting, so our tables read like (and diff cleanly
 // against) `jeprof --text`.
@@ -25,6 +25,6 @@ std::string UnitName(Metric metric, bool show_bytes);
 // Percent: "%.1f%%" of value/total, or "nan" / "+inf" / "-inf" when total is 0.
 std::string FormatPercent(double value, double total);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_REPORT_FORMAT_H_

@@ -10,7 +10,7 @@
 #include "cli/report/model/allocation_profile.h"
 #include "common/result.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // Presentation options shared by the renderers.
 struct ReportOptions {
@@ -18,7 +18,7 @@ struct ReportOptions {
   bool sort_by_cum = false;   // jeprof --cum
   std::optional<size_t> top;  // at most this many function rows
   // What symbolization found, for the renderers that carry it (json).
-  const SymbolizationSummary* symbolization = nullptr;
+  const aggregate::SymbolizationSummary* symbolization = nullptr;
   // The report is of an allocation profile: text and json say so first.
   const AllocationSummary* allocation = nullptr;
 };
@@ -29,7 +29,7 @@ class ReportRenderer {
  public:
   virtual ~ReportRenderer() = default;
   // Fails (kInternal) only when writing to `out` fails.
-  [[nodiscard]] virtual Result<void> Render(const Aggregation& aggregation,
+  [[nodiscard]] virtual Result<void> Render(const aggregate::Aggregation& aggregation,
                                             std::ostream& out) const = 0;
 };
 
@@ -44,6 +44,6 @@ inline Result<void> CheckWritten(std::ostream& out) {
   return {};
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_REPORT_RENDERER_H_

@@ -12,7 +12,7 @@
 #include "cli/report/render/flame_graph_script.h"
 #include "cli/report/render/xml_text.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 constexpr double kPadX = 10;
@@ -282,11 +282,11 @@ void WriteFlameGraphSvg(const FlameGraph& graph, const FlameLayout& layout,
   out << "</svg>\n";
 }
 
-Result<void> SvgReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
+Result<void> SvgReportRenderer::Render(const aggregate::Aggregation& aggregation, std::ostream& out) const {
   FlameGraph graph = BuildFlameGraph(aggregation);
   FlameLayout layout = LayoutFlameGraph(graph, options_.min_frame_fraction);
   WriteFlameGraphSvg(graph, layout, options_, out);
   return CheckWritten(out);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

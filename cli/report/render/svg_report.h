@@ -8,7 +8,7 @@
 #include "cli/report/render/flame_layout.h"
 #include "cli/report/render/report_renderer.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 struct SvgOptions {
   std::string title = "memprof heap flame graph";
@@ -36,7 +36,7 @@ struct SvgOptions {
 class SvgReportRenderer final : public ReportRenderer {
  public:
   explicit SvgReportRenderer(SvgOptions options = {}) : options_(std::move(options)) {}
-  [[nodiscard]] Result<void> Render(const Aggregation& aggregation,
+  [[nodiscard]] Result<void> Render(const aggregate::Aggregation& aggregation,
                                     std::ostream& out) const override;
 
  private:
@@ -51,6 +51,6 @@ void WriteFlameGraphSvg(const FlameGraph& graph, const FlameLayout& layout,
 // A value in human units: "512 B", "12.3 KiB", "4.0 MiB"... or "1,234 objects".
 std::string HumanValue(double value, Metric metric);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_SVG_REPORT_H_

@@ -7,7 +7,7 @@
 #include "cli/report/render/allocation_header.h"
 #include "cli/report/render/report_format.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 // printf("%8s %6s %6s %8s %6s %s\n", ...) without printf's length limits.
@@ -24,7 +24,7 @@ void WriteHeader(std::ostream& out) {
 
 }  // namespace
 
-Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ostream& out) const {
+Result<void> TextReportRenderer::Render(const aggregate::Aggregation& aggregation, std::ostream& out) const {
   Metric metric = aggregation.metric;
   bool bytes = options_.show_bytes;
   if (options_.allocation != nullptr) WriteAllocationHeaderText(*options_.allocation, out);
@@ -32,12 +32,12 @@ Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ost
     out << "Total: " << FormatValue(aggregation.total, metric, bytes) << ' '
         << UnitName(metric, bytes) << '\n';
   }
-  std::vector<FunctionRow> rows = aggregation.functions;
-  if (options_.sort_by_cum) SortFunctionRows(rows, true, aggregation.is_diff);
+  std::vector<aggregate::FunctionRow> rows = aggregation.functions;
+  if (options_.sort_by_cum) aggregate::SortFunctionRows(rows, true, aggregation.is_diff);
   double total = aggregation.shown_total;
   double running = 0;
   size_t printed = 0;
-  for (const FunctionRow& row : rows) {
+  for (const aggregate::FunctionRow& row : rows) {
     if (options_.top && printed >= *options_.top) break;
     running += row.flat;
     if (!row.shown()) continue;
@@ -52,4 +52,4 @@ Result<void> TextReportRenderer::Render(const Aggregation& aggregation, std::ost
   return CheckWritten(out);
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -3,7 +3,7 @@
 
 #include "cli/report/render/report_renderer.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // jeprof --text, with its columns named and its "MB" spelled MiB (it
 // divides by 2^20, and every other command says MiB):
@@ -16,13 +16,13 @@ namespace memprof::analysis {
 class TextReportRenderer final : public ReportRenderer {
  public:
   explicit TextReportRenderer(ReportOptions options) : options_(options) {}
-  [[nodiscard]] Result<void> Render(const Aggregation& aggregation,
+  [[nodiscard]] Result<void> Render(const aggregate::Aggregation& aggregation,
                                     std::ostream& out) const override;
 
  private:
   ReportOptions options_;
 };
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_TEXT_REPORT_H_

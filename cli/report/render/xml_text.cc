@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 bool IsContinuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
@@ -109,4 +109,4 @@ size_t Utf8Length(std::string_view text) {
   return chars;
 }
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

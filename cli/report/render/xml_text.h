@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 
 // `text` made safe as XML 1.0 character data or a double- or single-quoted
 // attribute value: & < > " ' become entities, and what XML cannot carry at
@@ -23,6 +23,6 @@ std::string_view Utf8Prefix(std::string_view text, size_t max_chars);
 // The number of code points of valid UTF-8 `text`.
 size_t Utf8Length(std::string_view text);
 
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render
 
 #endif  // MEMPROF_CLI_REPORT_RENDER_XML_TEXT_H_

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 // How far FindRoot looks back past subprograms that start before `pc` but
@@ -91,4 +91,4 @@ std::vector<int> CuFunctionIndex::Chain(Dwarf_Addr pc) const {
   return outwards;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

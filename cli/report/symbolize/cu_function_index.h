@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // The functions of one compilation unit that own code (subprograms with
 // ranges, inlined instances) as a tree, for address lookups.
@@ -54,6 +54,6 @@ class CuFunctionIndex {
   std::vector<RootRange> roots_;  // subprogram ranges sorted by low
 };
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_CU_FUNCTION_INDEX_H_

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 std::atomic<DebuginfoLookupObserver*> g_observer{nullptr};
@@ -29,4 +29,4 @@ int FindDebuginfoObserved(Dwfl_Module* module, void** userdata, const char* modu
   return fd;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // Told when libdwfl starts and ends looking for one file's debug info: the
 // local places first, then, with DEBUGINFOD_URLS set, a debuginfod server,
@@ -32,6 +32,6 @@ int FindDebuginfoObserved(Dwfl_Module* module, void** userdata, const char* modu
                           Dwarf_Addr base, const char* file_name, const char* debuglink_file,
                           GElf_Word debuglink_crc, char** debuginfo_file_name);
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_DEBUGINFO_LOOKUP_H_

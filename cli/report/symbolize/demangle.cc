@@ -6,7 +6,7 @@
 #include <memory>
 #include <string_view>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 std::string Demangle(const char* name) {
   if (name == nullptr) return {};
@@ -20,4 +20,4 @@ std::string Demangle(const char* name) {
   return demangled.get();
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -4,7 +4,7 @@
 
 #include "cli/report/symbolize/debuginfo_lookup.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 // libdwfl's path syntax (see dwfl_standard_find_debuginfo): "" = the
@@ -65,4 +65,4 @@ Result<Dwfl_Module*> DwflSession::Report(const std::string& name, const std::str
   return module;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -11,7 +11,7 @@
 #include "common/fd.h"
 #include "common/result.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // Owns a libdwfl session (Dwfl*) and what libdwfl keeps pointers to: the
 // callback table and the debuginfo_path string. Hence neither copyable nor
@@ -43,6 +43,6 @@ class DwflSession {
 // libdwfl's message for its last error, for Error texts.
 std::string DwflErrorMessage();
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_DWFL_SESSION_H_

@@ -12,7 +12,7 @@
 #include "cli/report/symbolize/hex.h"
 #include "common/fd.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 using ElfPtr = std::unique_ptr<Elf, decltype(&elf_end)>;
@@ -97,4 +97,4 @@ Result<std::string> BuildIdOf(int fd, const std::string& path) {
   return LowerHex(static_cast<const unsigned char*>(bits), static_cast<size_t>(size));
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

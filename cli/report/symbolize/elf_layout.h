@@ -10,7 +10,7 @@
 #include "cli/report/symbolize/memory_map.h"
 #include "common/result.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // The part of a PT_LOAD program header that decides where file bytes land.
 struct LoadSegment {
@@ -41,6 +41,6 @@ struct LoadSegment {
 // The same of the open file `fd`; `path` names it in errors.
 [[nodiscard]] Result<std::string> BuildIdOf(int fd, const std::string& path);
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_ELF_LAYOUT_H_

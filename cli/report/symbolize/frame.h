@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // One source-level frame of a machine address. An address inside inlined
 // code yields several frames (innermost first); they share module fields.
-// The field names match memprof::analysis::Frame so the adapter is a copy.
+// The field names match memprof::report::aggregate::Frame so the adapter is a copy.
 struct Frame {
   std::string function;  // demangled ("ns::Foo::Bar(int)"), or "libx.so+0x1a2b" when unknown
   std::string file;      // source file as recorded in DWARF; "" unless lines were asked for
@@ -20,6 +20,6 @@ struct Frame {
   friend bool operator==(const Frame&, const Frame&) = default;
 };
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_FRAME_H_

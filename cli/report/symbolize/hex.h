@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // Lower-case hex without prefix or padding, as /proc/<pid>/maps prints addresses.
 inline std::string LowerHex(uint64_t value) {
@@ -27,6 +27,6 @@ inline std::string LowerHex(const unsigned char* bytes, size_t size) {
   return hex;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_HEX_H_

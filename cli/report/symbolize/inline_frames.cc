@@ -9,7 +9,7 @@
 
 #include "cli/report/symbolize/demangle.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 // The linkage name gives the qualified C++ name with parameter types (what
@@ -130,4 +130,4 @@ std::vector<SourceFrame> InlineFrameResolver::Frames(Dwfl_Module* module, uint64
   return frames;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -11,7 +11,7 @@
 
 #include "cli/report/symbolize/cu_function_index.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // The source-level part of a Frame, as DWARF describes it.
 struct SourceFrame {
@@ -44,6 +44,6 @@ class InlineFrameResolver {
   std::unordered_map<const void*, std::string> names_;
 };
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_INLINE_FRAMES_H_

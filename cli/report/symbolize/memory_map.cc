@@ -6,7 +6,7 @@
 
 #include "common/path.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 constexpr std::string_view kDeletedSuffix = " (deleted)";
@@ -72,7 +72,7 @@ void SetPath(std::string_view rest, MemoryMapping& out) {
 
 }  // namespace
 
-std::string MemoryMapping::Basename() const { return PathBasename(path); }
+std::string MemoryMapping::Basename() const { return std::string(PathBasename(path)); }
 
 std::optional<MemoryMapping> ParseMemoryMapLine(std::string_view line) {
   MemoryMapping mapping;
@@ -104,4 +104,4 @@ ParsedMemoryMap ParseMemoryMap(std::span<const std::string> lines) {
   return parsed;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // One line of /proc/<pid>/maps (also the format of a heap_v2 dump's
 // MAPPED_LIBRARIES: section): `start-end perms offset dev inode path`.
@@ -43,6 +43,6 @@ struct ParsedMemoryMap {
 // because a dump's maps section is data we did not produce.
 [[nodiscard]] ParsedMemoryMap ParseMemoryMap(std::span<const std::string> lines);
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_MEMORY_MAP_H_

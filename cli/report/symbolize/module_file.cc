@@ -3,7 +3,7 @@
 #include "cli/report/symbolize/elf_layout.h"
 #include "common/mapped_file_open.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 Result<ModuleFile> OpenModuleFile(const MemoryMapping& mapping, const SymbolizerOptions& options) {
   MappedFileSource source;
@@ -23,4 +23,4 @@ Result<std::string> MappedBuildId(const MemoryMapping& mapping, const Symbolizer
   return BuildIdOf(file->fd.get(), file->file_name);
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -8,7 +8,7 @@
 #include "common/fd.h"
 #include "common/result.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // A binary opened for symbolization.
 struct ModuleFile {
@@ -35,6 +35,6 @@ struct ModuleFile {
 [[nodiscard]] Result<std::string> MappedBuildId(const MemoryMapping& mapping,
                                                 const SymbolizerOptions& options);
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_MODULE_FILE_H_

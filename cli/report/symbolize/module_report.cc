@@ -7,7 +7,7 @@
 
 #include "cli/report/symbolize/hex.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 std::string BuildIdOf(Dwfl_Module* module) {
@@ -65,4 +65,4 @@ std::vector<ModuleReport> MergeModuleReports(std::vector<ModuleReport> reports) 
   return merged;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

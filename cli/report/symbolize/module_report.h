@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // What the symbolizer had for one mapped file: the facts a user needs to
 // see why its frames have no names, and to fix it.
@@ -31,6 +31,6 @@ ModuleReport DescribeModule(Dwfl_Module* module, const std::string& path);
 // one entry per path, the one that learned most about it.
 std::vector<ModuleReport> MergeModuleReports(std::vector<ModuleReport> reports);
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_MODULE_REPORT_H_

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 // A file-backed mapping continues the previous file mapping's instance when
@@ -55,4 +55,4 @@ std::optional<size_t> ModuleTable::InstanceOf(const MemoryMapping& mapping) cons
   return instance_of_[index];
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -8,7 +8,7 @@
 
 #include "cli/report/symbolize/memory_map.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // One loaded instance of a file: the consecutive mappings of one path (same
 // inode) with increasing offsets. A library mapped twice is two instances,
@@ -42,6 +42,6 @@ class ModuleTable {
   std::vector<ModuleInstance> instances_;
 };
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_MODULE_TABLE_H_

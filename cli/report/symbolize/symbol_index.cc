@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 int BindingRank(unsigned char info) {
@@ -149,4 +149,4 @@ uint64_t SymbolIndex::LowestLabel(uint64_t address) const {
   return last >= 0 ? max_end_[last] : 0;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

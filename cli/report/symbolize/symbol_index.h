@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // One ELF symbol as the index keeps it: module-relative addresses (bias
 // applied), the name pointing into the ELF string table libdwfl keeps mapped.
@@ -68,6 +68,6 @@ class SymbolIndex {
   std::vector<IndexedSymbol> sizeless_;  // by start, then preference
 };
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_SYMBOL_INDEX_H_

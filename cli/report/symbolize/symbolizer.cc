@@ -12,7 +12,7 @@
 #include "cli/report/symbolize/module_table.h"
 #include "cli/report/symbolize/symbol_index.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 using FrameCache = std::unordered_map<uint64_t, std::vector<Frame>>;
@@ -244,4 +244,4 @@ std::vector<ModuleReport> Symbolizer::Modules() const {
   return reports;
 }
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -14,7 +14,7 @@
 #include "cli/report/symbolize/symbolizer_options.h"
 #include "common/result.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 // Turns addresses of one process into source frames with elfutils' libdwfl,
 // given that process's memory map (a dump's MAPPED_LIBRARIES: section).
@@ -75,6 +75,6 @@ class Symbolizer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_SYMBOLIZER_H_

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 
 struct SymbolizerOptions {
   // Prefix for every binary path of the maps: "/proc/<pid>/root" for a live
@@ -28,6 +28,6 @@ struct SymbolizerOptions {
   std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
 };
 
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 #endif  // MEMPROF_CLI_REPORT_SYMBOLIZE_SYMBOLIZER_OPTIONS_H_

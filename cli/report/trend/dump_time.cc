@@ -7,7 +7,7 @@
 #include <cstring>
 #include <ctime>
 
-namespace memprof::trend {
+namespace memprof::report::trend {
 namespace {
 
 constexpr size_t kStampSize = 16;  // "20261122T211530Z"
@@ -79,4 +79,4 @@ Result<DumpTime> ReadDumpTime(const std::string& path) {
   return DumpTime{seconds, DumpTime::Source::kModified};
 }
 
-}  // namespace memprof::trend
+}  // namespace memprof::report::trend

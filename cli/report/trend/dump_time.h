@@ -7,7 +7,7 @@
 
 #include "common/result.h"
 
-namespace memprof::trend {
+namespace memprof::report::trend {
 
 // When a dump was taken, and where that came from.
 struct DumpTime {
@@ -29,6 +29,6 @@ std::optional<double> TimeFromDumpFileName(std::string_view path);
 // mtime. kNotFound when the file cannot be stat'ed.
 [[nodiscard]] Result<DumpTime> ReadDumpTime(const std::string& path);
 
-}  // namespace memprof::trend
+}  // namespace memprof::report::trend
 
 #endif  // MEMPROF_CLI_REPORT_TREND_DUMP_TIME_H_

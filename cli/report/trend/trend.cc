@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-namespace memprof::trend {
+namespace memprof::report::trend {
 namespace {
 
 constexpr double kSecondsPerHour = 3600;
@@ -21,7 +21,7 @@ double Mean(const std::vector<double>& values) {
 std::map<std::string, std::vector<double>> Series(const std::vector<Snapshot>& snapshots) {
   std::map<std::string, std::vector<double>> series;
   for (size_t i = 0; i < snapshots.size(); ++i) {
-    for (const analysis::FunctionRow& row : snapshots[i].functions) {
+    for (const aggregate::FunctionRow& row : snapshots[i].functions) {
       auto [it, inserted] = series.try_emplace(row.name, snapshots.size(), 0.0);
       it->second[i] += row.flat;
     }
@@ -122,4 +122,4 @@ Result<std::vector<TrendRow>> ComputeTrend(const std::vector<Snapshot>& snapshot
   return rows;
 }
 
-}  // namespace memprof::trend
+}  // namespace memprof::report::trend

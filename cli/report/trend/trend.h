@@ -8,7 +8,7 @@
 #include "cli/report/aggregate/aggregate.h"
 #include "common/result.h"
 
-namespace memprof::trend {
+namespace memprof::report::trend {
 
 // The verdict on one call site's series of values (docs/user-guide.md,
 // "Trends"), decided in this order:
@@ -44,7 +44,7 @@ Verdict Classify(const std::vector<double>& values, const LineFit& fit);
 // its text-report rows (function -> flat value).
 struct Snapshot {
   double time_seconds = 0;
-  std::vector<analysis::FunctionRow> functions;
+  std::vector<aggregate::FunctionRow> functions;
 };
 
 // One call site (the allocating function, as the text report's rows) over
@@ -69,6 +69,6 @@ struct TrendRow {
 // The fewest dumps a trend needs: two points always fit a line perfectly.
 inline constexpr size_t kMinTrendDumps = 3;
 
-}  // namespace memprof::trend
+}  // namespace memprof::report::trend
 
 #endif  // MEMPROF_CLI_REPORT_TREND_TREND_H_

@@ -7,15 +7,15 @@
 #include "cli/report/render/report_format.h"
 #include "common/json_schema_versions.h"
 
-namespace memprof::trend {
+namespace memprof::report::trend {
 namespace {
 
-std::string MetricName(analysis::Metric metric) {
+std::string MetricName(report::Metric metric) {
   switch (metric) {
-    case analysis::Metric::kInuseSpace: return "inuse_space";
-    case analysis::Metric::kInuseObjects: return "inuse_objects";
-    case analysis::Metric::kAllocSpace: return "alloc_space";
-    case analysis::Metric::kAllocObjects: return "alloc_objects";
+    case report::Metric::kInuseSpace: return "inuse_space";
+    case report::Metric::kInuseObjects: return "inuse_objects";
+    case report::Metric::kAllocSpace: return "alloc_space";
+    case report::Metric::kAllocObjects: return "alloc_objects";
   }
   return "inuse_space";
 }
@@ -64,7 +64,7 @@ void WriteHeader(const TrendResult& trend, bool bytes, std::ostream& out) {
   const double last = trend.dumps.back().time.seconds;
   out << "Trend over " << trend.dumps.size() << " dumps, " << UtcTime(first) << " .. "
       << UtcTime(last) << " UTC (" << Span(last - first) << "), " << MetricName(trend.metric)
-      << " in " << analysis::UnitName(trend.metric, bytes) << '\n';
+      << " in " << render::UnitName(trend.metric, bytes) << '\n';
   out << PadLeft("growth/h", 10) << ' ' << PadLeft("R2", 5) << ' ' << PadLeft("first", 9) << ' '
       << PadLeft("last", 9) << "  " << PadRight("verdict", 14) << " function\n";
 }
@@ -79,10 +79,10 @@ Result<void> RenderTrendText(const TrendResult& trend, const TrendReportOptions&
   size_t printed = 0;
   for (const TrendRow& row : trend.rows) {
     if (options.top && printed >= *options.top) break;
-    out << PadLeft(analysis::FormatValue(row.growth_per_hour, trend.metric, bytes), 10) << ' '
+    out << PadLeft(render::FormatValue(row.growth_per_hour, trend.metric, bytes), 10) << ' '
         << PadLeft(TwoDecimals(row.r_squared), 5) << ' '
-        << PadLeft(analysis::FormatValue(row.first, trend.metric, bytes), 9) << ' '
-        << PadLeft(analysis::FormatValue(row.last, trend.metric, bytes), 9) << "  "
+        << PadLeft(render::FormatValue(row.first, trend.metric, bytes), 9) << ' '
+        << PadLeft(render::FormatValue(row.last, trend.metric, bytes), 9) << "  "
         << PadRight(std::string(VerdictText(row.verdict)), 14) << ' ' << row.function << '\n';
     ++printed;
   }
@@ -120,4 +120,4 @@ Result<void> RenderTrendJson(const TrendResult& trend, const TrendReportOptions&
   return {};
 }
 
-}  // namespace memprof::trend
+}  // namespace memprof::report::trend

@@ -12,7 +12,7 @@
 #include "cli/report/trend/trend.h"
 #include "common/result.h"
 
-namespace memprof::trend {
+namespace memprof::report::trend {
 
 // One dump of the series as the reports name it.
 struct TrendDump {
@@ -22,7 +22,7 @@ struct TrendDump {
 
 // Everything `report --trend` prints.
 struct TrendResult {
-  analysis::Metric metric = analysis::Metric::kInuseSpace;
+  report::Metric metric = report::Metric::kInuseSpace;
   std::vector<TrendDump> dumps;  // time order
   std::vector<TrendRow> rows;    // ranked (ComputeTrend)
 };
@@ -45,6 +45,6 @@ struct TrendReportOptions {
 [[nodiscard]] Result<void> RenderTrendJson(const TrendResult& trend,
                                            const TrendReportOptions& options, std::ostream& out);
 
-}  // namespace memprof::trend
+}  // namespace memprof::report::trend
 
 #endif  // MEMPROF_CLI_REPORT_TREND_TREND_REPORT_H_

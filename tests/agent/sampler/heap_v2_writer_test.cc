@@ -32,7 +32,7 @@ std::string ReadAll(int fd) {
 }
 
 // jeprof's (and report's) estimate of what one record stands for.
-double UnsampledBytes(const analysis::RawCounts& counts, uint64_t period) {
+double UnsampledBytes(const report::parse::RawCounts& counts, uint64_t period) {
   if (counts.objects == 0) return 0;
   const double mean = static_cast<double>(counts.bytes) / static_cast<double>(counts.objects);
   return static_cast<double>(counts.bytes) / (1 - std::exp(-mean / static_cast<double>(period)));
@@ -80,7 +80,7 @@ TEST(HeapV2WriterTest, ReportEstimatesAKnownLeakWithin30Percent) {
   ASSERT_TRUE(written) << written.error().message;
   std::istringstream in(ReadAll(fd));
   close(fd);
-  auto dump = analysis::ParseHeapV2(in, "sampler.heap");
+  auto dump = report::parse::ParseHeapV2(in, "sampler.heap");
   ASSERT_TRUE(dump) << dump.error().message;
   EXPECT_EQ(dump->sample_period, kInterval);
   EXPECT_FALSE(dump->mapped_libraries.empty());
@@ -93,7 +93,7 @@ TEST(HeapV2WriterTest, ReportEstimatesAKnownLeakWithin30Percent) {
   EXPECT_EQ(dump->sampler->dropped, 0u);
   EXPECT_EQ(Sampler::Status().since_unix_ms, dump->sampler->since_unix_ms);
   double leaked = 0;
-  for (const analysis::StackRecord& record : dump->records) {
+  for (const report::parse::StackRecord& record : dump->records) {
     ASSERT_FALSE(record.stack.empty());
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(record.stack[0]), &info) != 0 &&

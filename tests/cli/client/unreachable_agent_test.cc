@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 #include "tests/cli/testing/cli_test_util.h"
 
 namespace memprof::cli {

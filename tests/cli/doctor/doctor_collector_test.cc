@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli/doctor/doctor_report.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 #include "tests/cli/testing/fake_profile_client.h"
 
 namespace memprof::cli {

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <regex>
 #include <sstream>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "common/path.h"
 #include "tests/cli/testing/cli_test_util.h"
 
 namespace memprof::cli {
@@ -238,10 +239,11 @@ TEST(AtomicFileWriterTest, CommitNewStaysInTheDirectoryOfCreate) {
   EXPECT_FALSE(writer->CommitNew(dir.File("sub/b")));
 }
 
+// The writer's temp file and its directory sync use the path's directory.
 TEST(AtomicFileWriterTest, DirectoryOf) {
-  EXPECT_EQ(DirectoryOf("profile.heap"), ".");
-  EXPECT_EQ(DirectoryOf("/profile.heap"), "/");
-  EXPECT_EQ(DirectoryOf("a/b/c"), "a/b");
+  EXPECT_EQ(PathDirname("profile.heap"), ".");
+  EXPECT_EQ(PathDirname("/profile.heap"), "/");
+  EXPECT_EQ(PathDirname("a/b/c"), "a/b");
 }
 
 }  // namespace

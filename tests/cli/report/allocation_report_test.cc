@@ -74,7 +74,7 @@ TEST_F(AllocationReportTest, RanksByBytesAllocatedByDefault) {
 
 TEST_F(AllocationReportTest, InuseSpaceShowsTheSurvivors) {
   ReportRequest request;
-  request.metric = analysis::Metric::kInuseSpace;
+  request.metric = report::Metric::kInuseSpace;
   request.metric_chosen = true;
   request.show_bytes = true;
   auto text = Run(request);

@@ -20,8 +20,8 @@ const std::vector<std::string> kDumpMaps = {
     "55d000001000-55d000002000 r-xp 00001000 08:02 4242 /usr/bin/app",
     "7f0000000000-7f0000100000 r-xp 00000000 08:02 77 /usr/lib/libc.so.6"};
 
-std::vector<symbolize::MemoryMapping> Parse(const std::vector<std::string>& lines) {
-  return symbolize::ParseMemoryMap(lines).mappings;
+std::vector<report::symbolize::MemoryMapping> Parse(const std::vector<std::string>& lines) {
+  return report::symbolize::ParseMemoryMap(lines).mappings;
 }
 
 TEST(DumpProcessCheckTest, TheDumpsOwnProcessPasses) {
@@ -69,9 +69,9 @@ TEST(DumpProcessCheckTest, ReadsTheLiveMapsUnderTheProcRoot) {
 }
 
 TEST(DumpProcessCheckTest, AllocMetricsNeedAllocationCounts) {
-  analysis::HeapProfile profile;
-  EXPECT_TRUE(CheckMetricHasData(profile, analysis::Metric::kInuseSpace, "d.heap").has_value());
-  auto ok = CheckMetricHasData(profile, analysis::Metric::kAllocSpace, "d.heap");
+  report::HeapProfile profile;
+  EXPECT_TRUE(CheckMetricHasData(profile, report::Metric::kInuseSpace, "d.heap").has_value());
+  auto ok = CheckMetricHasData(profile, report::Metric::kAllocSpace, "d.heap");
   ASSERT_FALSE(ok.has_value());
   EXPECT_EQ(ok.error().code, ErrorCode::kFailedPrecondition);
   EXPECT_EQ(ok.error().message,
@@ -80,7 +80,7 @@ TEST(DumpProcessCheckTest, AllocMetricsNeedAllocationCounts) {
             "memprofctl run -- CMD; its in-use figures (the default, or --inuse-objects) are "
             "there");
   profile.has_alloc = true;
-  EXPECT_TRUE(CheckMetricHasData(profile, analysis::Metric::kAllocObjects, "d.heap").has_value());
+  EXPECT_TRUE(CheckMetricHasData(profile, report::Metric::kAllocObjects, "d.heap").has_value());
 }
 
 }  // namespace

@@ -18,8 +18,8 @@
 namespace memprof::report {
 namespace {
 
-using analysis::Aggregation;
-using analysis::Frame;
+using report::aggregate::Aggregation;
+using report::aggregate::Frame;
 
 constexpr char kLibFoo[] = "/usr/lib/x86_64-linux-gnu/libfoo.so.1";
 constexpr char kLibBar[] = "/opt/bar/libbar.so";
@@ -53,11 +53,11 @@ Aggregation MakeAggregation() {
   return aggregation;
 }
 
-std::vector<symbolize::ModuleReport> Modules() {
-  symbolize::ModuleReport foo;
+std::vector<report::symbolize::ModuleReport> Modules() {
+  report::symbolize::ModuleReport foo;
   foo.path = kLibFoo;
   foo.build_id = "abcdef0123";
-  symbolize::ModuleReport bar;
+  report::symbolize::ModuleReport bar;
   bar.path = kLibBar;
   bar.problem = "cannot open /opt/bar/libbar.so: No such file or directory";
   return {foo, bar};
@@ -71,7 +71,7 @@ class SymbolizationReportTest : public ::testing::Test {
     std::ofstream(dir_.File("other.list")) << "/usr/bin/other\n";
     context_.dpkg_info_dir = dir_.path();
   }
-  analysis::SymbolizationSummary Summarize() {
+  report::aggregate::SymbolizationSummary Summarize() {
     return SummarizeSymbolization(MakeAggregation(), Modules, context_);
   }
 
@@ -80,13 +80,13 @@ class SymbolizationReportTest : public ::testing::Test {
 };
 
 TEST(UnnamedFrameNameTest, ModuleAndFileOffsetElseTheAddress) {
-  EXPECT_EQ(analysis::UnnamedFrameName(Unnamed("libx.so", 0x1a2b), 0x7f0000001a2b),
+  EXPECT_EQ(report::aggregate::UnnamedFrameName(Unnamed("libx.so", 0x1a2b), 0x7f0000001a2b),
             "libx.so+0x1a2b");
-  EXPECT_EQ(analysis::UnnamedFrameName(Unnamed("", 0), 0x7f0000001a2b), "0x7f0000001a2b");
+  EXPECT_EQ(report::aggregate::UnnamedFrameName(Unnamed("", 0), 0x7f0000001a2b), "0x7f0000001a2b");
 }
 
 TEST(CountUnnamedFramesTest, SharesOfTheStacksAbsoluteValues) {
-  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(MakeAggregation());
+  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(MakeAggregation());
   EXPECT_DOUBLE_EQ(shares.named_share, 0.6);
   ASSERT_EQ(shares.by_module.size(), 2u);
   EXPECT_DOUBLE_EQ(shares.by_module.at("libfoo.so.1").share, 0.4);
@@ -99,7 +99,7 @@ TEST(CountUnnamedFramesTest, SharesOfTheStacksAbsoluteValues) {
 // its guess are the leaves of two stacks), and libbar's frame between the
 // guessed site and main (10).
 TEST(CountUnnamedFramesTest, WhatTheyHideIsTheSiteOrACallBetweenNamedOnes) {
-  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(MakeAggregation());
+  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(MakeAggregation());
   EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.4);
   EXPECT_DOUBLE_EQ(shares.cut_short_share, 0.1);
   EXPECT_DOUBLE_EQ(shares.hidden_share, 0.4);
@@ -128,7 +128,7 @@ Aggregation ThreadedAggregation() {
 }
 
 TEST(CountUnnamedFramesTest, ThreadEntryPointsBeyondTheOutermostNamedFrameHideNothing) {
-  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(ThreadedAggregation());
+  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(ThreadedAggregation());
   EXPECT_DOUBLE_EQ(shares.named_share, 0.1);
   EXPECT_DOUBLE_EQ(shares.hidden_share, 0.0);
   EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.0);
@@ -145,7 +145,7 @@ TEST(CountUnnamedFramesTest, ThreadEntryPointsBeyondTheOutermostNamedFrameHideNo
 TEST(CountUnnamedFramesTest, AnUnnamedCallBetweenNamedOnesCutsTheStackShort) {
   Aggregation aggregation = ThreadedAggregation();
   aggregation.stacks = {{{0, 2, 1, 3}, 30}, {{3, 4}, 70}};
-  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
+  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
   EXPECT_DOUBLE_EQ(shares.cut_short_share, 0.3);
   EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.7) << "a stack with no name at all: its site";
   EXPECT_DOUBLE_EQ(shares.hidden_share, 1.0);
@@ -161,7 +161,7 @@ TEST(CountUnnamedFramesTest, AnUnnamedCallBetweenNamedOnesCutsTheStackShort) {
 TEST(CountUnnamedFramesTest, AStackCountsOncePerFileAndUnshownFramesNotAtAll) {
   Aggregation aggregation = MakeAggregation();
   aggregation.stacks = {{{1, 3, 0}, 50}, {{0}, 50}};
-  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
+  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
   EXPECT_DOUBLE_EQ(shares.named_share, 0.5);
   ASSERT_EQ(shares.by_module.size(), 1u);
   EXPECT_DOUBLE_EQ(shares.by_module.at("libfoo.so.1").share, 0.5);
@@ -173,13 +173,13 @@ TEST(CountUnnamedFramesTest, AStackCountsOncePerFileAndUnshownFramesNotAtAll) {
 TEST(CountUnnamedFramesTest, OnlyNamedStacksListNoFile) {
   Aggregation aggregation = MakeAggregation();
   aggregation.stacks = {{{0}, 80}};
-  const analysis::UnnamedFrameShares shares = analysis::CountUnnamedFrames(aggregation);
+  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
   EXPECT_DOUBLE_EQ(shares.named_share, 1.0);
   EXPECT_TRUE(shares.by_module.empty());
 }
 
 TEST_F(SymbolizationReportTest, ModulesByShareWithTheirDebugPackage) {
-  const analysis::SymbolizationSummary summary = Summarize();
+  const report::aggregate::SymbolizationSummary summary = Summarize();
   ASSERT_EQ(summary.modules.size(), 2u);
   EXPECT_EQ(summary.modules[0].path, kLibFoo);
   EXPECT_EQ(summary.modules[0].build_id, "abcdef0123");
@@ -196,7 +196,7 @@ TEST_F(SymbolizationReportTest, PackagesLookedUpAheadAreTheOnesUsed) {
   context_.owners = PrefetchPackageOwners(Modules(), dir_.path());
   context_.owners.wait();
   std::filesystem::remove(dir_.File("libfoo1:amd64.list"));
-  const analysis::SymbolizationSummary summary = Summarize();
+  const report::aggregate::SymbolizationSummary summary = Summarize();
   ASSERT_EQ(summary.modules.size(), 2u);
   EXPECT_EQ(summary.modules[0].package, "libfoo1");
   EXPECT_EQ(summary.modules[0].debug_package, "libfoo1-dbgsym");
@@ -204,7 +204,7 @@ TEST_F(SymbolizationReportTest, PackagesLookedUpAheadAreTheOnesUsed) {
 }
 
 TEST_F(SymbolizationReportTest, StderrSummaryNamesFilesSharesAndFixes) {
-  const std::string text = analysis::FormatSymbolizationSummary(Summarize());
+  const std::string text = report::aggregate::FormatSymbolizationSummary(Summarize());
   EXPECT_NE(text.find("40.0% of the profile is allocated at or called through frames no symbol "
                       "names (40.0% at an unnamed allocating site, 10.0% with an unnamed call "
                       "between named ones)"),
@@ -226,11 +226,11 @@ TEST_F(SymbolizationReportTest, StderrSummaryNamesFilesSharesAndFixes) {
 // The demo's case: every frame that matters has a name. No hint, no line;
 // -v still lists the files and the fix.
 TEST_F(SymbolizationReportTest, NamedThreadsWhoseEntryPointsHaveNoNamesGetNoHint) {
-  const analysis::SymbolizationSummary summary =
+  const report::aggregate::SymbolizationSummary summary =
       SummarizeSymbolization(ThreadedAggregation(), Modules, context_);
   EXPECT_FALSE(summary.complete());
-  EXPECT_EQ(analysis::FormatSymbolizationSummary(summary), "");
-  const std::string verbose = analysis::FormatSymbolizationSummary(summary, /*verbose=*/true);
+  EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(summary), "");
+  const std::string verbose = report::aggregate::FormatSymbolizationSummary(summary, /*verbose=*/true);
   EXPECT_NE(verbose.find("no frame without a name hides anything"), std::string::npos) << verbose;
   EXPECT_NE(verbose.find("libstdc++.so.6: hides 0.0% of the profile (90.0% in stacks with its frames)"),
             std::string::npos)
@@ -242,13 +242,13 @@ TEST_F(SymbolizationReportTest, NamedThreadsWhoseEntryPointsHaveNoNamesGetNoHint
 TEST_F(SymbolizationReportTest, LittleHiddenIsOneLine) {
   Aggregation aggregation = ThreadedAggregation();
   aggregation.stacks.push_back({{2, 0}, 3});  // an unnamed site: 3 of 103
-  const analysis::SymbolizationSummary summary =
+  const report::aggregate::SymbolizationSummary summary =
       SummarizeSymbolization(aggregation, Modules, context_);
-  EXPECT_EQ(analysis::FormatSymbolizationSummary(summary),
+  EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(summary),
             "memprofctl: 2.9% of the profile is allocated at or called through frames no symbol "
             "names (under 5.0%: -v lists the files and how to name them)\n");
   aggregation.stacks.back().value = 6;  // 6 of 106: worth the fix
-  const std::string full = analysis::FormatSymbolizationSummary(
+  const std::string full = report::aggregate::FormatSymbolizationSummary(
       SummarizeSymbolization(aggregation, Modules, context_));
   EXPECT_NE(full.find("5.7% of the profile is allocated at or called through"), std::string::npos)
       << full;
@@ -259,9 +259,9 @@ TEST_F(SymbolizationReportTest, LittleHiddenIsOneLine) {
 TEST_F(SymbolizationReportTest, NoHintsForWhatTheUserAlreadyDid) {
   context_.debuginfod = true;
   context_.sysroot = dir_.path();
-  const analysis::SymbolizationSummary summary = Summarize();
+  const report::aggregate::SymbolizationSummary summary = Summarize();
   EXPECT_EQ(summary.modules[0].debug_package, "") << "dpkg of this host says nothing of a sysroot";
-  const std::string text = analysis::FormatSymbolizationSummary(summary);
+  const std::string text = report::aggregate::FormatSymbolizationSummary(summary);
   EXPECT_EQ(text.find("DEBUGINFOD_URLS="), std::string::npos) << text;
   EXPECT_EQ(text.find("--sysroot DIR"), std::string::npos) << text;
 }
@@ -271,19 +271,19 @@ TEST_F(SymbolizationReportTest, NothingSaidAndNothingAskedWhenEveryFrameHasAName
   aggregation.stacks = {{{0}, 60}};
   aggregation.locations.resize(1);
   bool asked = false;
-  const analysis::SymbolizationSummary summary = SummarizeSymbolization(
+  const report::aggregate::SymbolizationSummary summary = SummarizeSymbolization(
       aggregation, [&] { asked = true; return Modules(); }, context_);
   EXPECT_TRUE(summary.complete());
   EXPECT_FALSE(asked) << "module facts may read debug files (or download them): only when needed";
-  EXPECT_EQ(analysis::FormatSymbolizationSummary(summary), "");
+  EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(summary), "");
 }
 
 TEST_F(SymbolizationReportTest, JsonCarriesTheSameFacts) {
-  const analysis::SymbolizationSummary summary = Summarize();
-  analysis::ReportOptions options;
+  const report::aggregate::SymbolizationSummary summary = Summarize();
+  report::render::ReportOptions options;
   options.symbolization = &summary;
   std::ostringstream out;
-  ASSERT_TRUE(analysis::JsonReportRenderer(options).Render(MakeAggregation(), out).has_value());
+  ASSERT_TRUE(report::render::JsonReportRenderer(options).Render(MakeAggregation(), out).has_value());
   const nlohmann::json report = nlohmann::json::parse(out.str());
   const nlohmann::json& symbolization = report.at("symbolization");
   EXPECT_EQ(symbolization.at("complete"), false);
@@ -307,7 +307,7 @@ TEST_F(SymbolizationReportTest, JsonCarriesTheSameFacts) {
 // The report of a dump made of `text`, in `format`, and what it says on the side.
 struct PipelineRun {
   std::string out;
-  analysis::SymbolizationSummary summary;
+  report::aggregate::SymbolizationSummary summary;
 };
 PipelineRun RunOnDumpText(const std::string& text, Format format = Format::kText,
                           const std::string& base_text = "") {
@@ -339,7 +339,7 @@ constexpr char kAllocatorDump[] =
 // A dump of memprof's own sampler: the report says what it covers, on
 // stderr and in the JSON, and a plain dump says that its allocator sampled it.
 TEST(SamplerCoverageTest, TheReportSaysWhatTheSamplersProfileCovers) {
-  EXPECT_EQ(analysis::FormatSymbolizationSummary(RunOnDumpText(kSamplerDump).summary).substr(0, 160),
+  EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(RunOnDumpText(kSamplerDump).summary).substr(0, 160),
             "memprofctl: sampled by memprof since 2025-12-02 04:00:00 UTC; allocations made "
             "before are not in it; 3 sampled allocations did not fit the agent's tables and ar");
   const nlohmann::json coverage =
@@ -350,7 +350,7 @@ TEST(SamplerCoverageTest, TheReportSaysWhatTheSamplersProfileCovers) {
 
   const PipelineRun plain = RunOnDumpText(kAllocatorDump, Format::kJson);
   EXPECT_EQ(nlohmann::json::parse(plain.out).at("coverage").at("sampled_by"), "allocator");
-  EXPECT_EQ(analysis::FormatSymbolizationSummary(plain.summary).find("sampled by memprof"),
+  EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(plain.summary).find("sampled by memprof"),
             std::string::npos);
 }
 
@@ -366,10 +366,10 @@ TEST(EmptyReportTest, NothingToShowIsSaidOnTheSide) {
   const PipelineRun run = RunOnDumpText(empty);
   EXPECT_EQ(run.out, "");
   EXPECT_TRUE(run.summary.empty);
-  const std::string note = analysis::FormatSymbolizationSummary(run.summary);
+  const std::string note = report::aggregate::FormatSymbolizationSummary(run.summary);
   EXPECT_NE(note.find("nothing to show: the profile holds no samples"), std::string::npos) << note;
   const PipelineRun diff = RunOnDumpText(empty, Format::kText, empty);
-  EXPECT_NE(analysis::FormatSymbolizationSummary(diff.summary).find("the profiles do not differ"),
+  EXPECT_NE(report::aggregate::FormatSymbolizationSummary(diff.summary).find("the profiles do not differ"),
             std::string::npos);
 }
 

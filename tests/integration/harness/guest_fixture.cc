@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "common/fd.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 #include "tests/integration/harness/support_names.h"
 #include "tests/integration/harness/test_binaries.h"
 

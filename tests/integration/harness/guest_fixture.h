@@ -1,7 +1,7 @@
 #ifndef MEMPROF_TESTS_INTEGRATION_HARNESS_GUEST_FIXTURE_H_
 #define MEMPROF_TESTS_INTEGRATION_HARNESS_GUEST_FIXTURE_H_
 
-// What the "safe guest" tests (issue 11, docs/contract.md rule 9) share: a look at a
+// What the "safe guest" tests (docs/contract.md rule 9) share: a look at a
 // process through /proc (its descriptors, threads, signal masks and mapped
 // libraries), the line protocol the guest-host programs of tests/testprogs
 // serve over TCP, and a fixture with `list --json` and stdout helpers.

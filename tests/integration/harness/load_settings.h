@@ -9,7 +9,7 @@
 namespace memprof::integration {
 
 // How long the load and fault scenarios run. CI runs them shortened; the
-// full-length run of issue 3 (a minute of load, more kills, more connections)
+// full-length run (a minute of load, more kills, more connections)
 // is selected with MEMPROF_LOAD_SECONDS=60 (any value >= 60 is full length).
 struct LoadSettings {
   std::chrono::seconds load_duration{8};

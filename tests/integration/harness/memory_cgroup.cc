@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "common/cgroup_memory.h"
-#include "common/proc_status.h"
+#include "common/text_file.h"
 
 namespace memprof::integration {
 namespace {

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "common/proc_status.h"
+#include "common/text_file.h"
 #include "tests/integration/harness/support_names.h"
 #include "tests/integration/harness/target_process.h"
 #include "tests/support/debian_tools.h"

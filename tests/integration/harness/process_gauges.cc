@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/proc_status.h"
+#include "common/text_file.h"
 #include "tests/integration/harness/support_names.h"
 
 namespace memprof::integration {

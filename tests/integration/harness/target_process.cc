@@ -9,6 +9,7 @@
 #include <set>
 #include <string_view>
 
+#include "common/text_file.h"
 #include "common/unix_socket.h"
 #include "tests/integration/harness/support_names.h"
 

@@ -10,7 +10,7 @@
 #include "cli/report/aggregate/jeprof_names.h"
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 using testing::FakeSymbolizer;
@@ -289,4 +289,4 @@ TEST(JeprofNamesTest, AllocatorEntryPoints) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -10,7 +10,7 @@
 #include "cli/report/aggregate/lifetimes.h"
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 // Stacks in the FakeSymbolizer's buckets: malloc -> Leaf -> main, and
@@ -150,4 +150,4 @@ TEST(LifetimesTest, SitesAreFlatFunctionsSortedByBytesAllocated) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

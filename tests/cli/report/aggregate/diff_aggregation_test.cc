@@ -7,7 +7,7 @@
 #include "cli/report/aggregate/base_profile.h"
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 using testing::AggregateDiff;
@@ -50,4 +50,4 @@ TEST(DiffAggregationTest, KeepsUnchangedStacksForTheirBase) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

@@ -14,7 +14,7 @@
 #include "cli/report/aggregate/symbolization.h"
 #include "cli/report/model/profile.h"
 
-namespace memprof::analysis::testing {
+namespace memprof::report::aggregate::testing {
 
 // Resolves by 256-byte "functions": every address in [0xN00, 0xNff] gets
 // the frames registered for N. Unknown addresses get one empty Frame.
@@ -102,6 +102,6 @@ inline Aggregation AggregateDiff() {
   return aggregation.value_or(Aggregation{});
 }
 
-}  // namespace memprof::analysis::testing
+}  // namespace memprof::report::aggregate::testing
 
 #endif  // MEMPROF_TESTS_CLI_REPORT_AGGREGATE_FAKE_SYMBOLIZER_H_

@@ -9,14 +9,14 @@
 #include "cli/report/parse/gperftools_parser.h"
 #include "tests/cli/report/parse/gperftools_profiles.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
-using testing::kHeapProfile;
-using testing::kHeapSample;
+using parse::testing::kHeapProfile;
+using parse::testing::kHeapSample;
 
 TEST(GperftoolsParserTest, TheHeapProfilersCountsAreExact) {
-  auto dump = ParseGperftoolsText(kHeapProfile, "t.prof");
+  auto dump = parse::ParseGperftoolsText(kHeapProfile, "t.prof");
   ASSERT_TRUE(dump.has_value());
   HeapProfile profile = Unsample(std::move(*dump));
   EXPECT_EQ(profile.format, DumpFormat::kGperftoolsHeapProfile);
@@ -31,7 +31,7 @@ TEST(GperftoolsParserTest, TheHeapProfilersCountsAreExact) {
 // pprof's scaleHeapSample for heap_v2/N: 1 / (1 - exp(-average/N)), per line,
 // and identical stacks merged after scaling.
 TEST(GperftoolsParserTest, TheSamplersCountsAreUnsampledAsPprofDoes) {
-  auto dump = ParseGperftoolsText(kHeapSample, "t.prof");
+  auto dump = parse::ParseGperftoolsText(kHeapSample, "t.prof");
   ASSERT_TRUE(dump.has_value());
   HeapProfile profile = Unsample(std::move(*dump));
   EXPECT_FALSE(profile.has_alloc);
@@ -45,7 +45,7 @@ TEST(GperftoolsParserTest, TheSamplersCountsAreUnsampledAsPprofDoes) {
 }
 
 TEST(GperftoolsParserTest, APeriodOfOneIsNotScaled) {
-  auto dump = ParseGperftoolsText(
+  auto dump = parse::ParseGperftoolsText(
       "heap profile: 1: 8 [1: 8] @ heap_v2/1\n1: 8 [1: 8] @ 0x1\n\nMAPPED_LIBRARIES:\n", "t");
   ASSERT_TRUE(dump.has_value()) << dump.error().message;
   HeapProfile profile = Unsample(std::move(*dump));
@@ -54,4 +54,4 @@ TEST(GperftoolsParserTest, APeriodOfOneIsNotScaled) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

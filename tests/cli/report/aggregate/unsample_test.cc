@@ -6,7 +6,7 @@
 
 #include "tests/cli/report/parse/test_util.h"
 
-namespace memprof::analysis {
+namespace memprof::report::aggregate {
 namespace {
 
 // Expected values are jeprof's own arithmetic, run in Perl:
@@ -60,7 +60,7 @@ TEST(UnsampleTest, AHugePeriodStaysFinite) {
 }
 
 TEST(UnsampleTest, MergesRepeatedStacksAfterUnsamplingEach) {
-  HeapDump dump;
+  parse::HeapDump dump;
   dump.sample_period = 524288;
   dump.records = {{{0x10, 0x20}, {{1, 100}, {0, 0}}},
                   {{0x30}, {{3, 3000}, {0, 0}}},
@@ -76,7 +76,7 @@ TEST(UnsampleTest, MergesRepeatedStacksAfterUnsamplingEach) {
 }
 
 TEST(UnsampleTest, KeepsAccumulatedCountsAndMaps) {
-  auto dump = ParseHeapV2File(testing::DataPath("small.heap"));
+  auto dump = parse::ParseHeapV2File(parse::testing::DataPath("small.heap"));
   ASSERT_TRUE(dump.has_value()) << dump.error().message;
   HeapProfile profile = Unsample(std::move(*dump));
   EXPECT_TRUE(profile.has_alloc);
@@ -88,4 +88,4 @@ TEST(UnsampleTest, KeepsAccumulatedCountsAndMaps) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::aggregate

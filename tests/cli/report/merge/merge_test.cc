@@ -14,11 +14,11 @@
 #include "cli/report/merge/profile_merge.h"
 #include "cli/report/report_pipeline.h"
 
-namespace memprof::merge {
+namespace memprof::report::merge {
 namespace {
 
-using analysis::HeapProfile;
-using analysis::Sample;
+using report::HeapProfile;
+using report::Sample;
 
 constexpr const char* kServer = "/opt/app/bin/server";
 
@@ -194,4 +194,4 @@ TEST_F(MergePipelineTest, CollapsedStacksOfTwoProcessesAddUp) {
 }
 
 }  // namespace
-}  // namespace memprof::merge
+}  // namespace memprof::report::merge

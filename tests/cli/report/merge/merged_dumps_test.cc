@@ -18,7 +18,7 @@
 #include "tests/support/shell.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::merge {
+namespace memprof::report::merge {
 namespace {
 
 using test_support::Quote;
@@ -106,4 +106,4 @@ TEST_F(MergedDumpsTest, PprofReadsTheMergedProfile) {
 }
 
 }  // namespace
-}  // namespace memprof::merge
+}  // namespace memprof::report::merge

@@ -9,7 +9,7 @@
 
 #include "tests/cli/report/parse/test_util.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 constexpr const char* kHeader =
@@ -194,4 +194,4 @@ TEST(AllocationProfileParserTest, TextAfterTheEndIsCorrupt) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 // `value` in hex with exactly `digits` digits (leading zeros), upper or
@@ -65,4 +65,4 @@ TEST(ParseStackAddressesTest, SixteenDigitsAreTheMost) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -10,7 +10,7 @@
 #include "cli/report/parse/heap_dump_reader.h"
 #include "tests/cli/report/parse/test_util.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 using testing::kBad;
@@ -118,4 +118,4 @@ TEST(MalformedGperftoolsTest, AJemallocDumpIsNotAGperftoolsProfile) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

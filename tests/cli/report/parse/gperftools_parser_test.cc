@@ -9,7 +9,7 @@
 #include "cli/report/parse/heap_dump_reader.h"
 #include "tests/cli/report/parse/gperftools_profiles.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 using testing::kHeapProfile;
@@ -101,4 +101,4 @@ TEST(HeapDumpReaderTest, AMissingFileIsAnError) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

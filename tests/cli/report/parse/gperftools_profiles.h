@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace memprof::analysis::testing {
+namespace memprof::report::parse::testing {
 
 // As gperftools 2.10's heap profiler writes it (padding, 0x%08 addresses,
 // a stack whose objects were all freed again, a CRLF line).
@@ -30,6 +30,6 @@ inline const std::string kHeapSample =
     "MAPPED_LIBRARIES:\n"
     "00400000-00410000 r-xp 00000000 08:01 42    /usr/bin/app\n";
 
-}  // namespace memprof::analysis::testing
+}  // namespace memprof::report::parse::testing
 
 #endif  // MEMPROF_TESTS_CLI_REPORT_PARSE_GPERFTOOLS_PROFILES_H_

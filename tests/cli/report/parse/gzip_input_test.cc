@@ -12,7 +12,7 @@
 #include "tests/cli/report/parse/test_util.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 using testing::DataPath;
@@ -98,4 +98,4 @@ TEST_F(GzipInputTest, CorruptDataIsNotAValidGzipFile) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

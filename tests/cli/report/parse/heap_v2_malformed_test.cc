@@ -7,7 +7,7 @@
 #include "cli/report/parse/heap_v2_parser.h"
 #include "tests/cli/report/parse/test_util.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 using testing::kBad;
@@ -155,4 +155,4 @@ INSTANTIATE_TEST_SUITE_P(Parser, MalformedDumpTest, ::testing::ValuesIn(kCases),
 TEST(MalformedDumpTest, CoversAtLeastTwentyFiveCases) { EXPECT_GE(std::size(kCases), 25u); }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -7,7 +7,7 @@
 
 #include "tests/cli/report/parse/test_util.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 using testing::DataPath;
@@ -142,4 +142,4 @@ TEST(HeapV2ParserTest, MissingFileIsNotFound) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -8,7 +8,7 @@
 
 #include "tests/support/temp_dir.h"
 
-namespace memprof::analysis {
+namespace memprof::report::parse {
 namespace {
 
 // This process's resident pages of mapped files, in KiB.
@@ -62,4 +62,4 @@ TEST(MappedFileTest, AnEmptyFileMapsToNothing) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::parse

@@ -9,7 +9,7 @@
 #include "cli/report/parse/heap_v2_parser.h"
 #include "tests/support/files.h"
 
-namespace memprof::analysis::testing {
+namespace memprof::report::parse::testing {
 
 using test_support::ReadFile;
 
@@ -45,6 +45,6 @@ inline Result<HeapDump> ParseText(const std::string& text, const ParseLimits& li
   return ParseHeapV2(in, "t.heap", limits);
 }
 
-}  // namespace memprof::analysis::testing
+}  // namespace memprof::report::parse::testing
 
 #endif  // MEMPROF_TESTS_CLI_REPORT_PARSE_TEST_UTIL_H_

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 // A function of this binary to look up; noinline so it has an address.
@@ -28,7 +28,7 @@ TEST(DwflAddressSymbolizerTest, NamesAFunctionOfThisBinaryAtItsEntry) {
   // (through Resolve it would be looked up one byte earlier, in whatever
   // precedes the function).
   auto address = reinterpret_cast<uint64_t>(&PprofAdapterProbe);
-  std::span<const analysis::Frame> frames = adapter.Resolve(address);
+  std::span<const aggregate::Frame> frames = adapter.Resolve(address);
   ASSERT_FALSE(frames.empty());
   EXPECT_NE(frames.back().function.find("PprofAdapterProbe"), std::string::npos)
       << frames.back().function;
@@ -39,7 +39,7 @@ TEST(DwflAddressSymbolizerTest, UnresolvedAddressesHaveNoFunctionName) {
   Result<symbolize::Symbolizer> symbolizer = symbolize::Symbolizer::Create({});
   ASSERT_TRUE(symbolizer.has_value()) << symbolizer.error().message;
   DwflAddressSymbolizer adapter(*symbolizer);
-  std::span<const analysis::Frame> frames = adapter.Resolve(0x1234);
+  std::span<const aggregate::Frame> frames = adapter.Resolve(0x1234);
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0].function, "");  // not the Symbolizer's "0x1234"
 }
@@ -49,11 +49,11 @@ TEST(DwflAddressSymbolizerTest, AnAddressInAMappingWithoutCodeKeepsItsModule) {
   ASSERT_TRUE(symbolizer.has_value()) << symbolizer.error().message;
   DwflAddressSymbolizer adapter(*symbolizer);
   auto block = std::make_unique<char[]>(64);  // heap memory: mapped, no symbols
-  std::span<const analysis::Frame> frames =
+  std::span<const aggregate::Frame> frames =
       adapter.Resolve(reinterpret_cast<uint64_t>(block.get()));
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0].function, "");  // not "[heap]+0x..."
 }
 
 }  // namespace
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

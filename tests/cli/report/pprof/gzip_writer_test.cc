@@ -8,7 +8,7 @@
 
 #include "tests/cli/report/pprof/test_support.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 std::span<const std::byte> Bytes(const std::string& text) {
@@ -59,4 +59,4 @@ TEST(GzipWriterTest, WriteAfterFinishFails) {
 }
 
 }  // namespace
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -13,7 +13,7 @@
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
 #include "cli/report/pprof/file_work_queue.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 __attribute__((noinline)) int ParallelProbe(int x) { return x * 5 + 2; }
@@ -32,7 +32,7 @@ std::vector<uint64_t> Addresses() {
           reinterpret_cast<uint64_t>(&std::terminate), 0x1234};
 }
 
-void ExpectSameFrames(std::span<const analysis::Frame> a, std::span<const analysis::Frame> b) {
+void ExpectSameFrames(std::span<const aggregate::Frame> a, std::span<const aggregate::Frame> b) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].function, b[i].function);
@@ -58,8 +58,8 @@ TEST(ParallelSymbolizerTest, AnswersAsOneSerialSymbolizer) {
                                 std::span(addresses).first(3), threads);
     for (uint64_t address : addresses) {
       SCOPED_TRACE(::testing::Message() << threads << " threads, 0x" << std::hex << address);
-      std::vector<analysis::Frame> want;
-      for (const analysis::Frame& frame : expected.Resolve(address)) want.push_back(frame);
+      std::vector<aggregate::Frame> want;
+      for (const aggregate::Frame& frame : expected.Resolve(address)) want.push_back(frame);
       ExpectSameFrames(parallel.Resolve(address), want);
     }
   }
@@ -80,8 +80,8 @@ TEST(ParallelSymbolizerTest, StartedEarlyAnswersTheSameAndListsOnlyNeededFiles) 
   ParallelSymbolizer parallel(std::move(*own), mappings, {}, 2);
   const std::vector<uint64_t> addresses = Addresses();
   parallel.ResolveAll(std::span(addresses).first(1));  // in this binary only
-  std::vector<analysis::Frame> want;
-  for (const analysis::Frame& frame : expected.Resolve(addresses[0])) want.push_back(frame);
+  std::vector<aggregate::Frame> want;
+  for (const aggregate::Frame& frame : expected.Resolve(addresses[0])) want.push_back(frame);
   ExpectSameFrames(parallel.Resolve(addresses[0]), want);
   const std::vector<symbolize::ModuleReport> modules = parallel.Modules();
   ASSERT_EQ(modules.size(), 1u);
@@ -131,14 +131,14 @@ TEST(FileWorkQueueTest, HandsOutTheCostliestFileFirst) {
 }
 
 TEST(ParallelSymbolizerTest, DistinctLookupAddressesOfAProfile) {
-  analysis::HeapProfile profile;
+  report::HeapProfile profile;
   profile.samples.push_back({{0x10, 0x21, 0x31}, {}, {}});
   profile.samples.push_back({{0x20, 0x21, 0x41}, {}, {}});
   std::vector<uint64_t> addresses = DistinctLookupAddresses(profile);
   std::sort(addresses.begin(), addresses.end());
-  // The leaf as is, callers minus one (analysis::LookupAddress).
+  // The leaf as is, callers minus one (report::LookupAddress).
   EXPECT_EQ(addresses, (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40}));
 }
 
 }  // namespace
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -36,34 +36,34 @@ int main(int argc, char** argv) {
   using namespace memprof;
   if (argc < 2) return Fail("usage: pprof_bench DUMP [OUT.pb.gz]");
   Clock::time_point start = Clock::now();
-  Result<analysis::HeapDump> dump = analysis::ParseHeapV2File(argv[1]);
+  Result<report::parse::HeapDump> dump = report::parse::ParseHeapV2File(argv[1]);
   if (!dump) return Fail(dump.error().message);
-  analysis::HeapProfile profile = analysis::Unsample(std::move(*dump));
+  report::HeapProfile profile = report::aggregate::Unsample(std::move(*dump));
   double parse_ms = MillisSince(start);
 
-  symbolize::ParsedMemoryMap maps = symbolize::ParseMemoryMap(profile.mapped_libraries);
-  symbolize::SymbolizerOptions symbolizer_options;
+  report::symbolize::ParsedMemoryMap maps = report::symbolize::ParseMemoryMap(profile.mapped_libraries);
+  report::symbolize::SymbolizerOptions symbolizer_options;
   symbolizer_options.lines = true;
-  Result<symbolize::Symbolizer> symbolizer =
-      symbolize::Symbolizer::Create(maps.mappings, symbolizer_options);
+  Result<report::symbolize::Symbolizer> symbolizer =
+      report::symbolize::Symbolizer::Create(maps.mappings, symbolizer_options);
   if (!symbolizer) return Fail(symbolizer.error().message);
-  pprof::DwflAddressSymbolizer adapter(*symbolizer);
+  report::pprof::DwflAddressSymbolizer adapter(*symbolizer);
 
   std::ostringstream first;
   start = Clock::now();
-  if (Result<void> r = pprof::WritePprof(profile, adapter, maps.mappings, {}, first); !r)
+  if (Result<void> r = report::pprof::WritePprof(profile, adapter, maps.mappings, {}, first); !r)
     return Fail(r.error().message);
   double cold_ms = MillisSince(start);
 
   std::ostringstream second;
   start = Clock::now();
-  if (Result<void> r = pprof::WritePprof(profile, adapter, maps.mappings, {}, second); !r)
+  if (Result<void> r = report::pprof::WritePprof(profile, adapter, maps.mappings, {}, second); !r)
     return Fail(r.error().message);
   double warm_ms = MillisSince(start);
 
   if (argc > 2) std::ofstream(argv[2], std::ios::binary) << second.str();
   size_t frames = 0;
-  for (const analysis::Sample& sample : profile.samples) frames += sample.stack.size();
+  for (const report::Sample& sample : profile.samples) frames += sample.stack.size();
   std::printf("stacks %zu, frames %zu, output %zu bytes (gzipped)\n", profile.samples.size(),
               frames, second.str().size());
   std::printf("parse+unsample %.1f ms; WritePprof %.1f ms cold (symbolizing), %.1f ms warm\n",

@@ -22,7 +22,7 @@
 #include "tests/support/shell.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 namespace pb = perftools::profiles;
@@ -79,12 +79,12 @@ class PprofEndToEndTest : public ::testing::Test {
   }
 
   // Parse, unsample, symbolize (with lines) and write; returns the path.
-  std::string WriteProfile(const std::string& dump_path, analysis::HeapProfile& profile,
+  std::string WriteProfile(const std::string& dump_path, report::HeapProfile& profile,
                            const std::string& drop_frames = kAllocatorDropFrames) {
-    Result<analysis::HeapDump> dump = analysis::ParseHeapV2File(dump_path);
+    Result<parse::HeapDump> dump = parse::ParseHeapV2File(dump_path);
     EXPECT_TRUE(dump.has_value()) << dump.error().message;
     if (!dump) return "";
-    profile = analysis::Unsample(std::move(*dump));
+    profile = aggregate::Unsample(std::move(*dump));
     symbolize::ParsedMemoryMap maps = symbolize::ParseMemoryMap(profile.mapped_libraries);
     symbolize::SymbolizerOptions options;
     options.lines = true;
@@ -113,7 +113,7 @@ class PprofEndToEndTest : public ::testing::Test {
 };
 
 TEST_F(PprofEndToEndTest, PprofTotalsEqualOursForEverySampleType) {
-  analysis::HeapProfile heap;
+  report::HeapProfile heap;
   std::string path = WriteProfile(MakeDump("--stacks 500 --bytes 100"), heap);
   ASSERT_FALSE(path.empty());
   pb::Profile ours = testing::DecodeProfile(ReadFile(path));
@@ -121,7 +121,7 @@ TEST_F(PprofEndToEndTest, PprofTotalsEqualOursForEverySampleType) {
   ASSERT_TRUE(heap.has_alloc);
 
   double inuse_bytes = 0;
-  for (const analysis::Sample& sample : heap.samples) inuse_bytes += sample.inuse.bytes;
+  for (const report::Sample& sample : heap.samples) inuse_bytes += sample.inuse.bytes;
   // Rounding each sample moves the total by at most half a byte per sample.
   EXPECT_NEAR(static_cast<double>(SumValues(ours, 1)), inuse_bytes,
               0.5 * static_cast<double>(heap.samples.size()));
@@ -152,7 +152,7 @@ std::string FlatOf(const std::string& top, const std::string& name) {
 }
 
 TEST_F(PprofEndToEndTest, PprofShowsOurFunctionNames) {
-  analysis::HeapProfile heap;
+  report::HeapProfile heap;
   std::string path = WriteProfile(MakeDump("--stacks 500"), heap);
   ASSERT_FALSE(path.empty());
   std::string top = Pprof("-top -nodecount=40 -sample_index=inuse_space", path);
@@ -168,7 +168,7 @@ TEST_F(PprofEndToEndTest, PprofAppliesOurDropFrames) {
   // code inlined into the branch functions (Descend) that called it.
   // (Debian's libjemalloc.so.2 is stripped, so the default regex finds no
   // named allocator frame to cut in this dump; this checks the mechanism.)
-  analysis::HeapProfile heap;
+  report::HeapProfile heap;
   std::string dump = MakeDump("--stacks 500");
   std::string path = WriteProfile(dump, heap, "ManyStacksAllocate");
   ASSERT_FALSE(path.empty());
@@ -184,7 +184,7 @@ TEST_F(PprofEndToEndTest, PprofPlacesTheCallOnItsOwnLine) {
   // A caller's Location.address is its return address minus one, inside the
   // call instruction, so the allocating frame's line is the malloc call's,
   // not the line after it.
-  analysis::HeapProfile heap;
+  report::HeapProfile heap;
   std::string path = WriteProfile(MakeDump("--stacks 64"), heap);
   ASSERT_FALSE(path.empty());
   std::string top = Pprof("-top -lines -nodecount=100 -sample_index=inuse_space", path);
@@ -194,4 +194,4 @@ TEST_F(PprofEndToEndTest, PprofPlacesTheCallOnItsOwnLine) {
 }
 
 }  // namespace
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -16,15 +16,15 @@
 #include "cli/report/symbolize/elf_layout.h"
 #include "tests/cli/report/pprof/test_support.h"
 
-namespace memprof::pprof {
+namespace memprof::report::pprof {
 namespace {
 
 namespace pb = perftools::profiles;
-using analysis::Frame;
+using aggregate::Frame;
 
 // Resolves exact lookup addresses to registered frames and counts calls, so
 // the tests can tell which address the writer asked for and how often.
-class FakeSymbolizer final : public analysis::AddressSymbolizer {
+class FakeSymbolizer final : public aggregate::AddressSymbolizer {
  public:
   void Add(uint64_t address, std::vector<Frame> frames) { frames_[address] = std::move(frames); }
 
@@ -87,7 +87,7 @@ class PprofWriterTest : public ::testing::Test {
     return testing::DecodeProfile(out.str());
   }
 
-  analysis::HeapProfile profile_;
+  report::HeapProfile profile_;
   FakeSymbolizer symbolizer_;
   std::vector<symbolize::MemoryMapping> mappings_;
 };
@@ -322,4 +322,4 @@ TEST_F(PprofWriterTest, AFailingStreamIsAnError) {
 }
 
 }  // namespace
-}  // namespace memprof::pprof
+}  // namespace memprof::report::pprof

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-namespace memprof::pprof::testing {
+namespace memprof::report::pprof::testing {
 
 std::string Gunzip(const std::string& compressed) {
   z_stream stream{};
@@ -35,4 +35,4 @@ perftools::profiles::Profile DecodeProfile(const std::string& gzipped) {
   return profile;
 }
 
-}  // namespace memprof::pprof::testing
+}  // namespace memprof::report::pprof::testing

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 // Many chunks, more than can wait at once: all arrive, in order, and the
@@ -40,4 +40,4 @@ TEST(ChunkWriterTest, DestructorFinishes) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

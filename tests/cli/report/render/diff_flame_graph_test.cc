@@ -18,14 +18,14 @@
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
 #include "tests/cli/report/render/xml_check.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
-using testing::FakeSymbolizer;
-using testing::AggregateDiff;
-using testing::SharedDiffProfile;
+using aggregate::testing::FakeSymbolizer;
+using aggregate::testing::AggregateDiff;
+using aggregate::testing::SharedDiffProfile;
 
-std::string RenderDiffSvg(const Aggregation& aggregation) {
+std::string RenderDiffSvg(const aggregate::Aggregation& aggregation) {
   std::ostringstream out;
   auto ok = SvgReportRenderer(SvgOptions{"t", 1200, 0.001}).Render(aggregation, out);
   EXPECT_TRUE(ok.has_value());
@@ -79,7 +79,7 @@ int Lightness(const std::string& fill) {
 TEST(DiffFlameGraphTest, TitleFitsTheWidthAndKeepsTheNetChange) {
   static const std::regex kTitle(
       "<text id=\"title\" x=\"[0-9.]+\" y=\"24\"(?: style=\"font-size:([0-9.]+)px\")?>([^<]*)</text>");
-  const Aggregation diff = AggregateDiff();
+  const aggregate::Aggregation diff = AggregateDiff();
   for (double width : {1200.0, 600.0}) {
     for (const std::string& name : {std::string("memprof: web1-1234.heap"),
                                     "memprof: " + std::string(150, 'x') + ".heap"}) {
@@ -223,7 +223,7 @@ TEST(DiffSvgTest, TitleAndLegendSayWhatColoursAndWidthsMean) {
 
 TEST(DiffSvgTest, AnOrdinaryFlameGraphHasNoDiffParts) {
   FakeSymbolizer symbolizer;
-  auto aggregation = AggregateProfile(testing::SharedProfile(), symbolizer, {});
+  auto aggregation = aggregate::AggregateProfile(aggregate::testing::SharedProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   ASSERT_FALSE(aggregation->is_diff);
   std::string svg = RenderDiffSvg(*aggregation);
@@ -234,4 +234,4 @@ TEST(DiffSvgTest, AnOrdinaryFlameGraphHasNoDiffParts) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

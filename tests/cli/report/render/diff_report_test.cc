@@ -13,12 +13,12 @@
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
 #include "tests/cli/report/render/render_util.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
-using testing::FakeSymbolizer;
+using aggregate::testing::FakeSymbolizer;
 using testing::Render;
-using testing::AggregateDiff;
+using aggregate::testing::AggregateDiff;
 
 const nlohmann::json* FindFunction(const nlohmann::json& json, const std::string& name) {
   for (const auto& function : json["functions"]) {
@@ -72,7 +72,7 @@ TEST(DiffJsonTest, SignedValuesAndBothSides) {
 
 TEST(DiffJsonTest, AnOrdinaryReportHasNoDiffKeys) {
   FakeSymbolizer symbolizer;
-  auto aggregation = AggregateProfile(testing::SharedProfile(), symbolizer, {});
+  auto aggregation = aggregate::AggregateProfile(aggregate::testing::SharedProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::string text = Render(JsonReportRenderer({}), *aggregation);
   for (const char* key : {"\"diff\"", "total_now", "flat_base", "\"now\"", "\"base\""}) {
@@ -100,4 +100,4 @@ TEST(DiffTextTest, SignedRowsRankedByTheSizeOfTheirChange) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

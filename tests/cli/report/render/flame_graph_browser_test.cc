@@ -1,4 +1,4 @@
-// The svg flame graph in a real browser (issue 4's "done when"): a dump made
+// The svg flame graph in a real browser: a dump made
 // now by many_stacks_target, parsed, symbolized with the libdwfl symbolizer,
 // rendered, then opened in headless Chromium. --dump-dom shows the DOM after
 // the embedded script ran (it marks the <svg> when it has initialized, and
@@ -25,7 +25,7 @@
 #include "tests/support/shell.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 namespace fs = std::filesystem;
@@ -38,11 +38,11 @@ constexpr int kStacks = 300;
 
 // The libdwfl symbolizer behind the AddressSymbolizer interface. The aggregation
 // hands over lookup addresses (callers already minus one), so ResolvePc.
-class DwflSymbolizer final : public AddressSymbolizer {
+class DwflSymbolizer final : public aggregate::AddressSymbolizer {
  public:
   explicit DwflSymbolizer(symbolize::Symbolizer symbolizer) : symbolizer_(std::move(symbolizer)) {}
 
-  std::span<const Frame> Resolve(uint64_t address) override {
+  std::span<const aggregate::Frame> Resolve(uint64_t address) override {
     frames_.clear();
     for (const symbolize::Frame& frame : symbolizer_.ResolvePc(address)) {
       frames_.push_back(
@@ -53,7 +53,7 @@ class DwflSymbolizer final : public AddressSymbolizer {
 
  private:
   symbolize::Symbolizer symbolizer_;
-  std::vector<Frame> frames_;
+  std::vector<aggregate::Frame> frames_;
 };
 
 size_t Count(const std::string& text, const std::string& needle) {
@@ -82,9 +82,9 @@ void MakeDump(const fs::path& dump, const std::string& args) {
 }
 
 HeapProfile Load(const fs::path& dump) {
-  auto parsed = ParseHeapV2File(dump.string());
+  auto parsed = parse::ParseHeapV2File(dump.string());
   EXPECT_TRUE(parsed.has_value()) << parsed.error().message;
-  return parsed ? Unsample(std::move(*parsed)) : HeapProfile{};
+  return parsed ? aggregate::Unsample(std::move(*parsed)) : HeapProfile{};
 }
 
 // Symbolized with libdwfl from the dump's maps and written as svg.
@@ -92,7 +92,7 @@ void RenderSvg(const HeapProfile& profile, const fs::path& svg) {
   auto symbolizer = symbolize::Symbolizer::FromMapsLines(profile.mapped_libraries);
   ASSERT_TRUE(symbolizer.has_value()) << symbolizer.error().message;
   DwflSymbolizer adapter(std::move(*symbolizer));
-  auto aggregation = AggregateProfile(profile, adapter, {});
+  auto aggregation = aggregate::AggregateProfile(profile, adapter, {});
   ASSERT_TRUE(aggregation.has_value()) << aggregation.error().message;
   std::ofstream out(svg);
   ASSERT_TRUE(SvgReportRenderer().Render(*aggregation, out).has_value());
@@ -221,7 +221,7 @@ class DiffFlameGraphBrowserTest : public FlameGraphBrowserTest {
     fs::path base = dir_.File("base.heap");
     ASSERT_NO_FATAL_FAILURE(MakeDump(now, "--stacks 96 --bytes 256"));
     ASSERT_NO_FATAL_FAILURE(MakeDump(base, "--stacks 128 --bytes 64"));
-    ASSERT_NO_FATAL_FAILURE(RenderSvg(SubtractBase(Load(now), Load(base)), svg_path_));
+    ASSERT_NO_FATAL_FAILURE(RenderSvg(aggregate::SubtractBase(Load(now), Load(base)), svg_path_));
   }
 };
 
@@ -291,4 +291,4 @@ TEST_F(DiffFlameGraphBrowserTest, ScreenshotShowsFrames) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

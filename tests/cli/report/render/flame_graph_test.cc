@@ -20,22 +20,22 @@
 #include "tests/support/debian_tools.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
-using testing::FakeSymbolizer;
-using testing::SharedProfile;
+using aggregate::testing::FakeSymbolizer;
+using aggregate::testing::SharedProfile;
 
-Aggregation AggregateBy(const HeapProfile& profile, Metric metric = Metric::kInuseSpace) {
+aggregate::Aggregation AggregateBy(const HeapProfile& profile, Metric metric = Metric::kInuseSpace) {
   FakeSymbolizer symbolizer;
-  AggregateOptions options;
+  aggregate::AggregateOptions options;
   options.metric = metric;
-  auto aggregation = AggregateProfile(profile, symbolizer, options);
+  auto aggregation = aggregate::AggregateProfile(profile, symbolizer, options);
   EXPECT_TRUE(aggregation.has_value());
-  return aggregation.value_or(Aggregation{});
+  return aggregation.value_or(aggregate::Aggregation{});
 }
 
-std::string RenderSvg(const Aggregation& aggregation, const SvgOptions& options = {}) {
+std::string RenderSvg(const aggregate::Aggregation& aggregation, const SvgOptions& options = {}) {
   std::ostringstream out;
   auto ok = SvgReportRenderer(options).Render(aggregation, out);
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
@@ -252,7 +252,7 @@ TEST(SvgReportTest, ParsesAsXmlWithHostileNames) {
   FakeSymbolizer symbolizer;
   symbolizer.Add(0x31, {{"Get<std::pair<int, char const*> >(\"x\" & 'y')]]>", "", 0, "app", 0}});
   symbolizer.Add(0x32, {{"main\x01\xFF</svg><script>alert(1)</script>", "", 0, "app", 0}});
-  auto aggregation = AggregateProfile(HostileNamesProfile(), symbolizer, {});
+  auto aggregation = aggregate::AggregateProfile(HostileNamesProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::string svg = RenderSvg(*aggregation, SvgOptions{"<title> & \"quotes\"", 1200, 0.001});
   EXPECT_EQ(testing::XmlWellFormednessError(svg), "");
@@ -283,7 +283,7 @@ TEST(SvgReportTest, TheWellFormednessCheckCanFail) {
 // so they merge into one rectangle and the file stays small.
 TEST(SvgReportTest, BigProfilesStaySmall) {
   constexpr uint32_t kStacks = 20000;
-  Aggregation aggregation;
+  aggregate::Aggregation aggregation;
   aggregation.locations.push_back({0x1, {{"main", "", 0, "app", 0}}, {"main"}});
   for (uint32_t i = 0; i < kStacks; ++i) {
     std::string name = "f" + std::to_string(i);
@@ -316,4 +316,4 @@ TEST(SvgReportTest, EmbedsItsScriptAndNothingExternal) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

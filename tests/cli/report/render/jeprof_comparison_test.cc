@@ -24,7 +24,7 @@
 #include "tests/support/shell.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 using test_support::Quote;
@@ -94,9 +94,9 @@ std::vector<std::string> SortedLines(const std::string& text) {
 }
 
 HeapProfile Load(const std::string& path) {
-  auto dump = ParseHeapV2File(path);
+  auto dump = parse::ParseHeapV2File(path);
   EXPECT_TRUE(dump.has_value()) << dump.error().message;
-  return dump ? Unsample(std::move(*dump)) : HeapProfile{};
+  return dump ? aggregate::Unsample(std::move(*dump)) : HeapProfile{};
 }
 
 struct Variant {
@@ -110,11 +110,11 @@ const Variant kVariants[] = {{"", Metric::kInuseSpace, false},
                              {"--inuse_objects", Metric::kInuseObjects, false}};
 
 std::string OurText(const HeapProfile& profile, const Variant& variant,
-                    const AggregateOptions& base_options = {}) {
-  HexSymbolizer symbolizer;
-  AggregateOptions options = base_options;
+                    const aggregate::AggregateOptions& base_options = {}) {
+  aggregate::HexSymbolizer symbolizer;
+  aggregate::AggregateOptions options = base_options;
   options.metric = variant.metric;
-  auto aggregation = AggregateProfile(profile, symbolizer, options);
+  auto aggregation = aggregate::AggregateProfile(profile, symbolizer, options);
   EXPECT_TRUE(aggregation.has_value()) << aggregation.error().message;
   ReportOptions report;
   report.show_bytes = variant.show_bytes;
@@ -146,7 +146,7 @@ class JeprofComparisonTest : public ::testing::Test {
   // `same_order`: false for --base, where jeprof ranks rows by signed
   // change and we by its size; every figure of every row still matches.
   void ExpectSameText(const HeapProfile& profile, const std::string& dump,
-                      const std::string& extra_flags = "", const AggregateOptions& options = {},
+                      const std::string& extra_flags = "", const aggregate::AggregateOptions& options = {},
                       bool same_order = true) {
     for (const Variant& variant : kVariants) {
       std::string theirs = NormalizeAddresses(
@@ -180,7 +180,7 @@ TEST_F(JeprofComparisonTest, SampledDumpEveryRow) {
 }
 
 TEST_F(JeprofComparisonTest, RecordedFixtureEveryRow) {
-  std::string dump = testing::DataPath("many_stacks_sampled.heap");
+  std::string dump = parse::testing::DataPath("many_stacks_sampled.heap");
   ExpectSameText(Load(dump), dump);
 }
 
@@ -202,9 +202,9 @@ TEST_F(JeprofComparisonTest, FocusAndIgnore) {
   // A caller that half the stacks pass through (ManyStacksBranch1 at the top level)
   // and one frame deeper down, named as jeprof names them without symbols.
   const Sample& sample = profile.samples.at(profile.samples.size() / 2);
-  std::string focus = JeprofAddress(LookupAddress(sample.stack, sample.stack.size() - 4));
-  std::string ignore = JeprofAddress(LookupAddress(sample.stack, 6));
-  AggregateOptions options;
+  std::string focus = aggregate::JeprofAddress(LookupAddress(sample.stack, sample.stack.size() - 4));
+  std::string ignore = aggregate::JeprofAddress(LookupAddress(sample.stack, 6));
+  aggregate::AggregateOptions options;
   options.focus = focus;
   ExpectSameText(profile, dump, "--focus=" + focus, options);
   options.ignore = ignore;
@@ -215,17 +215,17 @@ TEST_F(JeprofComparisonTest, Base) {
   // Same binary, no ASLR, same stacks, different counts: real per-stack differences.
   std::string dump = MakeDump("now.heap", 0, "--stacks 128 --allocs-per-stack 3");
   std::string base = MakeDump("base.heap", 0, "--stacks 128 --allocs-per-stack 1 --bytes 100");
-  HeapProfile diff = SubtractBase(Load(dump), Load(base));
+  HeapProfile diff = aggregate::SubtractBase(Load(dump), Load(base));
   ExpectSameText(diff, dump, "--base=" + Quote(base), {}, false);
-  HeapProfile dropped = SubtractBase(Load(dump), Load(base), true);
+  HeapProfile dropped = aggregate::SubtractBase(Load(dump), Load(base), true);
   ExpectSameText(dropped, dump, "--drop_negative --base=" + Quote(base), {}, false);
 }
 
 TEST_F(JeprofComparisonTest, Collapsed) {
   std::string dump =
       MakeDump("collapsed.heap", 11, "--stacks 64 --bytes 300 --allocs-per-stack 20");
-  HexSymbolizer symbolizer;
-  auto aggregation = AggregateProfile(Load(dump), symbolizer, {});
+  aggregate::HexSymbolizer symbolizer;
+  auto aggregation = aggregate::AggregateProfile(Load(dump), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::ostringstream ours;
   ASSERT_TRUE(CollapsedReportRenderer().Render(*aggregation, ours).has_value());
@@ -239,8 +239,8 @@ TEST_F(JeprofComparisonTest, Collapsed) {
 TEST_F(JeprofComparisonTest, CollapsedBase) {
   std::string dump = MakeDump("now.heap", 0, "--stacks 96 --bytes 256");
   std::string base = MakeDump("base.heap", 0, "--stacks 128 --bytes 64");
-  HexSymbolizer symbolizer;
-  auto aggregation = AggregateProfile(SubtractBase(Load(dump), Load(base)), symbolizer, {});
+  aggregate::HexSymbolizer symbolizer;
+  auto aggregation = aggregate::AggregateProfile(aggregate::SubtractBase(Load(dump), Load(base)), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::ostringstream ours;
   ASSERT_TRUE(CollapsedReportRenderer().Render(*aggregation, ours).has_value());
@@ -252,29 +252,29 @@ TEST_F(JeprofComparisonTest, CollapsedBase) {
 
 // The same comparisons without running jeprof: its recorded output.
 TEST(RecordedJeprofTest, TextTables) {
-  HeapProfile profile = Load(testing::DataPath("many_stacks_sampled.heap"));
+  HeapProfile profile = Load(parse::testing::DataPath("many_stacks_sampled.heap"));
   const std::pair<const char*, Variant> goldens[] = {
       {"many_stacks_sampled.jeprof.txt", kVariants[0]},
       {"many_stacks_sampled.jeprof.bytes.txt", kVariants[1]},
       {"many_stacks_sampled.jeprof.objects.txt", kVariants[2]}};
   for (const auto& [file, variant] : goldens) {
-    std::string theirs = NormalizeAddresses(testing::ReadFile(testing::DataPath(file)));
+    std::string theirs = NormalizeAddresses(parse::testing::ReadFile(parse::testing::DataPath(file)));
     ASSERT_FALSE(theirs.empty()) << file;
     EXPECT_EQ(SplitTable(OurText(profile, variant)), SplitTable(theirs)) << file;
   }
 }
 
 TEST(RecordedJeprofTest, CollapsedStacks) {
-  HexSymbolizer symbolizer;
+  aggregate::HexSymbolizer symbolizer;
   auto aggregation =
-      AggregateProfile(Load(testing::DataPath("many_stacks_sampled.heap")), symbolizer, {});
+      aggregate::AggregateProfile(Load(parse::testing::DataPath("many_stacks_sampled.heap")), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::ostringstream ours;
   ASSERT_TRUE(CollapsedReportRenderer().Render(*aggregation, ours).has_value());
   std::string theirs =
-      testing::ReadFile(testing::DataPath("many_stacks_sampled.jeprof.collapsed.txt"));
+      parse::testing::ReadFile(parse::testing::DataPath("many_stacks_sampled.jeprof.collapsed.txt"));
   EXPECT_EQ(SortedLines(ours.str()), SortedLines(NormalizeAddresses(theirs)));
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

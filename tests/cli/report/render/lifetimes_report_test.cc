@@ -10,7 +10,7 @@
 #include "cli/report/render/allocation_header.h"
 #include "cli/report/render/text_report.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
 AllocationSummary Summary() {
@@ -29,8 +29,8 @@ AllocationSummary Summary() {
   return summary;
 }
 
-std::vector<LifetimeSite> Sites() {
-  LifetimeSite parse;
+std::vector<aggregate::LifetimeSite> Sites() {
+  aggregate::LifetimeSite parse;
   parse.function = "Parse";
   parse.allocated = {3, 3 << 20};
   parse.freed = {2, 2 << 20};
@@ -39,7 +39,7 @@ std::vector<LifetimeSite> Sites() {
   parse.lifetime_p50_ns = 1000;
   parse.lifetime_p90_ns = 5000000;
   parse.lifetime_p99_ns = 7000000;
-  LifetimeSite cache;
+  aggregate::LifetimeSite cache;
   cache.function = "Cache";
   cache.allocated = {1, 1024};
   cache.survived = {1, 1024};
@@ -110,7 +110,7 @@ TEST(LifetimesReportTest, TheTextReportOfAnAllocationProfileSaysSoFirst) {
   const AllocationSummary summary = Summary();
   ReportOptions options;
   options.allocation = &summary;
-  Aggregation aggregation;
+  aggregate::Aggregation aggregation;
   aggregation.metric = Metric::kAllocSpace;
   aggregation.total = 1 << 20;
   std::ostringstream out;
@@ -120,4 +120,4 @@ TEST(LifetimesReportTest, TheTextReportOfAnAllocationProfileSaysSoFirst) {
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

@@ -16,29 +16,29 @@
 #include "tests/cli/report/aggregate/fake_symbolizer.h"
 #include "tests/cli/report/render/render_util.h"
 
-namespace memprof::analysis {
+namespace memprof::report::render {
 namespace {
 
-using testing::FakeSymbolizer;
+using aggregate::testing::FakeSymbolizer;
 using testing::Render;
-using testing::SharedProfile;
+using aggregate::testing::SharedProfile;
 
-Aggregation Aggregate(Metric metric = Metric::kInuseSpace) {
+aggregate::Aggregation Aggregate(Metric metric = Metric::kInuseSpace) {
   FakeSymbolizer symbolizer;
-  AggregateOptions options;
+  aggregate::AggregateOptions options;
   options.metric = metric;
-  auto aggregation = AggregateProfile(SharedProfile(), symbolizer, options);
+  auto aggregation = aggregate::AggregateProfile(SharedProfile(), symbolizer, options);
   EXPECT_TRUE(aggregation.has_value());
-  return aggregation.value_or(Aggregation{});
+  return aggregation.value_or(aggregate::Aggregation{});
 }
 
 // --lines names every frame "function file:line" in every format, not only
 // in json's frames: text rows are then per line of code, as in jeprof.
 TEST(LinesTest, EveryFormatNamesFramesWithFileAndLine) {
   FakeSymbolizer symbolizer;
-  AggregateOptions options;
+  aggregate::AggregateOptions options;
   options.lines = true;
-  auto lines = AggregateProfile(SharedProfile(), symbolizer, options);
+  auto lines = aggregate::AggregateProfile(SharedProfile(), symbolizer, options);
   ASSERT_TRUE(lines.has_value());
   ReportOptions report;
   report.show_bytes = true;
@@ -54,7 +54,7 @@ TEST(LinesTest, EveryFormatNamesFramesWithFileAndLine) {
       << collapsed;
   const std::string svg = Render(SvgReportRenderer(), *lines);
   EXPECT_NE(svg.find("<title>Leaf(int) leaf.cc:12&#10;"), std::string::npos);
-  const Aggregation plain = Aggregate();
+  const aggregate::Aggregation plain = Aggregate();
   EXPECT_EQ(Render(TextReportRenderer(report), plain).find("leaf.cc"), std::string::npos);
   EXPECT_EQ(Render(CollapsedReportRenderer(), plain).find("leaf.cc"), std::string::npos);
   EXPECT_EQ(Render(SvgReportRenderer(), plain).find("leaf.cc:12"), std::string::npos);
@@ -117,7 +117,7 @@ TEST(TextReportTest, KeepsTheAnonymousNamespaceOfADemangledName) {
   ASSERT_EQ(name, "demo::(anonymous namespace)::ServeRequests()");
   FakeSymbolizer symbolizer;
   symbolizer.Add(0x3, {{name, "demo_service.cc", 12, "memprof-demo", 0x300}});
-  auto aggregation = AggregateProfile(SharedProfile(), symbolizer, {});
+  auto aggregation = aggregate::AggregateProfile(SharedProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   ReportOptions options;
   options.show_bytes = true;
@@ -130,7 +130,7 @@ TEST(TextReportTest, KeepsTheAnonymousNamespaceOfADemangledName) {
 }
 
 TEST(TextReportTest, EmptyProfilePrintsNothing) {
-  EXPECT_EQ(Render(TextReportRenderer({}), Aggregation{}), "");
+  EXPECT_EQ(Render(TextReportRenderer({}), aggregate::Aggregation{}), "");
 }
 
 TEST(TextReportTest, WriteFailureIsAnError) {
@@ -191,7 +191,7 @@ TEST(JsonReportTest, TotalsFunctionsAndStacks) {
 // Each location is written once, however many stacks hold it; a stack is
 // its value and the indexes of its locations, leaf first.
 TEST(JsonReportTest, StacksShareTheirLocations) {
-  const Aggregation aggregation = Aggregate();
+  const aggregate::Aggregation aggregation = Aggregate();
   auto json = nlohmann::json::parse(Render(JsonReportRenderer({}), aggregation));
   ASSERT_EQ(json["locations"].size(), aggregation.locations.size());
   for (size_t s = 0; s < aggregation.stacks.size(); ++s) {
@@ -205,7 +205,7 @@ TEST(JsonReportTest, StacksShareTheirLocations) {
 // streamable), valid JSON also for a stack the allocator cut emptied and a
 // report without stacks.
 TEST(JsonReportTest, OneLinePerLocationAndStack) {
-  const Aggregation aggregation = Aggregate();
+  const aggregate::Aggregation aggregation = Aggregate();
   const std::string text = Render(JsonReportRenderer({}), aggregation);
   const size_t locations = text.find("\n  \"locations\": [\n");
   const size_t stacks = text.find("\n  \"stacks\": [\n");
@@ -215,10 +215,10 @@ TEST(JsonReportTest, OneLinePerLocationAndStack) {
   EXPECT_EQ(std::count(stack_lines.begin(), stack_lines.end(), '\n'),
             static_cast<long>(aggregation.stacks.size()) + 4)
       << stack_lines;
-  for (const Aggregation& each : {Aggregate(), Aggregation{}}) {
+  for (const aggregate::Aggregation& each : {Aggregate(), aggregate::Aggregation{}}) {
     EXPECT_TRUE(nlohmann::json::accept(Render(JsonReportRenderer({}), each)));
   }
-  EXPECT_EQ(nlohmann::json::parse(Render(JsonReportRenderer({}), Aggregation{}))["stacks"].size(),
+  EXPECT_EQ(nlohmann::json::parse(Render(JsonReportRenderer({}), aggregate::Aggregation{}))["stacks"].size(),
             0u);
 }
 
@@ -227,11 +227,11 @@ TEST(JsonReportTest, InvalidUtf8InNamesDoesNotThrow) {
   profile.samples.push_back({{0xa10}, {1, 64}, {}});
   FakeSymbolizer symbolizer;
   symbolizer.Add(0xa, {{"bad\xff name", "", 0, "", 0}});
-  auto aggregation = AggregateProfile(profile, symbolizer, {});
+  auto aggregation = aggregate::AggregateProfile(profile, symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   auto json = nlohmann::json::parse(Render(JsonReportRenderer({}), *aggregation));
   EXPECT_EQ(json["functions"][0]["name"], "bad\xEF\xBF\xBD name");
 }
 
 }  // namespace
-}  // namespace memprof::analysis
+}  // namespace memprof::report::render

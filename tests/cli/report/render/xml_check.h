@@ -8,7 +8,7 @@
 
 #include "tests/support/shell.h"
 
-namespace memprof::analysis::testing {
+namespace memprof::report::render::testing {
 
 namespace xml_check_internal {
 
@@ -132,6 +132,6 @@ inline XmllintResult RunXmllint(const std::string& xmllint, const std::string& p
   return {run.ok() && run.text.empty(), run.text};
 }
 
-}  // namespace memprof::analysis::testing
+}  // namespace memprof::report::render::testing
 
 #endif  // MEMPROF_TESTS_CLI_REPORT_RENDER_XML_CHECK_H_

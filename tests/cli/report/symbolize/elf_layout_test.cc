@@ -10,7 +10,7 @@
 #include "tests/support/command_runner.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 MemoryMapping Mapping(uint64_t start, uint64_t end, uint64_t offset, const char* perms) {
@@ -120,4 +120,4 @@ TEST(BuildIdTest, ElfWithoutBuildId) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

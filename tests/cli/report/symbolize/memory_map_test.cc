@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 TEST(MemoryMapTest, ParsesAFileMapping) {
@@ -100,4 +100,4 @@ TEST(MemoryMapTest, ParseManySkipsAndCountsMalformedLines) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

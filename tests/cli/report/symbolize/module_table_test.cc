@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 std::vector<MemoryMapping> Parse(const std::vector<std::string>& lines) {
@@ -58,4 +58,4 @@ TEST(ModuleTableTest, FindMappingBoundaries) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 IndexedSymbol Sym(std::string_view name, uint64_t start, uint64_t size, int binding = 3,
@@ -163,4 +163,4 @@ TEST(SymbolIndexTest, NearestIsTheClosestStartBelowCoveringOrNot) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

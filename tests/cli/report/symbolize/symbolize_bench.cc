@@ -22,7 +22,7 @@
 #include "cli/report/symbolize/symbolizer.h"
 #include "common/fd.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -166,14 +166,14 @@ int Run(const Args& args) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s <binary> [count] [--lines] [--addr2line] [--check]\n", argv[0]);
     return 2;
   }
-  memprof::symbolize::Args args;
+  memprof::report::symbolize::Args args;
   args.binary = argv[1];
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -187,5 +187,5 @@ int main(int argc, char** argv) {
       args.count = std::strtoull(argv[i], nullptr, 10);
     }
   }
-  return memprof::symbolize::Run(args);
+  return memprof::report::symbolize::Run(args);
 }

@@ -21,7 +21,7 @@
 #include "tests/support/command_runner.h"
 #include "tests/support/temp_dir.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 namespace fs = std::filesystem;
@@ -312,4 +312,4 @@ TEST(SymbolizerFilesTest, AgreesWithAddr2line) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -10,7 +10,7 @@
 #include "cli/report/symbolize/hex.h"
 #include "tests/cli/report/symbolize/test_support.h"
 
-namespace memprof::symbolize {
+namespace memprof::report::symbolize {
 namespace {
 
 using testing::FixtureProcess;
@@ -185,4 +185,4 @@ TEST(SymbolizerProblemsTest, NonElfFileIsAProblemNotACrash) {
 }
 
 }  // namespace
-}  // namespace memprof::symbolize
+}  // namespace memprof::report::symbolize

@@ -5,7 +5,7 @@
 
 #include "tests/support/wait_until.h"
 
-namespace memprof::symbolize::testing {
+namespace memprof::report::symbolize::testing {
 
 FixtureProcess::FixtureProcess(const std::string& executable, std::chrono::milliseconds deadline) {
   test_support::SpawnOptions options;
@@ -72,4 +72,4 @@ int MarkerLine(const std::string& source, const std::string& marker) {
   return 0;
 }
 
-}  // namespace memprof::symbolize::testing
+}  // namespace memprof::report::symbolize::testing

@@ -12,7 +12,7 @@
 
 #include "tests/support/subprocess.h"
 
-namespace memprof::symbolize::testing {
+namespace memprof::report::symbolize::testing {
 
 // A running symbolize_fixture (or a copy of it), a Subprocess of
 // tests/support. The constructor waits (with a deadline) until it has
@@ -54,6 +54,6 @@ inline constexpr const char* kMainSource = MEMPROF_SYMBOLIZE_FIXTURE_SOURCE;
 // What follows the last '/' of `path` (all of it without one).
 inline std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
-}  // namespace memprof::symbolize::testing
+}  // namespace memprof::report::symbolize::testing
 
 #endif  // MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_

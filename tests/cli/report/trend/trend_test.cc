@@ -15,16 +15,16 @@
 #include "cli/report/trend/dump_time.h"
 #include "cli/report/trend/trend.h"
 
-namespace memprof::trend {
+namespace memprof::report::trend {
 namespace {
 
 constexpr double kMiB = 1024 * 1024;
 
-Snapshot At(double seconds, std::vector<analysis::FunctionRow> rows) {
+Snapshot At(double seconds, std::vector<aggregate::FunctionRow> rows) {
   return Snapshot{seconds, std::move(rows)};
 }
 
-analysis::FunctionRow Row(const std::string& name, double flat) { return {name, flat, flat}; }
+aggregate::FunctionRow Row(const std::string& name, double flat) { return {name, flat, flat}; }
 
 TEST(FitLineTest, ExactLine) {
   const LineFit fit = FitLine({0, 1, 2, 3}, {10, 12, 14, 16});
@@ -216,4 +216,4 @@ TEST_F(TrendPipelineTest, UsageErrors) {
 }
 
 }  // namespace
-}  // namespace memprof::trend
+}  // namespace memprof::report::trend
