@@ -30,24 +30,24 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly ROOT
-# Each stage's functions live in scripts/<stage>.sh; this file only loads
+# Each stage's functions live in .ci/stages/<stage>.sh; this file only loads
 # them and dispatches.
-# shellcheck source=scripts/common.sh
-source "${ROOT}/scripts/common.sh"
-# shellcheck source=scripts/deps.sh
-source "${ROOT}/scripts/deps.sh"
-# shellcheck source=scripts/build.sh
-source "${ROOT}/scripts/build.sh"
-# shellcheck source=scripts/test.sh
-source "${ROOT}/scripts/test.sh"
-# shellcheck source=scripts/fuzz.sh
-source "${ROOT}/scripts/fuzz.sh"
-# shellcheck source=scripts/sanitize.sh
-source "${ROOT}/scripts/sanitize.sh"
-# shellcheck source=scripts/demo.sh
-source "${ROOT}/scripts/demo.sh"
-# shellcheck source=scripts/soak.sh
-source "${ROOT}/scripts/soak.sh"
+# shellcheck source=.ci/stages/common.sh
+source "${ROOT}/.ci/stages/common.sh"
+# shellcheck source=.ci/stages/deps.sh
+source "${ROOT}/.ci/stages/deps.sh"
+# shellcheck source=.ci/stages/build.sh
+source "${ROOT}/.ci/stages/build.sh"
+# shellcheck source=.ci/stages/test.sh
+source "${ROOT}/.ci/stages/test.sh"
+# shellcheck source=.ci/stages/fuzz.sh
+source "${ROOT}/.ci/stages/fuzz.sh"
+# shellcheck source=.ci/stages/sanitize.sh
+source "${ROOT}/.ci/stages/sanitize.sh"
+# shellcheck source=.ci/stages/demo.sh
+source "${ROOT}/.ci/stages/demo.sh"
+# shellcheck source=.ci/stages/soak.sh
+source "${ROOT}/.ci/stages/soak.sh"
 
 main() {
   cd "${ROOT}"

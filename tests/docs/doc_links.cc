@@ -9,9 +9,9 @@ namespace {
 
 // The repository's top-level folders: a backticked path that starts with one
 // of them names a file of the repository.
-constexpr std::array<std::string_view, 11> kRepositoryFolders = {
-    "agent/", "cli/", "common/", "proto/", "tests/", "docs/",
-    "cmake/", "packaging/", "scripts/", ".ci/", "debian/"};
+constexpr std::string_view kRepositoryFolders[] = {"agent/", "cli/",   "common/", "proto/",
+                                                   "tests/", "docs/",  "cmake/",  "packaging/",
+                                                   ".ci/",   "debian/"};
 
 bool HasPlaceholder(std::string_view path) {
   return path.find_first_of("<>*{}$ ") != std::string_view::npos || path.find("...") != path.npos;

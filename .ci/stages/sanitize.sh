@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Stage `sanitize`: the agent's tests under ASan+UBSan and under TSan.
-# Sourced by dev.sh (the dispatcher), after scripts/common.sh.
+# Sourced by dev.sh (the dispatcher), after .ci/stages/common.sh.
 
 # The agent lives in other people's processes, so its tests run again under
 # AddressSanitizer with UndefinedBehaviorSanitizer, and under ThreadSanitizer.

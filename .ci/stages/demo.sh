@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Stage `demo`: the end-to-end demo against memprof-demo.
-# Sourced by dev.sh (the dispatcher), after scripts/common.sh.
+# Sourced by dev.sh (the dispatcher), after .ci/stages/common.sh.
 
 DEMO_PID=""
 DEMO_DIR=""

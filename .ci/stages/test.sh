@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Stage `test`: deps, build, every test under CTest, a short fuzz run, then
-# the agent's tests under ASan+UBSan and TSan (scripts/fuzz.sh, scripts/sanitize.sh).
-# Sourced by dev.sh (the dispatcher), after scripts/common.sh.
+# the agent's tests under ASan+UBSan and TSan (.ci/stages/fuzz.sh, .ci/stages/sanitize.sh).
+# Sourced by dev.sh (the dispatcher), after .ci/stages/common.sh.
 
 cmd_test() {
   cmd_deps

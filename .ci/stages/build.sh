@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Stage `build`: configure and build ./build (warnings are errors).
-# Sourced by dev.sh (the dispatcher), after scripts/common.sh.
+# Sourced by dev.sh (the dispatcher), after .ci/stages/common.sh.
 
 # Configures and builds everything, or only the given CMake targets.
 cmd_build() {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Stage `deps`: the Debian 12 packages memprof needs, installed where missing.
-# Sourced by dev.sh (the dispatcher), after scripts/common.sh.
+# Sourced by dev.sh (the dispatcher), after .ci/stages/common.sh.
 
 # Everything a fresh Debian 12 needs to build, test and demo memprof.
 # jeprof ships in libjemalloc-dev and needs perl, binutils (addr2line, nm)

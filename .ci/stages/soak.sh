@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Stage `soak`: a real redis-server with the agent under load (tests/soak/soak.py).
-# Sourced by dev.sh (the dispatcher), after scripts/common.sh.
+# Sourced by dev.sh (the dispatcher), after .ci/stages/common.sh.
 
 # What only `bash dev.sh soak` needs, installed only by it: the real Redis it
 # soaks (redis-server links Debian's jemalloc) and its load generator and

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Stage `fuzz`: the libFuzzer targets, built with clang-14 in ./build-fuzz.
-# Sourced by dev.sh (the dispatcher), after scripts/common.sh.
+# Sourced by dev.sh (the dispatcher), after .ci/stages/common.sh.
 
 # Builds the libFuzzer targets (ASan + UBSan, clang-14) and runs each for $1
 # seconds from its committed seed corpus: the heap_v2 parser, then merging
