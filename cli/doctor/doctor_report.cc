@@ -86,13 +86,25 @@ void PrintGrowth(const DoctorFigures& f, std::ostream& out) {
       << SignedBytesText(static_cast<double>(g.rss_change)) << '\n';
 }
 
+// Why memprof's sampler serves rather than the allocator's own.
+const char* WhyMemprofSamples(AllocatorFamily family) {
+  switch (family) {
+    case AllocatorFamily::kJemalloc:
+      return "jemalloc was started without prof:true";
+    case AllocatorFamily::kTcmalloc:
+      return "tcmalloc's own sampler is off";
+    case AllocatorFamily::kGlibc:
+      break;
+  }
+  return "glibc's malloc cannot sample";
+}
+
 // Where memprof's own sampler serves: what its samples estimate is live
 // beside what the allocator counts, and why the two differ.
 void PrintSampler(const DoctorFigures& f, std::ostream& out) {
   const SamplerFigures& s = f.sampler;
   if (!s.serves) return;
-  out << "\nmemprof's sampler serves this process (" << FamilyName(f.allocator)
-      << " cannot sample by itself)";
+  out << "\nmemprof's sampler serves this process (" << WhyMemprofSamples(f.allocator) << ")";
   if (s.since_unix_ms == 0) {
     out << " and was never switched on: `memprofctl activate --pid " << f.pid
         << "` starts it; its profiles then hold what is allocated from then on\n";
@@ -200,13 +212,18 @@ json BreakdownJson(const DoctorFigures& f) {
   const RssParts p = PartsOf(f);
   json top = json::array();
   for (const SmapsMapping& m : f.smaps.top_anonymous) {
-    top.push_back({{"start", m.start}, {"end", m.end}, {"path", m.path}, {"rss_bytes", m.rss_bytes}});
+    top.push_back(
+        {{"start", m.start}, {"end", m.end}, {"path", m.path}, {"rss_bytes", m.rss_bytes}});
   }
-  return {{"allocator_bytes", p.allocator},         {"thread_stacks_bytes", p.thread_stacks},
-          {"thread_stacks", f.smaps.thread_stacks}, {"binaries_bytes", p.binaries},
-          {"other_files_bytes", p.other_files},     {"shared_memory_bytes", p.shared_memory},
+  return {{"allocator_bytes", p.allocator},
+          {"thread_stacks_bytes", p.thread_stacks},
+          {"thread_stacks", f.smaps.thread_stacks},
+          {"binaries_bytes", p.binaries},
+          {"other_files_bytes", p.other_files},
+          {"shared_memory_bytes", p.shared_memory},
           {"other_anonymous_bytes", p.other_anonymous},
-          {"smaps_rss_bytes", f.smaps.rss_bytes},  {"top_anonymous_mappings", top}};
+          {"smaps_rss_bytes", f.smaps.rss_bytes},
+          {"top_anonymous_mappings", top}};
 }
 
 }  // namespace
