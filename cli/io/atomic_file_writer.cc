@@ -195,7 +195,9 @@ Result<void> AtomicFileWriter::Write(std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd_.get(), data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoFail(errno, "cannot write " + temp_path_);
+    // The user's path: the temporary file's name is ours (an anonymous
+    // file's is /proc/self/fd/N), and the cause is the same.
+    if (n < 0) return ErrnoFail(errno, "cannot write " + path_);
     data.remove_prefix(static_cast<size_t>(n));
   }
   return {};
@@ -203,8 +205,8 @@ Result<void> AtomicFileWriter::Write(std::string_view data) {
 
 Result<void> AtomicFileWriter::SyncData() {
   if (synced_) return {};
-  if (::fsync(fd_.get()) != 0) return ErrnoFail(errno, "cannot sync " + temp_path_);
-  if (::fchmod(fd_.get(), kFinalMode) != 0) return ErrnoFail(errno, "cannot chmod " + temp_path_);
+  if (::fsync(fd_.get()) != 0) return ErrnoFail(errno, "cannot write " + path_);
+  if (::fchmod(fd_.get(), kFinalMode) != 0) return ErrnoFail(errno, "cannot chmod " + path_);
   synced_ = true;
   return {};
 }
