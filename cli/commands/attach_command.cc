@@ -119,9 +119,15 @@ Result<void> RunAttach(const AttachOptions& options, const CommandContext& conte
   std::ostream& out = context.console.out;
   const std::string& proc_root = context.env.proc_root;
   auto agent = LocateAgent(context.env.run_environment());
-  if (!agent) return Fail(agent.error());
-  auto check = CheckForAttach(proc_root, options.pid, *agent, CurrentTracer(proc_root));
+  auto check = CheckForAttach(proc_root, options.pid, agent ? *agent : std::string(),
+                              CurrentTracer(proc_root));
   if (!check) return Fail(check.error());
+  // What stops the user first: a process they may not attach to at all is
+  // said before a library they could not use on it anyway.
+  if (!agent && !check->agent_loaded) {
+    if (auto ok = Preconditions(*check, std::string()); !ok) return ok;
+    return Fail(agent.error());
+  }
   const AttachCapabilities caps = CapabilitiesOf(*check);
   if (check->agent_loaded) {
     auto target = context.discovery->Resolve(options.pid);

@@ -143,6 +143,25 @@ TEST_F(AttachTest, AnotherUserIsRefusedAndTheTargetIsUntouched) {
   EXPECT_FALSE(IsSocketFile(dir().File(std::to_string(t->pid()) + ".sock")));
 }
 
+// A user who may not attach hears that first, not that the agent's library
+// cannot be found (which attaching would not be allowed to use anyway).
+TEST_F(AttachTest, AnotherUserHearsTheRefusalBeforeAMissingLibrary) {
+  auto user = EnsureTestUser();
+  if (!user) GTEST_SKIP() << "needs root to create a test user: " << user.error().message;
+  ASSERT_EQ(::chmod(dir().path().c_str(), 0711), 0);
+  TargetProcess* t = StartPlain(kPlainTarget, {{"MALLOC_CONF", "prof:true"}});
+  ASSERT_NE(t, nullptr);
+  const std::vector<std::string> attach = {kMemprofctl, "attach", "--pid",
+                                           std::to_string(t->pid())};
+  const std::map<std::string, std::string> missing = {
+      {"MEMPROF_AGENT_LIB", dir().File("no-such-libmemprof_agent.so")}};
+  ExpectCliError(RunCommand(user->Wrap(attach), missing), 4, "runs as another user");
+  // Root may attach: for it the missing library is the first cause.
+  ExpectCliError(RunCommand(attach, missing), 2, "no such readable file");
+  EXPECT_FALSE(AgentMapped(t->pid()));
+  EXPECT_FALSE(IsSocketFile(dir().File(std::to_string(t->pid()) + ".sock")));
+}
+
 TEST_F(AttachTest, ANonexistentPidIsNotFound) {
   ExpectCliError(Cli({"attach", "--pid", "999999999"}), 3, "no process with pid 999999999");
 }
