@@ -7,6 +7,7 @@
 
 #include "agent/allocators/jemalloc_allocator.h"
 #include "agent/allocators/sampler_heap_profiler.h"
+#include "agent/heap/thread_name_repair.h"
 #include "agent/sampler/sampler.h"
 
 namespace memprof::agent {
@@ -70,8 +71,12 @@ class JemallocRecent final : public RecentAllocations {
     return Count{*records, *records >= bound_};
   }
 
+  // Thread names as jemalloc writes them can break the JSON: repaired here.
   Result<void> Dump(JemallocControl::WriteCb write, void* opaque) const override {
-    return jemalloc_.DumpRecentAllocations(write, opaque);
+    ThreadNameRepair repair(write, opaque);
+    auto dumped = jemalloc_.DumpRecentAllocations(&ThreadNameRepair::Write, &repair);
+    repair.Finish();
+    return dumped;
   }
   ProfClock Clock() const override { return ProfClock::Of(jemalloc_); }
   uint64_t SampleInterval() const override { return jemalloc_.SampleInterval(); }

@@ -160,6 +160,29 @@ TEST_F(AllocationTest, RanksTheChurnFirstKeepsTheLeakAndLeavesOutTheCache) {
 
 // jemalloc started without prof:true cannot record: memprof's own sampler
 // serves the window instead, with the same profile, and the same ranking.
+// jemalloc writes thread names into its records as they are: a thread named
+// with a quote and a backslash (here the main thread, named after the
+// program, with prof_sys_thread_name) broke the profile's JSON and report
+// refused it. The agent escapes them as it writes the profile.
+TEST_F(AllocationTest, AThreadNameWithQuotesAndBackslashesKeepsTheProfileReadable) {
+  const std::string program = dir().File("q\"t\\mix");
+  std::filesystem::create_symlink(kMixTarget, program);
+  TargetOptions options;
+  options.argv = {program};
+  options.env = {{"LD_PRELOAD", kAgentPreload},
+                 {"MALLOC_CONF", "prof:true,prof_active:false,prof_sys_thread_name:true"}};
+  TargetProcess* t = Start(options);
+  ASSERT_NE(t, nullptr);
+  const std::string path = dir().File("named.allocs");
+  CommandResult r = Cli(ProfileArgs(*t, "2s", path));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(Gunzipped(ReadFile(path)).find(R"("alloc_thread_name":"q\"t\\mix")"), std::string::npos)
+      << "the name, escaped";
+  CommandResult report = Cli({"report", path, "--lifetimes", "--format", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report;
+  EXPECT_FALSE(ParseJsonOutput(report)["sites"].empty());
+}
+
 TEST_F(AllocationTest, AWindowOnJemallocWithoutProfilingIsServedByMemprofsSampler) {
   TargetProcess* t = StartMix("");
   ASSERT_NE(t, nullptr);
