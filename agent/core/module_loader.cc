@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <mutex>
+#include <string_view>
 #include <vector>
+
+#include "common/path.h"
 
 namespace memprof::agent {
 namespace {
@@ -16,9 +19,8 @@ std::string DirectoryOfThisObject() {
   if (dladdr(reinterpret_cast<void*>(&LoadServer), &info) == 0 || info.dli_fname == nullptr) {
     return {};
   }
-  std::string path = info.dli_fname;
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+  const std::string_view path = info.dli_fname;
+  return path.find('/') == std::string_view::npos ? std::string() : PathDirname(path);
 }
 
 std::vector<std::string> Candidates(const std::string& override_path) {

@@ -14,6 +14,7 @@
 
 #include "cli/io/logging.h"
 #include "common/mapped_file_open.h"
+#include "common/path.h"
 
 namespace memprof::cli {
 namespace {
@@ -87,8 +88,7 @@ Result<std::vector<MappedFile>> ReadMappedFiles(const std::string& proc_root, pi
 
 const MappedFile* FindMappedFile(const std::vector<MappedFile>& files, std::string_view prefix) {
   for (const MappedFile& file : files) {
-    const size_t slash = file.path.rfind('/');
-    if (std::string_view(file.path).substr(slash + 1).starts_with(prefix)) return &file;
+    if (PathBasename(file.path).starts_with(prefix)) return &file;
   }
   return nullptr;
 }

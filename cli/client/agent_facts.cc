@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/io/user_name.h"
+#include "common/path.h"
 #include "common/proc_status.h"
 #include "common/text_file.h"
 
@@ -32,8 +33,7 @@ std::string_view MappedPath(std::string_view line) {
 // Whether the file name of `path` is `file` or a versioned name of it
 // ("libmemprof_agent.so.1").
 bool NamesFile(std::string_view path, std::string_view file) {
-  const size_t slash = path.rfind('/');
-  const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const std::string_view base = PathBasename(path);
   return base == file || (base.starts_with(file) && base[file.size()] == '.');
 }
 

@@ -23,9 +23,9 @@ inline constexpr char kHowToGetAnAgent[] =
 std::string HowToGetAnAgent(pid_t pid);
 
 // Why memprofctl cannot reach a process's agent, found from outside (every
-// message true: docs/contract.md rule 11): the Explain* functions are pure and judge facts gathered by the
-// Diagnose* functions, which read /proc and the file system. Where memprofctl
-// may not read what it needs, the message says what it could not check.
+// message true: docs/contract.md rule 11): the Explain* functions are pure and judge facts gathered
+// by the Diagnose* functions, which read /proc and the file system. Where memprofctl may not read
+// what it needs, the message says what it could not check.
 
 // A live process without a socket at `socket_path` (in `socket_dir`).
 struct MissingSocket {

@@ -60,7 +60,8 @@ std::string DebuginfodProgress::LineLocked(Clock::time_point now) const {
   char elapsed[32];
   std::snprintf(elapsed, sizeof(elapsed), "%.1f s", seconds);
   std::string line = "memprofctl: fetching debug info for " +
-                     std::string(PathBasename(running_.front().first)) + " from debuginfod (" + elapsed;
+                     std::string(PathBasename(running_.front().first)) + " from debuginfod (" +
+                     elapsed;
   if (running_.size() > 1) line += ", " + std::to_string(running_.size() - 1) + " more waiting";
   return line + ")";
 }

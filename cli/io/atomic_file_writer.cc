@@ -178,7 +178,8 @@ Result<void> AtomicFileWriter::LinkIntoPlace() {
     // linkat creates the name exclusively (EEXIST if taken): no race.
     char suffix[16];
     std::snprintf(suffix, sizeof(suffix), "%08x", random());
-    const std::string name = PathDirname(path_) + "/." + std::string(PathBasename(path_)) + "." + suffix;
+    const std::string name =
+        PathDirname(path_) + "/." + std::string(PathBasename(path_)) + "." + suffix;
     if (LinkAnonymous(temp_path_, name) == 0) {
       if (::rename(name.c_str(), path_.c_str()) == 0) return {};
       const int err = errno;

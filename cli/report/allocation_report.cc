@@ -56,7 +56,8 @@ void SetAllocationPprofOptions(const report::AllocationSummary& summary,
 Result<void> WriteLifetimes(const ReportRequest& request, const LoadedAllocationProfile& loaded,
                             report::pprof::ParallelSymbolizer& symbolizer, std::ostream& out) {
   const report::HeapProfile& profile = loaded.samples.profile;
-  const report::aggregate::InternedAddresses interned = report::aggregate::InternLookupAddresses(profile);
+  const report::aggregate::InternedAddresses interned =
+      report::aggregate::InternLookupAddresses(profile);
   symbolizer.ResolveAll(interned.addresses);
   const std::vector<std::string> names =
       report::aggregate::FlatFunctionNames(profile, symbolizer, interned, request.lines);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/path.h"
 #include "common/text_file.h"
 
 namespace memprof::report {
@@ -59,7 +60,7 @@ std::string Folded(std::string_view name) {
 // name up to ".so" ("libmpfr.so.6.2.0" -> "libmpfr", which Debian ships as
 // libmpfr6). "" for a file name without ".so".
 std::string LibraryStem(const std::string& path) {
-  const std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
+  const std::string_view name = PathBasename(path);
   const size_t so = name.find(".so");
   return so == std::string_view::npos ? std::string() : Folded(name.substr(0, so));
 }

@@ -13,7 +13,8 @@ std::string Flag(pid_t pid) { return "--pid " + std::to_string(pid) + ": "; }
 
 }  // namespace
 
-Result<void> CompareDumpWithProcess(pid_t pid, const std::vector<report::symbolize::MemoryMapping>& dump,
+Result<void> CompareDumpWithProcess(pid_t pid,
+                                    const std::vector<report::symbolize::MemoryMapping>& dump,
                                     const std::vector<report::symbolize::MemoryMapping>& live) {
   const report::symbolize::MemoryMapping* first = nullptr;
   for (const report::symbolize::MemoryMapping& mapping : dump) {

@@ -22,9 +22,9 @@ namespace memprof::report {
 // Compares a dump's maps with the live process's. kInvalidArgument (exit 2,
 // the flag is wrong) naming what differs; a dump without file mappings
 // cannot be judged and passes.
-[[nodiscard]] Result<void> CompareDumpWithProcess(pid_t pid,
-                                                  const std::vector<report::symbolize::MemoryMapping>& dump,
-                                                  const std::vector<report::symbolize::MemoryMapping>& live);
+[[nodiscard]] Result<void> CompareDumpWithProcess(
+    pid_t pid, const std::vector<report::symbolize::MemoryMapping>& dump,
+    const std::vector<report::symbolize::MemoryMapping>& live);
 
 // Reads /proc/<pid>/maps (under `proc_root`) and compares: kNotFound (exit 3)
 // for a pid that has exited, kPermissionDenied (4) when its maps are

@@ -78,7 +78,8 @@ report::render::SvgOptions SvgOptionsFor(const ReportRequest& request) {
   if (!request.more_dump_paths.empty()) {
     options.title += " and " + std::to_string(request.more_dump_paths.size()) + " more (summed)";
   }
-  if (!request.base_path.empty()) options.title += " vs base " + std::string(PathBasename(request.base_path));
+  if (!request.base_path.empty())
+    options.title += " vs base " + std::string(PathBasename(request.base_path));
   return options;
 }
 
@@ -94,7 +95,8 @@ std::unique_ptr<report::render::ReportRenderer> MakeRenderer(
   switch (request.format) {
     case Format::kCollapsed: return std::make_unique<report::render::CollapsedReportRenderer>();
     case Format::kJson: return std::make_unique<report::render::JsonReportRenderer>(options);
-    case Format::kSvg: return std::make_unique<report::render::SvgReportRenderer>(SvgOptionsFor(request));
+    case Format::kSvg:
+      return std::make_unique<report::render::SvgReportRenderer>(SvgOptionsFor(request));
     case Format::kText:
     case Format::kPprof: break;
   }
@@ -135,8 +137,8 @@ Result<void> RenderAggregated(const ReportRequest& request, const report::HeapPr
                               report::aggregate::SymbolizationSummary* symbolization,
                               const report::AllocationSummary* allocation) {
   const SummaryContext context = SummaryContextFor(request, interned, symbolizer);
-  report::aggregate::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
-                                     request.lines};
+  report::aggregate::AggregateOptions options{request.metric, request.focus, request.ignore,
+                                              &interned, request.lines};
   auto aggregation = report::aggregate::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
   report::aggregate::SymbolizationSummary summary =
@@ -166,7 +168,8 @@ EarlySymbolizer StartEarly(const ReportRequest& request) {
   if (ReportThreadCount() < 2 || report::symbolize::DebuginfodConfigured()) return early;
   early.maps_lines = PeekMappedLibraries(request.dump_path);
   if (early.maps_lines.empty()) return early;
-  const report::symbolize::ParsedMemoryMap map = report::symbolize::ParseMemoryMap(early.maps_lines);
+  const report::symbolize::ParsedMemoryMap map =
+      report::symbolize::ParseMemoryMap(early.maps_lines);
   auto symbolizer = StartReportSymbolizer(request, map.mappings);
   if (symbolizer) early.symbolizer = std::move(*symbolizer);
   return early;

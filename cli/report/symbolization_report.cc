@@ -13,16 +13,17 @@ namespace memprof::report {
 namespace {
 
 // A file's facts by the name frames carry (MemoryMapping::Basename).
-const report::symbolize::ModuleReport* FindModule(const std::vector<report::symbolize::ModuleReport>& modules,
-                                          const std::string& name) {
+const report::symbolize::ModuleReport* FindModule(
+    const std::vector<report::symbolize::ModuleReport>& modules, const std::string& name) {
   for (const report::symbolize::ModuleReport& module : modules) {
     if (PathBasename(module.path) == name) return &module;
   }
   return nullptr;
 }
 
-report::aggregate::ModuleCoverage CoverageOf(const std::string& name, const report::aggregate::UnnamedFrames& frames,
-                                    const report::symbolize::ModuleReport* module) {
+report::aggregate::ModuleCoverage CoverageOf(const std::string& name,
+                                             const report::aggregate::UnnamedFrames& frames,
+                                             const report::symbolize::ModuleReport* module) {
   report::aggregate::ModuleCoverage coverage;
   coverage.path = module != nullptr ? module->path : name;
   coverage.share = frames.share;
@@ -50,7 +51,8 @@ PackageOwners OwnersOf(const std::vector<std::string>& paths, const SummaryConte
   return owners;
 }
 
-void AddPackages(std::vector<report::aggregate::ModuleCoverage>& modules, const SummaryContext& context) {
+void AddPackages(std::vector<report::aggregate::ModuleCoverage>& modules,
+                 const SummaryContext& context) {
   std::vector<std::string> paths;
   for (const report::aggregate::ModuleCoverage& module : modules) {
     if (module.path.starts_with("/")) paths.push_back(module.path);
@@ -71,7 +73,8 @@ report::aggregate::SymbolizationSummary SummarizeSymbolization(
     const report::aggregate::Aggregation& aggregation,
     const std::function<std::vector<report::symbolize::ModuleReport>()>& modules,
     const SummaryContext& context) {
-  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
+  const report::aggregate::UnnamedFrameShares shares =
+      report::aggregate::CountUnnamedFrames(aggregation);
   report::aggregate::SymbolizationSummary summary;
   summary.named_share = shares.named_share;
   summary.unnamed_site_share = shares.unnamed_site_share;
@@ -110,8 +113,8 @@ std::shared_future<PackageOwners> PrefetchPackageOwners(
 }
 
 std::vector<report::symbolize::ModuleReport> ModulesWithUnnamedFrames(
-    const std::vector<report::symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
-    report::aggregate::AddressSymbolizer& symbolizer) {
+    const std::vector<report::symbolize::ModuleReport>& modules,
+    std::span<const uint64_t> addresses, report::aggregate::AddressSymbolizer& symbolizer) {
   std::set<std::string> unnamed;  // module names, as frames carry them
   for (uint64_t address : addresses) {
     for (const report::aggregate::Frame& frame : symbolizer.Resolve(address)) {

@@ -38,8 +38,8 @@ std::shared_future<PackageOwners> PrefetchPackageOwners(
 // `symbolizer`) has a frame without a name: the only files a summary can
 // name a package for, so the only ones worth reading dpkg's lists for.
 std::vector<report::symbolize::ModuleReport> ModulesWithUnnamedFrames(
-    const std::vector<report::symbolize::ModuleReport>& modules, std::span<const uint64_t> addresses,
-    report::aggregate::AddressSymbolizer& symbolizer);
+    const std::vector<report::symbolize::ModuleReport>& modules,
+    std::span<const uint64_t> addresses, report::aggregate::AddressSymbolizer& symbolizer);
 
 // The summary of what `aggregation` could not name, with what the
 // symbolizer found for each file (`modules`, asked only when some frame has

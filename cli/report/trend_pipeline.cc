@@ -69,10 +69,12 @@ Result<std::vector<report::trend::Snapshot>> Snapshots(const ReportRequest& requ
   auto symbolizer =
       MakeReportSymbolizer(request, map.mappings, AllLookupAddresses(space.profiles));
   if (!symbolizer) return Fail(symbolizer.error());
-  const report::aggregate::AggregateOptions aggregate{request.metric, request.focus, request.ignore};
+  const report::aggregate::AggregateOptions aggregate{request.metric, request.focus,
+                                                      request.ignore};
   std::vector<report::trend::Snapshot> snapshots;
   for (size_t i = 0; i < dumps.size(); ++i) {
-    auto aggregation = report::aggregate::AggregateProfile(space.profiles[i], **symbolizer, aggregate);
+    auto aggregation =
+        report::aggregate::AggregateProfile(space.profiles[i], **symbolizer, aggregate);
     if (!aggregation) return Fail(aggregation.error());
     snapshots.push_back({dumps[i].time.seconds, std::move(aggregation->functions)});
   }
@@ -89,7 +91,8 @@ Result<void> RunTrendPipeline(const ReportRequest& request, std::ostream& out) {
   for (const report::trend::TrendDump& dump : *dumps) paths.push_back(dump.path);
   auto profiles = LoadProfiles(paths);
   if (!profiles) return Fail(profiles.error());
-  auto snapshots = Snapshots(request, *dumps, report::merge::IntoOneAddressSpace(std::move(*profiles)));
+  auto snapshots =
+      Snapshots(request, *dumps, report::merge::IntoOneAddressSpace(std::move(*profiles)));
   if (!snapshots) return Fail(snapshots.error());
   auto rows = report::trend::ComputeTrend(*snapshots);
   if (!rows) return Fail(rows.error());

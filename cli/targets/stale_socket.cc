@@ -9,6 +9,7 @@
 
 #include "cli/io/logging.h"
 #include "common/fd.h"
+#include "common/path.h"
 #include "common/unix_socket.h"
 
 namespace memprof::cli {
@@ -112,8 +113,8 @@ Result<void> RemoveSocketIfUnchanged(const std::string& path, const SocketFileIn
   if (slash == std::string::npos || slash + 1 == path.size()) {
     return Fail(ErrorCode::kInvalidArgument, "not a socket path: " + path);
   }
-  const std::string dir = slash == 0 ? "/" : path.substr(0, slash);
-  const std::string name = path.substr(slash + 1);
+  const std::string dir = PathDirname(path);
+  const std::string name(PathBasename(path));
   Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dir_fd) return Fail(RemoveError(path, errno));
   struct stat now {};

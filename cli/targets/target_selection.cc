@@ -6,6 +6,7 @@
 
 #include "cli/io/dump_file_name.h"
 #include "cli/io/logging.h"
+#include "common/path.h"
 #include "common/text_file.h"
 
 namespace memprof::cli {
@@ -153,7 +154,7 @@ Result<Target> ResolveSpec(const TargetSpec& spec, const TargetSelection& select
   if (!status) return Fail(status.error());
   target.pid = status->pid();
   const std::string& exe = status->executable();
-  target.command = exe.substr(exe.rfind('/') + 1);
+  target.command = std::string(PathBasename(exe));
   return target;
 }
 

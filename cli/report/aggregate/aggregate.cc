@@ -159,7 +159,8 @@ bool FrameMatcher::Matches(const Location& location) const {
   return false;
 }
 
-bool FrameMatcher::AnyMatches(const std::vector<uint32_t>& stack, const SymbolizedLocations& table) {
+bool FrameMatcher::AnyMatches(const std::vector<uint32_t>& stack,
+                              const SymbolizedLocations& table) {
   for (uint32_t location : stack) {
     if (location >= cache_.size()) cache_.resize(location + 1, -1);
     if (cache_[location] < 0) cache_[location] = Matches(table.at(location)) ? 1 : 0;
@@ -206,7 +207,8 @@ class StackIndex {
 // jeprof's RemoveUninterestingFrames: an allocator entry point drops itself
 // and everything before it (leaf side), i.e. the allocator's own frames.
 // `ids`: the stack's interned addresses, one per frame, leaf first.
-std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids, SymbolizedLocations& table) {
+std::vector<uint32_t> CutAllocatorFrames(std::span<const uint32_t> ids,
+                                         SymbolizedLocations& table) {
   std::vector<uint32_t> path(ids.size());
   size_t kept_from = 0;  // after the last cut frame
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -255,8 +257,8 @@ void ApplyFilters(std::vector<StackSample>& stacks, FrameMatcher& focus, FrameMa
 // kDiff adds the base sums: a template, so that the hot loop of an ordinary
 // report does no more than it used to.
 template <bool kDiff>
-std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const SymbolizedLocations& table,
-                                double& shown_total) {
+std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks,
+                                const SymbolizedLocations& table, double& shown_total) {
   const std::vector<std::string>& names = table.names();
   std::vector<FunctionRow> rows(names.size());
   std::vector<size_t> seen_in(names.size(), kNotSeen);

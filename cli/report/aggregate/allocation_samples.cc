@@ -50,7 +50,8 @@ AllocationSamples ToHeapProfile(AllocationProfile& input) {
   profile.mapped_libraries = std::move(input.mapped_libraries);
   out.sample_of_record.assign(input.records.size(), AllocationSamples::kOutsideWindow);
   // The keys point at the records' stacks, which stay where they are.
-  absl::flat_hash_map<const std::vector<uint64_t>*, uint32_t, report::StackHasher, StackPointerEqual>
+  absl::flat_hash_map<const std::vector<uint64_t>*, uint32_t, report::StackHasher,
+                      StackPointerEqual>
       index;
   for (size_t i = 0; i < input.records.size(); ++i) {
     const AllocationRecord& record = input.records[i];

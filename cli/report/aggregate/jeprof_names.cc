@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/path.h"
+
 namespace memprof::report::aggregate {
 namespace {
 
@@ -178,9 +180,8 @@ bool IsAllocatorEntryPoint(std::string_view short_name) {
 }
 
 bool IsAllocatorModule(std::string_view module) {
-  const size_t slash = module.rfind('/');
-  if (slash != std::string_view::npos) module.remove_prefix(slash + 1);
-  return module.starts_with("libjemalloc") || module.starts_with("libtcmalloc");
+  const std::string_view name = PathBasename(module);
+  return name.starts_with("libjemalloc") || name.starts_with("libtcmalloc");
 }
 
 std::string JeprofAddress(uint64_t address) {

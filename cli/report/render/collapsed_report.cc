@@ -41,7 +41,8 @@ Result<void> CollapsedReportRenderer::Render(const aggregate::Aggregation& aggre
                                              std::ostream& out) const {
   std::vector<std::string> locations;
   locations.reserve(aggregation.locations.size());
-  for (const aggregate::Location& location : aggregation.locations) locations.push_back(LocationText(location, aggregation.lines));
+  for (const aggregate::Location& location : aggregation.locations)
+    locations.push_back(LocationText(location, aggregation.lines));
   std::string text;
   ChunkWriter writer(out);
   for (const aggregate::StackSample& stack : aggregation.stacks) {

@@ -172,7 +172,8 @@ std::string FunctionsText(const aggregate::Aggregation& aggregation, const Repor
     sorted = aggregation.functions;
     aggregate::SortFunctionRows(sorted, true, aggregation.is_diff);
   }
-  const std::vector<aggregate::FunctionRow>& rows = options.sort_by_cum ? sorted : aggregation.functions;
+  const std::vector<aggregate::FunctionRow>& rows =
+      options.sort_by_cum ? sorted : aggregation.functions;
   const size_t count = options.top ? std::min<size_t>(*options.top, rows.size()) : rows.size();
   if (count == 0) return "[]";
   std::string text = "[\n";
@@ -234,7 +235,8 @@ void WriteArray(std::string_view name, const Items& items, const AppendItem& app
 // location is written once in "locations" and stacks list their indexes,
 // leaf first. Both arrays have one compact line per entry and are streamed;
 // the small rest is dumped by the library.
-Result<void> JsonReportRenderer::Render(const aggregate::Aggregation& aggregation, std::ostream& out) const {
+Result<void> JsonReportRenderer::Render(const aggregate::Aggregation& aggregation,
+                                        std::ostream& out) const {
   Json report;
   report["schema_version"] = kReportJsonVersion;
   report["metric"] = MetricName(aggregation.metric);

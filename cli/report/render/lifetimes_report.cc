@@ -74,8 +74,8 @@ Json SiteJson(const aggregate::LifetimeSite& site) {
 }  // namespace
 
 Result<void> WriteLifetimesText(const AllocationSummary& summary,
-                                const std::vector<aggregate::LifetimeSite>& sites, std::optional<size_t> top,
-                                std::ostream& out) {
+                                const std::vector<aggregate::LifetimeSite>& sites,
+                                std::optional<size_t> top, std::ostream& out) {
   WriteAllocationHeaderText(summary, out);
   Amount allocated;
   for (const aggregate::LifetimeSite& site : sites) {
@@ -92,8 +92,8 @@ Result<void> WriteLifetimesText(const AllocationSummary& summary,
 }
 
 Result<void> WriteLifetimesJson(const AllocationSummary& summary,
-                                const std::vector<aggregate::LifetimeSite>& sites, std::optional<size_t> top,
-                                std::ostream& out) {
+                                const std::vector<aggregate::LifetimeSite>& sites,
+                                std::optional<size_t> top, std::ostream& out) {
   Json document;
   document["schema_version"] = kLifetimesJsonVersion;
   document["allocation_profile"] = AllocationHeaderJson(summary);

@@ -282,7 +282,8 @@ void WriteFlameGraphSvg(const FlameGraph& graph, const FlameLayout& layout,
   out << "</svg>\n";
 }
 
-Result<void> SvgReportRenderer::Render(const aggregate::Aggregation& aggregation, std::ostream& out) const {
+Result<void> SvgReportRenderer::Render(const aggregate::Aggregation& aggregation,
+                                       std::ostream& out) const {
   FlameGraph graph = BuildFlameGraph(aggregation);
   FlameLayout layout = LayoutFlameGraph(graph, options_.min_frame_fraction);
   WriteFlameGraphSvg(graph, layout, options_, out);

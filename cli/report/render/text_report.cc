@@ -24,7 +24,8 @@ void WriteHeader(std::ostream& out) {
 
 }  // namespace
 
-Result<void> TextReportRenderer::Render(const aggregate::Aggregation& aggregation, std::ostream& out) const {
+Result<void> TextReportRenderer::Render(const aggregate::Aggregation& aggregation,
+                                        std::ostream& out) const {
   Metric metric = aggregation.metric;
   bool bytes = options_.show_bytes;
   if (options_.allocation != nullptr) WriteAllocationHeaderText(*options_.allocation, out);

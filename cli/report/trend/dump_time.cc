@@ -7,6 +7,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/path.h"
+
 namespace memprof::report::trend {
 namespace {
 
@@ -56,8 +58,7 @@ std::string_view SourceName(DumpTime::Source source) {
 }
 
 std::optional<double> TimeFromDumpFileName(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const std::string_view name = PathBasename(path);
   std::string_view stem = name.substr(0, name.find('.'));
   for (std::string_view candidate : {stem, WithoutAttempt(stem)}) {
     if (candidate.size() <= kStampSize || candidate[candidate.size() - kStampSize - 1] != '-') {

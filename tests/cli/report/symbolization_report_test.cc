@@ -86,7 +86,8 @@ TEST(UnnamedFrameNameTest, ModuleAndFileOffsetElseTheAddress) {
 }
 
 TEST(CountUnnamedFramesTest, SharesOfTheStacksAbsoluteValues) {
-  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(MakeAggregation());
+  const report::aggregate::UnnamedFrameShares shares =
+      report::aggregate::CountUnnamedFrames(MakeAggregation());
   EXPECT_DOUBLE_EQ(shares.named_share, 0.6);
   ASSERT_EQ(shares.by_module.size(), 2u);
   EXPECT_DOUBLE_EQ(shares.by_module.at("libfoo.so.1").share, 0.4);
@@ -99,7 +100,8 @@ TEST(CountUnnamedFramesTest, SharesOfTheStacksAbsoluteValues) {
 // its guess are the leaves of two stacks), and libbar's frame between the
 // guessed site and main (10).
 TEST(CountUnnamedFramesTest, WhatTheyHideIsTheSiteOrACallBetweenNamedOnes) {
-  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(MakeAggregation());
+  const report::aggregate::UnnamedFrameShares shares =
+      report::aggregate::CountUnnamedFrames(MakeAggregation());
   EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.4);
   EXPECT_DOUBLE_EQ(shares.cut_short_share, 0.1);
   EXPECT_DOUBLE_EQ(shares.hidden_share, 0.4);
@@ -128,7 +130,8 @@ Aggregation ThreadedAggregation() {
 }
 
 TEST(CountUnnamedFramesTest, ThreadEntryPointsBeyondTheOutermostNamedFrameHideNothing) {
-  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(ThreadedAggregation());
+  const report::aggregate::UnnamedFrameShares shares =
+      report::aggregate::CountUnnamedFrames(ThreadedAggregation());
   EXPECT_DOUBLE_EQ(shares.named_share, 0.1);
   EXPECT_DOUBLE_EQ(shares.hidden_share, 0.0);
   EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.0);
@@ -145,7 +148,8 @@ TEST(CountUnnamedFramesTest, ThreadEntryPointsBeyondTheOutermostNamedFrameHideNo
 TEST(CountUnnamedFramesTest, AnUnnamedCallBetweenNamedOnesCutsTheStackShort) {
   Aggregation aggregation = ThreadedAggregation();
   aggregation.stacks = {{{0, 2, 1, 3}, 30}, {{3, 4}, 70}};
-  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
+  const report::aggregate::UnnamedFrameShares shares =
+      report::aggregate::CountUnnamedFrames(aggregation);
   EXPECT_DOUBLE_EQ(shares.cut_short_share, 0.3);
   EXPECT_DOUBLE_EQ(shares.unnamed_site_share, 0.7) << "a stack with no name at all: its site";
   EXPECT_DOUBLE_EQ(shares.hidden_share, 1.0);
@@ -161,7 +165,8 @@ TEST(CountUnnamedFramesTest, AnUnnamedCallBetweenNamedOnesCutsTheStackShort) {
 TEST(CountUnnamedFramesTest, AStackCountsOncePerFileAndUnshownFramesNotAtAll) {
   Aggregation aggregation = MakeAggregation();
   aggregation.stacks = {{{1, 3, 0}, 50}, {{0}, 50}};
-  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
+  const report::aggregate::UnnamedFrameShares shares =
+      report::aggregate::CountUnnamedFrames(aggregation);
   EXPECT_DOUBLE_EQ(shares.named_share, 0.5);
   ASSERT_EQ(shares.by_module.size(), 1u);
   EXPECT_DOUBLE_EQ(shares.by_module.at("libfoo.so.1").share, 0.5);
@@ -173,7 +178,8 @@ TEST(CountUnnamedFramesTest, AStackCountsOncePerFileAndUnshownFramesNotAtAll) {
 TEST(CountUnnamedFramesTest, OnlyNamedStacksListNoFile) {
   Aggregation aggregation = MakeAggregation();
   aggregation.stacks = {{{0}, 80}};
-  const report::aggregate::UnnamedFrameShares shares = report::aggregate::CountUnnamedFrames(aggregation);
+  const report::aggregate::UnnamedFrameShares shares =
+      report::aggregate::CountUnnamedFrames(aggregation);
   EXPECT_DOUBLE_EQ(shares.named_share, 1.0);
   EXPECT_TRUE(shares.by_module.empty());
 }
@@ -230,7 +236,8 @@ TEST_F(SymbolizationReportTest, NamedThreadsWhoseEntryPointsHaveNoNamesGetNoHint
       SummarizeSymbolization(ThreadedAggregation(), Modules, context_);
   EXPECT_FALSE(summary.complete());
   EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(summary), "");
-  const std::string verbose = report::aggregate::FormatSymbolizationSummary(summary, /*verbose=*/true);
+  const std::string verbose =
+      report::aggregate::FormatSymbolizationSummary(summary, /*verbose=*/true);
   EXPECT_NE(verbose.find("no frame without a name hides anything"), std::string::npos) << verbose;
   EXPECT_NE(verbose.find("libstdc++.so.6: hides 0.0% of the profile (90.0% in stacks with its frames)"),
             std::string::npos)
@@ -283,7 +290,8 @@ TEST_F(SymbolizationReportTest, JsonCarriesTheSameFacts) {
   report::render::ReportOptions options;
   options.symbolization = &summary;
   std::ostringstream out;
-  ASSERT_TRUE(report::render::JsonReportRenderer(options).Render(MakeAggregation(), out).has_value());
+  ASSERT_TRUE(
+      report::render::JsonReportRenderer(options).Render(MakeAggregation(), out).has_value());
   const nlohmann::json report = nlohmann::json::parse(out.str());
   const nlohmann::json& symbolization = report.at("symbolization");
   EXPECT_EQ(symbolization.at("complete"), false);
@@ -339,7 +347,8 @@ constexpr char kAllocatorDump[] =
 // A dump of memprof's own sampler: the report says what it covers, on
 // stderr and in the JSON, and a plain dump says that its allocator sampled it.
 TEST(SamplerCoverageTest, TheReportSaysWhatTheSamplersProfileCovers) {
-  EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(RunOnDumpText(kSamplerDump).summary).substr(0, 160),
+  EXPECT_EQ(report::aggregate::FormatSymbolizationSummary(RunOnDumpText(kSamplerDump).summary)
+                .substr(0, 160),
             "memprofctl: sampled by memprof since 2025-12-02 04:00:00 UTC; allocations made "
             "before are not in it; 3 sampled allocations did not fit the agent's tables and ar");
   const nlohmann::json coverage =
@@ -369,7 +378,8 @@ TEST(EmptyReportTest, NothingToShowIsSaidOnTheSide) {
   const std::string note = report::aggregate::FormatSymbolizationSummary(run.summary);
   EXPECT_NE(note.find("nothing to show: the profile holds no samples"), std::string::npos) << note;
   const PipelineRun diff = RunOnDumpText(empty, Format::kText, empty);
-  EXPECT_NE(report::aggregate::FormatSymbolizationSummary(diff.summary).find("the profiles do not differ"),
+  EXPECT_NE(report::aggregate::FormatSymbolizationSummary(diff.summary)
+                .find("the profiles do not differ"),
             std::string::npos);
 }
 

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   report::HeapProfile profile = report::aggregate::Unsample(std::move(*dump));
   double parse_ms = MillisSince(start);
 
-  report::symbolize::ParsedMemoryMap maps = report::symbolize::ParseMemoryMap(profile.mapped_libraries);
+  report::symbolize::ParsedMemoryMap maps =
+      report::symbolize::ParseMemoryMap(profile.mapped_libraries);
   report::symbolize::SymbolizerOptions symbolizer_options;
   symbolizer_options.lines = true;
   Result<report::symbolize::Symbolizer> symbolizer =

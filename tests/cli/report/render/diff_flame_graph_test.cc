@@ -223,7 +223,8 @@ TEST(DiffSvgTest, TitleAndLegendSayWhatColoursAndWidthsMean) {
 
 TEST(DiffSvgTest, AnOrdinaryFlameGraphHasNoDiffParts) {
   FakeSymbolizer symbolizer;
-  auto aggregation = aggregate::AggregateProfile(aggregate::testing::SharedProfile(), symbolizer, {});
+  auto aggregation =
+      aggregate::AggregateProfile(aggregate::testing::SharedProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   ASSERT_FALSE(aggregation->is_diff);
   std::string svg = RenderDiffSvg(*aggregation);

@@ -72,7 +72,8 @@ TEST(DiffJsonTest, SignedValuesAndBothSides) {
 
 TEST(DiffJsonTest, AnOrdinaryReportHasNoDiffKeys) {
   FakeSymbolizer symbolizer;
-  auto aggregation = aggregate::AggregateProfile(aggregate::testing::SharedProfile(), symbolizer, {});
+  auto aggregation =
+      aggregate::AggregateProfile(aggregate::testing::SharedProfile(), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::string text = Render(JsonReportRenderer({}), *aggregation);
   for (const char* key : {"\"diff\"", "total_now", "flat_base", "\"now\"", "\"base\""}) {

@@ -26,7 +26,8 @@ namespace {
 using aggregate::testing::FakeSymbolizer;
 using aggregate::testing::SharedProfile;
 
-aggregate::Aggregation AggregateBy(const HeapProfile& profile, Metric metric = Metric::kInuseSpace) {
+aggregate::Aggregation AggregateBy(const HeapProfile& profile,
+                                   Metric metric = Metric::kInuseSpace) {
   FakeSymbolizer symbolizer;
   aggregate::AggregateOptions options;
   options.metric = metric;

@@ -146,8 +146,8 @@ class JeprofComparisonTest : public ::testing::Test {
   // `same_order`: false for --base, where jeprof ranks rows by signed
   // change and we by its size; every figure of every row still matches.
   void ExpectSameText(const HeapProfile& profile, const std::string& dump,
-                      const std::string& extra_flags = "", const aggregate::AggregateOptions& options = {},
-                      bool same_order = true) {
+                      const std::string& extra_flags = "",
+                      const aggregate::AggregateOptions& options = {}, bool same_order = true) {
     for (const Variant& variant : kVariants) {
       std::string theirs = NormalizeAddresses(
           Jeprof("--text " + kNoTools + " " + variant.jeprof_flags + " " + extra_flags, dump));
@@ -202,7 +202,8 @@ TEST_F(JeprofComparisonTest, FocusAndIgnore) {
   // A caller that half the stacks pass through (ManyStacksBranch1 at the top level)
   // and one frame deeper down, named as jeprof names them without symbols.
   const Sample& sample = profile.samples.at(profile.samples.size() / 2);
-  std::string focus = aggregate::JeprofAddress(LookupAddress(sample.stack, sample.stack.size() - 4));
+  std::string focus =
+      aggregate::JeprofAddress(LookupAddress(sample.stack, sample.stack.size() - 4));
   std::string ignore = aggregate::JeprofAddress(LookupAddress(sample.stack, 6));
   aggregate::AggregateOptions options;
   options.focus = focus;
@@ -240,7 +241,8 @@ TEST_F(JeprofComparisonTest, CollapsedBase) {
   std::string dump = MakeDump("now.heap", 0, "--stacks 96 --bytes 256");
   std::string base = MakeDump("base.heap", 0, "--stacks 128 --bytes 64");
   aggregate::HexSymbolizer symbolizer;
-  auto aggregation = aggregate::AggregateProfile(aggregate::SubtractBase(Load(dump), Load(base)), symbolizer, {});
+  auto aggregation =
+      aggregate::AggregateProfile(aggregate::SubtractBase(Load(dump), Load(base)), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::ostringstream ours;
   ASSERT_TRUE(CollapsedReportRenderer().Render(*aggregation, ours).has_value());
@@ -258,7 +260,8 @@ TEST(RecordedJeprofTest, TextTables) {
       {"many_stacks_sampled.jeprof.bytes.txt", kVariants[1]},
       {"many_stacks_sampled.jeprof.objects.txt", kVariants[2]}};
   for (const auto& [file, variant] : goldens) {
-    std::string theirs = NormalizeAddresses(parse::testing::ReadFile(parse::testing::DataPath(file)));
+    std::string theirs =
+        NormalizeAddresses(parse::testing::ReadFile(parse::testing::DataPath(file)));
     ASSERT_FALSE(theirs.empty()) << file;
     EXPECT_EQ(SplitTable(OurText(profile, variant)), SplitTable(theirs)) << file;
   }
@@ -266,13 +269,13 @@ TEST(RecordedJeprofTest, TextTables) {
 
 TEST(RecordedJeprofTest, CollapsedStacks) {
   aggregate::HexSymbolizer symbolizer;
-  auto aggregation =
-      aggregate::AggregateProfile(Load(parse::testing::DataPath("many_stacks_sampled.heap")), symbolizer, {});
+  auto aggregation = aggregate::AggregateProfile(
+      Load(parse::testing::DataPath("many_stacks_sampled.heap")), symbolizer, {});
   ASSERT_TRUE(aggregation.has_value());
   std::ostringstream ours;
   ASSERT_TRUE(CollapsedReportRenderer().Render(*aggregation, ours).has_value());
-  std::string theirs =
-      parse::testing::ReadFile(parse::testing::DataPath("many_stacks_sampled.jeprof.collapsed.txt"));
+  std::string theirs = parse::testing::ReadFile(
+      parse::testing::DataPath("many_stacks_sampled.jeprof.collapsed.txt"));
   EXPECT_EQ(SortedLines(ours.str()), SortedLines(NormalizeAddresses(theirs)));
 }
 

@@ -12,7 +12,8 @@
 namespace memprof::report::render::testing {
 
 // What `renderer` writes for `aggregation`; a failed render fails the test.
-inline std::string Render(const ReportRenderer& renderer, const aggregate::Aggregation& aggregation) {
+inline std::string Render(const ReportRenderer& renderer,
+                          const aggregate::Aggregation& aggregation) {
   std::ostringstream out;
   auto ok = renderer.Render(aggregation, out);
   EXPECT_TRUE(ok.has_value()) << ok.error().message;

@@ -218,8 +218,10 @@ TEST(JsonReportTest, OneLinePerLocationAndStack) {
   for (const aggregate::Aggregation& each : {Aggregate(), aggregate::Aggregation{}}) {
     EXPECT_TRUE(nlohmann::json::accept(Render(JsonReportRenderer({}), each)));
   }
-  EXPECT_EQ(nlohmann::json::parse(Render(JsonReportRenderer({}), aggregate::Aggregation{}))["stacks"].size(),
-            0u);
+  EXPECT_EQ(
+      nlohmann::json::parse(Render(JsonReportRenderer({}), aggregate::Aggregation{}))["stacks"]
+          .size(),
+      0u);
 }
 
 TEST(JsonReportTest, InvalidUtf8InNamesDoesNotThrow) {
