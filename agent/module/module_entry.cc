@@ -20,9 +20,6 @@ void CopyError(const std::string& message, char* out, size_t size) {
 
 void* Create(memprof_getenv_fn getenv, pid_t pid, int64_t started_unix_ms, char* error,
              size_t error_size) noexcept {
-  // Before any activation can make the sampler register fork handlers of
-  // its own: the core's call them (module_abi.h, sampler_fork).
-  Sampler::LeaveForkHandlersToCaller();
   try {
     AgentConfig config = ConfigFromEnvironment(getenv);
     auto server = AgentServer::Create(config, pid, started_unix_ms);
@@ -128,7 +125,6 @@ constexpr memprof_server_ops kOps = {MEMPROF_SERVER_ABI_VERSION,
 }  // namespace
 }  // namespace memprof::agent
 
-extern "C" __attribute__((visibility("default"))) const memprof_server_ops*
-memprof_server_entry() {
+extern "C" __attribute__((visibility("default"))) const memprof_server_ops* memprof_server_entry() {
   return &memprof::agent::kOps;
 }

@@ -27,9 +27,6 @@ constexpr size_t kMaxPatchedSlots = 16384;
 // and no destructor to run at exit while another thread is in a hook.
 alignas(SamplerState) unsigned char state_storage[sizeof(SamplerState)];
 
-// Set by LeaveForkHandlersToCaller: MakeState registers no fork handlers.
-bool fork_handlers_by_caller = false;
-
 Result<SamplerState*> MakeState(const SamplerOptions& options) {
   auto* s = new (state_storage) SamplerState();
   if (!s->live.Init(options.max_live_samples) || !s->stacks.Init(options.max_stacks) ||
@@ -37,11 +34,6 @@ Result<SamplerState*> MakeState(const SamplerOptions& options) {
     s->~SamplerState();
     return Fail(ErrorCode::kResourceExhausted,
                 "memprof's sampler could not map its tables (mmap failed)");
-  }
-  if (!fork_handlers_by_caller && pthread_atfork(&Sampler::PrepareFork, &Sampler::AfterForkInParent,
-                                                 &Sampler::AfterForkInChild) != 0) {
-    s->~SamplerState();
-    return Fail(ErrorCode::kResourceExhausted, "pthread_atfork failed");
   }
   return s;
 }
@@ -145,8 +137,9 @@ Result<uint64_t> Sampler::WriteProfile(int fd) {
   pthread_mutex_unlock(&s->sample_mu);
   ok = ok && WriteMappedLibraries(writer);
   if (!ok) {
-    return Fail(ErrorCode::kInternal, std::string("writing the heap profile failed: ") +
-                                          std::strerror(writer.error() != 0 ? writer.error() : EIO));
+    return Fail(ErrorCode::kInternal,
+                std::string("writing the heap profile failed: ") +
+                    std::strerror(writer.error() != 0 ? writer.error() : EIO));
   }
   return writer.written();
 }
@@ -158,11 +151,12 @@ Result<void> Sampler::BeginRecording(size_t capacity) {
   if (result) {
     pthread_mutex_lock(&state->sample_mu);
     if (state->recent.recording()) {
-      result = Fail(ErrorCode::kFailedPrecondition, "memprof's sampler is recording a window already");
+      result =
+          Fail(ErrorCode::kFailedPrecondition, "memprof's sampler is recording a window already");
     } else if (!state->recent.Begin(capacity)) {
-      result = Fail(ErrorCode::kResourceExhausted,
-                    "memprof's sampler could not map the window's " + std::to_string(capacity) +
-                        " records (mmap failed)");
+      result = Fail(ErrorCode::kResourceExhausted, "memprof's sampler could not map the window's " +
+                                                       std::to_string(capacity) +
+                                                       " records (mmap failed)");
     } else {
       state->recording.store(true, std::memory_order_relaxed);
     }
@@ -227,10 +221,12 @@ Result<void> Sampler::WriteRecentAllocations(TextSink sink, void* opaque) {
   return {};
 }
 
-void Sampler::LeaveForkHandlersToCaller() {
-  pthread_mutex_lock(&control_mu);
-  fork_handlers_by_caller = true;
-  pthread_mutex_unlock(&control_mu);
+Result<void> Sampler::RegisterForkHandlers() {
+  if (pthread_atfork(&Sampler::PrepareFork, &Sampler::AfterForkInParent,
+                     &Sampler::AfterForkInChild) != 0) {
+    return Fail(ErrorCode::kResourceExhausted, "pthread_atfork failed");
+  }
+  return {};
 }
 
 // The child's copy of the tables is the parent's at the instant of fork().

@@ -25,10 +25,10 @@ struct SamplerOptions {
 struct SamplerStatus {
   bool active = false;
   uint64_t sample_interval = 0;
-  int64_t since_unix_ms = 0;   // the samples held began then (0: none yet)
-  uint64_t samples = 0;        // sampled since the last reset
-  uint64_t live_samples = 0;   // of them, not freed yet
-  uint64_t live_overflows = 0; // samples dropped: the live table was full
+  int64_t since_unix_ms = 0;     // the samples held began then (0: none yet)
+  uint64_t samples = 0;          // sampled since the last reset
+  uint64_t live_samples = 0;     // of them, not freed yet
+  uint64_t live_overflows = 0;   // samples dropped: the live table was full
   uint64_t stack_overflows = 0;  // samples dropped: the stack table was full
   uint64_t stacks = 0;
   uint64_t agent_thread_skips = 0;  // samples on memprof-… threads, dropped
@@ -87,12 +87,14 @@ class Sampler {
   [[nodiscard]] static Result<void> WriteRecentAllocations(TextSink sink, void* opaque);
   // fork(): every lock of the sampler is taken in PrepareFork and released
   // (parent) or made anew (child) after, so the child never inherits one
-  // held by a thread that does not exist there. By default the sampler
-  // registers these with pthread_atfork at its first activation; a caller
-  // with fork handlers of its own (the agent's core, whose locks must be
-  // taken before the sampler's) calls LeaveForkHandlersToCaller() before
-  // that and calls them from its handlers instead.
-  static void LeaveForkHandlersToCaller();
+  // held by a thread that does not exist there. Whoever uses the sampler
+  // calls these from its own fork handlers, in the order of its locks (the
+  // agent's core does: module_abi.h, sampler_fork), or has pthread_atfork
+  // call them through RegisterForkHandlers(), once, before any thread that
+  // uses the sampler could fork (the unit tests do, at start-up). Not
+  // registered lazily: a fork during the registration would run none of
+  // them and copy a lock held.
+  [[nodiscard]] static Result<void> RegisterForkHandlers();
   static void PrepareFork();
   static void AfterForkInParent();
   static void AfterForkInChild();
