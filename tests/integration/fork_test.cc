@@ -108,6 +108,19 @@ class ForkTest : public IntegrationTest {
     return answer->prof_active;
   }
 
+  // Opens a timed window of `window` in the parent and has it fork its
+  // second worker during it; that worker.
+  std::optional<Worker> ForkDuringAWindow(TargetProcess& parent, const std::string& window) {
+    CommandResult activate =
+        Cli({"activate", "--pid", std::to_string(parent.pid()), "--for", window});
+    if (activate.exit_code != 0) {
+      ADD_FAILURE() << activate;
+      return std::nullopt;
+    }
+    if (::kill(parent.pid(), SIGUSR1) != 0) return std::nullopt;
+    return AwaitWorker(parent, 2);
+  }
+
   // With the first worker up and gRPC running in the parent (its EventEngine
   // then exists), has the parent fork a second worker; that worker once its
   // agent serves.
@@ -321,10 +334,7 @@ TEST_F(ForkTest, WithForkOffAWorkerForkedDuringATimedWindowDoesNotSample) {
   TargetProcess* parent = StartForking(false, "30s", "off");
   ASSERT_NE(parent, nullptr);
   ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
-  CommandResult activate = Cli({"activate", "--pid", std::to_string(parent->pid()), "--for", "1h"});
-  ASSERT_EQ(activate.exit_code, 0) << activate;
-  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
-  auto worker = AwaitWorker(*parent, 2);
+  auto worker = ForkDuringAWindow(*parent, "1h");
   ASSERT_TRUE(worker.has_value());
   EXPECT_EQ(WorkerProfActive(*parent, worker->pid, 1), std::optional<bool>(false))
       << "a worker without an agent samples with nobody to end it";
@@ -343,10 +353,7 @@ TEST_F(ForkTest, UnderMemprofsSamplerAWorkerForkedDuringAWindowStopsWhenItEnds) 
   CommandResult status = Cli({"status", "--pid", std::to_string(parent->pid()), "--json"});
   ASSERT_EQ(status.exit_code, 0) << status;
   ASSERT_EQ(ParseJsonOutput(status)["sampler"], "memprof") << status;
-  CommandResult activate = Cli({"activate", "--pid", std::to_string(parent->pid()), "--for", "5s"});
-  ASSERT_EQ(activate.exit_code, 0) << activate;
-  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
-  auto worker = AwaitWorker(*parent, 2);
+  auto worker = ForkDuringAWindow(*parent, "5s");
   ASSERT_TRUE(worker.has_value());
   EXPECT_EQ(AskWorker(*parent, worker->pid, 1), std::optional<WorkerSampling>({false, true}))
       << "the worker samples in the window it was forked into";
@@ -368,10 +375,7 @@ TEST_F(ForkTest, UnderMemprofsSamplerWithForkOffAWorkerForkedDuringAWindowIsNotI
   TargetProcess* parent = StartForking(false, "30s", "off", {}, "prof:false");
   ASSERT_NE(parent, nullptr);
   ASSERT_TRUE(AwaitWorker(*parent, 1).has_value());
-  CommandResult activate = Cli({"activate", "--pid", std::to_string(parent->pid()), "--for", "1h"});
-  ASSERT_EQ(activate.exit_code, 0) << activate;
-  ASSERT_EQ(::kill(parent->pid(), SIGUSR1), 0);
-  auto worker = AwaitWorker(*parent, 2);
+  auto worker = ForkDuringAWindow(*parent, "1h");
   ASSERT_TRUE(worker.has_value());
   EXPECT_EQ(AskWorker(*parent, worker->pid, 1), std::optional<WorkerSampling>({false, false}))
       << "a worker without an agent is intercepted with nobody to end it";
