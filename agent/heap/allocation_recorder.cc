@@ -45,7 +45,11 @@ Error AlreadyOpen(uint64_t id, Clock::time_point deadline) {
 
 AllocationRecorder::AllocationRecorder(const Allocator& allocator, ProfilingController& profiling,
                                        pid_t pid)
-    : allocator_(allocator), profiling_(profiling), pid_(pid) {}
+    : AllocationRecorder(profiling, pid, [&allocator] { return RecentAllocationsOf(allocator); }) {}
+
+AllocationRecorder::AllocationRecorder(ProfilingController& profiling, pid_t pid,
+                                       RecordsSource records)
+    : profiling_(profiling), pid_(pid), records_source_(std::move(records)) {}
 
 AllocationRecorder::~AllocationRecorder() {
   {
@@ -73,7 +77,7 @@ Result<AllocationWindowInfo> AllocationRecorder::Open(const AllocationWindowRequ
                                                  " is outside 1.." +
                                                  std::to_string(kMaxRecordBound));
   }
-  auto records = RecentAllocationsOf(allocator_);
+  auto records = records_source_();
   if (!records) return Fail(records.error());
   std::lock_guard lock(mu_);
   if (open_) return Fail(AlreadyOpen(open_->id, open_->deadline));

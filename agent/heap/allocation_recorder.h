@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,6 +70,10 @@ struct AllocationWindowInfo {
 class AllocationRecorder {
  public:
   AllocationRecorder(const Allocator& allocator, ProfilingController& profiling, pid_t pid);
+  // Where each window's records come from: RecentAllocationsOf(allocator)
+  // above; a test wraps them to watch, or hold up, a window's end.
+  using RecordsSource = std::function<Result<std::unique_ptr<RecentAllocations>>()>;
+  AllocationRecorder(ProfilingController& profiling, pid_t pid, RecordsSource records);
   ~AllocationRecorder();
   AllocationRecorder(const AllocationRecorder&) = delete;
   AllocationRecorder& operator=(const AllocationRecorder&) = delete;
@@ -112,9 +117,9 @@ class AllocationRecorder {
   std::chrono::steady_clock::time_point NextPollLocked(int64_t count) const;
   void Loop();
 
-  const Allocator& allocator_;
   ProfilingController& profiling_;
   const pid_t pid_;
+  const RecordsSource records_source_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::optional<Window> open_;        // guarded by mu_
