@@ -57,10 +57,12 @@ AllocationRecorder::~AllocationRecorder() {
     stopping_ = true;
     cv_.notify_all();
   }
+  // A write under way completes first: the thread checks stopping_ only
+  // between windows.
   if (thread_.joinable()) thread_.join();
   std::lock_guard lock(mu_);
   if (!open_) return;
-  RestoreLocked(*open_);
+  Restore(*open_);
   open_.reset();
 }
 
@@ -79,7 +81,13 @@ Result<AllocationWindowInfo> AllocationRecorder::Open(const AllocationWindowRequ
   }
   auto records = records_source_();
   if (!records) return Fail(records.error());
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  // The last window has ended but may not be put back yet: the new one's
+  // records must not start before the old one's stop (jemalloc has one
+  // record). So this waits for the write, and for a Fetch waiting on it to
+  // take its profile (not to replace it under the Fetch), then opens: the
+  // client asked after that window's end and is not refused for it.
+  cv_.wait(lock, [this] { return !writing_ && fetching_ == 0; });
   if (open_) return Fail(AlreadyOpen(open_->id, open_->deadline));
   Window window;
   window.records = std::move(*records);
@@ -131,8 +139,17 @@ Result<void> AllocationRecorder::StartRecording(Window& window, int64_t bound) {
 }
 
 Result<std::unique_ptr<HeapDump>> AllocationRecorder::Fetch(uint64_t id) {
-  std::lock_guard lock(mu_);
-  if (open_ && open_->id == id) EndLocked(WindowEndReason::kClient);
+  std::unique_lock lock(mu_);
+  const auto ending = [&] {
+    return (open_ && open_->id == id) || (writing_ && writing_->id == id);
+  };
+  if (ending()) {
+    fetching_ = id;  // the thread ends it if it is open
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return stopping_ || !ending(); });
+    if (fetching_ == id) fetching_ = 0;
+    cv_.notify_all();  // an Open may wait for the profile to be taken
+  }
   if (!held_ || held_->id != id) {
     return Fail(ErrorCode::kNotFound,
                 "allocation window #" + std::to_string(id) +
@@ -151,7 +168,8 @@ Result<std::unique_ptr<HeapDump>> AllocationRecorder::Fetch(uint64_t id) {
 
 uint64_t AllocationRecorder::OpenWindow() const {
   std::lock_guard lock(mu_);
-  return open_ ? open_->id : 0;
+  if (open_) return open_->id;
+  return writing_ ? writing_->id : 0;
 }
 
 AllocationRecorder::State AllocationRecorder::CurrentState() const {
@@ -161,48 +179,67 @@ AllocationRecorder::State AllocationRecorder::CurrentState() const {
     state.open_window = open_->id;
     state.window_end_unix_ms = open_->facts.start_unix_ms + open_->facts.requested_ms;
     state.record_bound = open_->facts.record_bound;
+  } else if (writing_) {  // open until its profile is held: never neither
+    state.open_window = writing_->id;
+    state.window_end_unix_ms = writing_->end_unix_ms;
+    state.record_bound = writing_->record_bound;
   }
   if (held_) state.held_profile = held_->id;
   return state;
 }
 
-// Writes the window's profile (before the records go), then puts back what
-// the window found.
-void AllocationRecorder::EndLocked(WindowEndReason reason) {
+// On the recorder's thread, with `lock` held on entry and on return: takes
+// the window out of open_, and without the lock writes its profile (before
+// the records go) and puts back what the window found.
+void AllocationRecorder::EndWindow(std::unique_lock<std::mutex>& lock, WindowEndReason reason) {
   Window window = std::move(*open_);
   open_.reset();
+  writing_ = Writing{window.id, window.facts.start_unix_ms + window.facts.requested_ms,
+                     window.facts.record_bound};
+  lock.unlock();
+  std::optional<Held> held = WriteProfile(window, reason);
+  Restore(window);
+  lock.lock();
+  held_ = held;
+  writing_.reset();
+  cv_.notify_all();
+}
+
+// The window's profile into a memfd kept in profiles_; nullopt: none (said
+// in the log).
+std::optional<AllocationRecorder::Held> AllocationRecorder::WriteProfile(Window& window,
+                                                                         WindowEndReason reason) {
   window.facts.end_ns = window.facts.clock.NowNs();
   window.facts.created_unix_ms = NowUnixMs();
   window.facts.ended_by = reason;
   // A full record means the oldest were dropped to make room: the profile
   // then starts at its first record, not at the window's start.
-  auto held = window.records->Held();
-  window.facts.records_lost = held && held->lost;
+  auto count = window.records->Held();
+  window.facts.records_lost = count && count->lost;
   auto fd = CreateDumpFile();
-  if (fd) {
-    const int number = profiles_.BeginCapture(OwnedFd(std::move(*fd)));
-    auto size = WriteAllocationProfile(*window.records, window.facts, number);
-    if (size) {
-      CaptureInfo info;
-      info.created_unix_ms = window.facts.created_unix_ms;
-      info.size_bytes = *size;
-      const CaptureInfo added = profiles_.Add(number, info);
-      held_ = Held{window.id, added.sequence, Clock::now() + kUnfetchedProfileLifetime};
-      Logger().info("allocation window #{} ended ({}): profile of {} bytes", window.id,
-                    WindowEndReasonName(reason), *size);
-    } else {
-      profiles_.Abandon(number);
-      Logger().warn("allocation window #{} ended without a profile: {}", window.id,
-                    size.error().message);
-    }
-  } else {
+  if (!fd) {
     Logger().warn("allocation window #{} ended without a profile: {}", window.id,
                   fd.error().message);
+    return std::nullopt;
   }
-  RestoreLocked(window);
+  const int number = profiles_.BeginCapture(OwnedFd(std::move(*fd)));
+  auto size = WriteAllocationProfile(*window.records, window.facts, number);
+  if (!size) {
+    profiles_.Abandon(number);
+    Logger().warn("allocation window #{} ended without a profile: {}", window.id,
+                  size.error().message);
+    return std::nullopt;
+  }
+  CaptureInfo info;
+  info.created_unix_ms = window.facts.created_unix_ms;
+  info.size_bytes = *size;
+  const CaptureInfo added = profiles_.Add(number, info);
+  Logger().info("allocation window #{} ended ({}): profile of {} bytes", window.id,
+                WindowEndReasonName(reason), *size);
+  return Held{window.id, added.sequence, Clock::now() + kUnfetchedProfileLifetime};
 }
 
-void AllocationRecorder::RestoreLocked(const Window& window) {
+void AllocationRecorder::Restore(const Window& window) {
   window.records->Stop();
   if (window.activation_generation == 0) return;
   // Only if nobody changed the activation since: theirs stands.
@@ -225,25 +262,31 @@ Clock::time_point AllocationRecorder::NextPollLocked(int64_t count) const {
   return now + std::clamp(wait, kMinPoll, kMaxPoll);
 }
 
+// Why the open window ends now, if it does: a Fetch asked, its duration is
+// over, or (at a count) its records near the bound.
+std::optional<WindowEndReason> AllocationRecorder::DueEndLocked(Clock::time_point now) {
+  if (fetching_ == open_->id) return WindowEndReason::kClient;
+  if (now >= open_->deadline) return WindowEndReason::kDuration;
+  if (now < next_poll_) return std::nullopt;
+  auto held = open_->records->Held();
+  const int64_t mark = open_->facts.record_bound * kBoundEndPerMille / 1000;
+  if (held && held->records >= mark) return WindowEndReason::kBound;
+  next_poll_ = NextPollLocked(held ? held->records : 0);
+  return std::nullopt;
+}
+
 void AllocationRecorder::Loop() {
   BecomeAgentThread("allocs");
   std::unique_lock lock(mu_);
   while (!stopping_ && (open_ || held_)) {
+    const bool asked = open_ && fetching_ == open_->id;
     const auto wake = open_ ? std::min(open_->deadline, next_poll_) : held_->expires;
-    cv_.wait_until(lock, wake);
+    if (!asked) cv_.wait_until(lock, wake);
     if (stopping_) break;
     const auto now = Clock::now();
-    if (open_ && now >= open_->deadline) {
-      EndLocked(WindowEndReason::kDuration);
-    } else if (open_ && now >= next_poll_) {
-      auto held = open_->records->Held();
-      const int64_t mark = open_->facts.record_bound * kBoundEndPerMille / 1000;
-      if (held && held->records >= mark) {
-        EndLocked(WindowEndReason::kBound);
-      } else {
-        next_poll_ = NextPollLocked(held ? held->records : 0);
-      }
-    } else if (!open_ && held_ && now >= held_->expires) {
+    if (open_) {
+      if (auto reason = DueEndLocked(now)) EndWindow(lock, *reason);
+    } else if (held_ && now >= held_->expires) {
       Logger().info("allocation window #{}: its profile was not fetched within {}; dropped",
                     held_->id, FormatDuration(kUnfetchedProfileLifetime));
       profiles_.Remove(held_->keeper_sequence);

@@ -66,7 +66,16 @@ struct AllocationWindowInfo {
 // the keeper's files (capture_keeper.h).
 //
 // Threading: one thread ("memprof-allocs") from a window's start until its
-// profile is fetched or dropped. Thread-safe.
+// profile is fetched or dropped. Thread-safe. Only that thread ends a
+// window, whatever the reason: a Fetch of an open window asks it to (and
+// waits on cv_ until the profile is held, the window ended without one, or
+// the recorder is stopping). It writes the profile and puts back what the
+// window found without holding mu_ (a write of a large bound takes seconds),
+// so CurrentState() and OpenWindow() answer at once meanwhile, and show the
+// window as still open until its profile is held. An Open() meanwhile waits
+// for the write (and for a Fetch waiting on it to take the profile), so that
+// the old window's records are put back before the new one's start; the
+// destructor joins the thread, so a write under way completes first.
 class AllocationRecorder {
  public:
   AllocationRecorder(const Allocator& allocator, ProfilingController& profiling, pid_t pid);
@@ -83,10 +92,12 @@ class AllocationRecorder {
   // keeps every record (-1: a bound would drop them); kInvalidArgument: a
   // duration or bound out of range.
   [[nodiscard]] Result<AllocationWindowInfo> Open(const AllocationWindowRequest& request);
-  // Ends window `id` now if it is still open, and hands its profile over
+  // Ends window `id` now if it is still open (on the recorder's thread:
+  // this waits for the profile to be written), and hands its profile over
   // (once: it is then dropped from the agent). kNotFound: no such profile.
   [[nodiscard]] Result<std::unique_ptr<HeapDump>> Fetch(uint64_t id);
-  // The open window's id, or 0.
+  // The open window's id, or 0. A window whose profile is being written is
+  // still open.
   uint64_t OpenWindow() const;
   struct State {
     uint64_t open_window = 0;  // 0: none
@@ -111,10 +122,19 @@ class AllocationRecorder {
     std::chrono::steady_clock::time_point expires;
   };
 
+  // The window being written: what CurrentState() shows of it meanwhile.
+  struct Writing {
+    uint64_t id = 0;
+    int64_t end_unix_ms = 0;
+    int64_t record_bound = 0;
+  };
+
   Result<void> StartRecording(Window& window, int64_t bound);
-  void EndLocked(WindowEndReason reason);
-  void RestoreLocked(const Window& window);
+  void EndWindow(std::unique_lock<std::mutex>& lock, WindowEndReason reason);
+  std::optional<Held> WriteProfile(Window& window, WindowEndReason reason);
+  void Restore(const Window& window);
   std::chrono::steady_clock::time_point NextPollLocked(int64_t count) const;
+  std::optional<WindowEndReason> DueEndLocked(std::chrono::steady_clock::time_point now);
   void Loop();
 
   ProfilingController& profiling_;
@@ -123,9 +143,13 @@ class AllocationRecorder {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::optional<Window> open_;        // guarded by mu_
+  std::optional<Writing> writing_;    // guarded by mu_; set while the thread writes
   std::optional<Held> held_;          // guarded by mu_
   std::chrono::steady_clock::time_point next_poll_;  // guarded by mu_
   uint64_t last_id_ = 0;              // guarded by mu_
+  // The window a Fetch waits for (0: none): the thread ends it if it is
+  // open, and an Open waits until the Fetch has taken its profile.
+  uint64_t fetching_ = 0;             // guarded by mu_
   bool stopping_ = false;             // guarded by mu_
   bool thread_running_ = false;       // guarded by mu_
   std::thread thread_;
