@@ -44,8 +44,10 @@ Error AlreadyOpen(uint64_t id, Clock::time_point deadline) {
 }  // namespace
 
 AllocationRecorder::AllocationRecorder(const Allocator& allocator, ProfilingController& profiling,
-                                       pid_t pid)
-    : AllocationRecorder(profiling, pid, [&allocator] { return RecentAllocationsOf(allocator); }) {}
+                                       pid_t pid, StateChanges* changes)
+    : AllocationRecorder(profiling, pid, [&allocator] { return RecentAllocationsOf(allocator); }) {
+  changes_ = changes;
+}
 
 AllocationRecorder::AllocationRecorder(ProfilingController& profiling, pid_t pid,
                                        RecordsSource records)
@@ -117,6 +119,8 @@ Result<AllocationWindowInfo> AllocationRecorder::Open(const AllocationWindowRequ
     thread_ = std::thread([this] { Loop(); });
   }
   cv_.notify_all();
+  lock.unlock();
+  Changed();
   Logger().info("allocation window #{} opened for {} (record bound {}{})", info.id,
                 FormatDuration(request.duration), bound,
                 info.profiling_activated ? ", sampling activated for it" : "");
@@ -161,6 +165,8 @@ Result<std::unique_ptr<HeapDump>> AllocationRecorder::Fetch(uint64_t id) {
   profiles_.Remove(held_->keeper_sequence);
   held_.reset();
   cv_.notify_all();
+  lock.unlock();
+  Changed();
   if (!opened) return Fail(opened.error());
   return std::make_unique<HeapDump>(std::move(opened->fd), opened->info.size_bytes, id,
                                     opened->info.created_unix_ms);
@@ -203,6 +209,13 @@ void AllocationRecorder::EndWindow(std::unique_lock<std::mutex>& lock, WindowEnd
   held_ = held;
   writing_.reset();
   cv_.notify_all();
+  lock.unlock();
+  Changed();
+  lock.lock();
+}
+
+void AllocationRecorder::Changed() {
+  if (changes_ != nullptr) changes_->Changed();
 }
 
 // The window's profile into a memfd kept in profiles_; nullopt: none (said
@@ -291,6 +304,9 @@ void AllocationRecorder::Loop() {
                     held_->id, FormatDuration(kUnfetchedProfileLifetime));
       profiles_.Remove(held_->keeper_sequence);
       held_.reset();
+      lock.unlock();
+      Changed();
+      lock.lock();
     }
   }
   thread_running_ = false;

@@ -18,6 +18,7 @@
 #include "agent/heap/dump_streamer.h"
 #include "agent/heap/profiling_controller.h"
 #include "agent/heap/recent_allocations.h"
+#include "agent/heap/state_changes.h"
 #include "common/result.h"
 
 namespace memprof::agent {
@@ -78,7 +79,11 @@ struct AllocationWindowInfo {
 // destructor joins the thread, so a write under way completes first.
 class AllocationRecorder {
  public:
-  AllocationRecorder(const Allocator& allocator, ProfilingController& profiling, pid_t pid);
+  // Each change of what CurrentState() shows (a window opened or ended, its
+  // profile held, handed over or dropped) is told to `changes` if given,
+  // without mu_ held.
+  AllocationRecorder(const Allocator& allocator, ProfilingController& profiling, pid_t pid,
+                     StateChanges* changes = nullptr);
   // Where each window's records come from: RecentAllocationsOf(allocator)
   // above; a test wraps them to watch, or hold up, a window's end.
   using RecordsSource = std::function<Result<std::unique_ptr<RecentAllocations>>()>;
@@ -131,6 +136,7 @@ class AllocationRecorder {
 
   Result<void> StartRecording(Window& window, int64_t bound);
   void EndWindow(std::unique_lock<std::mutex>& lock, WindowEndReason reason);
+  void Changed();
   std::optional<Held> WriteProfile(Window& window, WindowEndReason reason);
   void Restore(const Window& window);
   std::chrono::steady_clock::time_point NextPollLocked(int64_t count) const;
@@ -140,6 +146,7 @@ class AllocationRecorder {
   ProfilingController& profiling_;
   const pid_t pid_;
   const RecordsSource records_source_;
+  StateChanges* changes_ = nullptr;  // may be null; set at construction
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::optional<Window> open_;        // guarded by mu_

@@ -90,8 +90,9 @@ Result<uint64_t> CaptureWatcher::AllocatedBytes() const {
   return summary->allocated;
 }
 
-CaptureWatcher::CaptureWatcher(const Allocator& allocator, std::chrono::milliseconds poll)
-    : allocator_(allocator), poll_(poll) {}
+CaptureWatcher::CaptureWatcher(const Allocator& allocator, std::chrono::milliseconds poll,
+                               StateChanges* changes)
+    : allocator_(allocator), poll_(poll), changes_(changes) {}
 
 CaptureWatcher::~CaptureWatcher() { Disarm(); }
 
@@ -127,6 +128,7 @@ Result<CaptureState> CaptureWatcher::Arm(const CaptureSettings& settings) {
   }
   cv_.notify_all();
   LogArmed(settings, *allocated, limit);
+  Changed();
   return State();
 }
 
@@ -167,7 +169,13 @@ void CaptureWatcher::Disarm() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (was_armed) Logger().info("peak capture disarmed; captures taken are kept");
+  if (!was_armed) return;
+  Logger().info("peak capture disarmed; captures taken are kept");
+  Changed();
+}
+
+void CaptureWatcher::Changed() {
+  if (changes_ != nullptr) changes_->Changed();
 }
 
 CaptureState CaptureWatcher::State() {
@@ -209,6 +217,8 @@ void CaptureWatcher::Loop() {
     PollOnce(lock, *profiler_, !fast || ++tick % kNearLimitPollDivisor == 0);
   }
   running_ = false;
+  lock.unlock();
+  Changed();  // disarmed, by Disarm() or because profiling ended
 }
 
 // One look at the cgroup and, when `full`, at the allocator, with `lock` (on
@@ -297,6 +307,7 @@ void CaptureWatcher::Capture(HeapProfiler& profiler, CaptureInfo info) {
   }
   info.size_bytes = *size;
   info = keeper_.Add(number, info);
+  Changed();
   Logger().info("{} capture #{}: allocated {} bytes{}; {}-byte profile in {} ms",
                 info.trigger == CaptureTrigger::kNearLimit ? "near-limit" : "peak",
                 info.sequence, info.allocated_bytes,

@@ -13,6 +13,7 @@
 #include "agent/allocators/allocator.h"
 #include "agent/heap/capture_keeper.h"
 #include "agent/heap/dump_streamer.h"
+#include "agent/heap/state_changes.h"
 #include "common/cgroup_memory.h"
 #include "common/result.h"
 
@@ -99,11 +100,16 @@ struct CaptureState {
 // abandoned, never destroyed, and CaptureKeeper closes the child's copies of
 // the capture files.
 //
+// Each change of what State() shows (armed, disarmed, a capture taken, the
+// oldest dropped for it) is told to `changes` if given, with none of the
+// watcher's locks held.
+//
 // Thread-safe.
 class CaptureWatcher {
  public:
   explicit CaptureWatcher(const Allocator& allocator,
-                          std::chrono::milliseconds poll = kCapturePollInterval);
+                          std::chrono::milliseconds poll = kCapturePollInterval,
+                          StateChanges* changes = nullptr);
   ~CaptureWatcher();
   CaptureWatcher(const CaptureWatcher&) = delete;
   CaptureWatcher& operator=(const CaptureWatcher&) = delete;
@@ -138,12 +144,14 @@ class CaptureWatcher {
   bool NearLimitCaptureDue(std::optional<CgroupMemoryLimit>& limit, uint32_t next_percent,
                            bool full);
   void Capture(HeapProfiler& profiler, CaptureInfo info);
+  void Changed();
   void StartThreadLocked();
   static void LogArmed(const CaptureSettings& settings, uint64_t allocated,
                        const std::optional<CgroupMemoryLimit>& limit);
 
   const Allocator& allocator_;
   const std::chrono::milliseconds poll_;
+  StateChanges* const changes_;  // may be null
   CaptureKeeper keeper_;
   std::mutex lifecycle_mu_;  // Arm/Disarm: starting and joining the thread
   std::thread thread_;       // guarded by lifecycle_mu_

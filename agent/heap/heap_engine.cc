@@ -20,7 +20,7 @@ HeapEngine::HeapEngine(const HeapEngineOptions& options)
       allocator_(DetectAllocator()),
       profiling_(*allocator_),
       dumps_(*allocator_, options.dump_limits),
-      captures_(*allocator_),
-      allocations_(*allocator_, profiling_, identity_.pid) {}
+      captures_(*allocator_, kCapturePollInterval, &changes_),
+      allocations_(*allocator_, profiling_, identity_.pid, &changes_) {}
 
 }  // namespace memprof::agent

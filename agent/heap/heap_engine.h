@@ -13,6 +13,7 @@
 #include "agent/heap/dump_streamer.h"
 #include "agent/heap/process_identity.h"
 #include "agent/heap/profiling_controller.h"
+#include "agent/heap/state_changes.h"
 
 namespace memprof::agent {
 
@@ -45,6 +46,8 @@ class HeapEngine {
   DumpStreamer& dumps() { return dumps_; }
   CaptureWatcher& captures() { return captures_; }
   AllocationRecorder& allocations() { return allocations_; }
+  // Told of each change to captures and allocation windows (Watch).
+  StateChanges& changes() { return changes_; }
 
  private:
   ProcessIdentity identity_;
@@ -52,6 +55,7 @@ class HeapEngine {
   // Each holds a reference to *allocator_: declared after it, gone before it.
   ProfilingController profiling_;
   DumpStreamer dumps_;
+  StateChanges changes_;  // before those that tell it
   CaptureWatcher captures_;
   AllocationRecorder allocations_;  // uses profiling_: declared after it
 };

@@ -1,9 +1,8 @@
 #include "agent/service/memory_profile_service.h"
 
-#include <unistd.h>
-
 #include <grpc/grpc_security_constants.h>
 #include <grpcpp/security/auth_context.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "agent/sampler/sampler.h"
 #include "agent/service/dump_reactor.h"
 #include "agent/service/status_mapping.h"
+#include "agent/service/watch_reactor.h"
 #include "common/duration.h"
 #include "common/version.h"
 
@@ -88,6 +88,13 @@ void ToProto(const CaptureState& state, v1::CaptureState& out) {
   }
   out.set_near_limit_percent(state.near_limit_percent);
   out.set_next_near_limit_percent(state.next_near_limit_percent);
+}
+
+void ToProto(const AllocationRecorder::State& state, v1::AllocationWindowState& out) {
+  out.set_open_window(state.open_window);
+  out.set_window_end_unix_ms(state.window_end_unix_ms);
+  out.set_record_bound(static_cast<uint64_t>(state.record_bound));
+  out.set_held_profile(state.held_profile);
 }
 
 void ToProto(const CgroupMemoryLimit& limit, v1::MemoryLimit& out) {
@@ -256,6 +263,18 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamAllocations
   }
 }
 
+grpc::ServerWriteReactor<v1::WatchEvent>* MemoryProfileService::Watch(
+    grpc::CallbackServerContext* context, const v1::WatchRequest* /*request*/) {
+  if (auto refusal = Refusal(*context)) return new WatchReactor(calls_, *refusal);
+  return new WatchReactor(calls_, changes_, [this] {
+    v1::WatchEvent event;
+    ToProto(captures_.State(), *event.mutable_capture());
+    ToProto(allocations_.CurrentState(), *event.mutable_allocation_window());
+    event.set_sent_unix_ms(NowUnixMs());
+    return event;
+  });
+}
+
 grpc::ServerUnaryReactor* MemoryProfileService::OpenAllocationWindow(
     grpc::CallbackServerContext* context, const v1::AllocationWindowRequest* request,
     v1::AllocationWindowResponse* response) {
@@ -306,12 +325,7 @@ Result<void> MemoryProfileService::FillStatus(v1::StatusResponse& r) const {
   r.set_agent_started_unix_ms(identity_.started_unix_ms);
   r.set_started_by(identity_.started_by);
   ToProto(captures_.State(), *r.mutable_capture());
-  const AllocationRecorder::State allocations = allocations_.CurrentState();
-  v1::AllocationWindowState& window = *r.mutable_allocation_window();
-  window.set_open_window(allocations.open_window);
-  window.set_window_end_unix_ms(allocations.window_end_unix_ms);
-  window.set_record_bound(static_cast<uint64_t>(allocations.record_bound));
-  window.set_held_profile(allocations.held_profile);
+  ToProto(allocations_.CurrentState(), *r.mutable_allocation_window());
   FillMemoryLimit(r);
   return {};
 }

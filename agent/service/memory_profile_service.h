@@ -57,6 +57,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
         dumps_(engine.dumps()),
         captures_(engine.captures()),
         allocations_(engine.allocations()),
+        changes_(engine.changes()),
         authorizer_(std::move(authorizer)) {}
 
   // Every call is counted from its start until it has finished.
@@ -82,6 +83,8 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   grpc::ServerUnaryReactor* OpenAllocationWindow(grpc::CallbackServerContext* context,
                                                  const v1::AllocationWindowRequest* request,
                                                  v1::AllocationWindowResponse* response) override;
+  grpc::ServerWriteReactor<v1::WatchEvent>* Watch(grpc::CallbackServerContext* context,
+                                                  const v1::WatchRequest* request) override;
 
  private:
   std::optional<grpc::Status> Refusal(const grpc::CallbackServerContext& context) const;
@@ -106,6 +109,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   DumpStreamer& dumps_;
   CaptureWatcher& captures_;
   AllocationRecorder& allocations_;
+  StateChanges& changes_;
   Authorizer authorizer_;
   CallTracker calls_;
 };

@@ -345,5 +345,65 @@ TEST_F(MemoryProfileServiceTest, ServerStopsWhenIdleAndRestartsOnDemand) {
   EXPECT_TRUE(stub_->Status(&c2, {}, &r).ok());
 }
 
+// Watch: the state of now at once, then a new event for each change
+// (here: an allocation window opened, then ended by the fetch of its
+// profile, then handed over), and the stream keeps the on-demand server up
+// until the client cancels it.
+TEST_F(MemoryProfileServiceTest, WatchPushesEachChangeOfTheWindowsAndKeepsTheServerUp) {
+  grpc::ClientContext watch_ctx;
+  auto reader = stub_->Watch(&watch_ctx, v1::WatchRequest());
+  v1::WatchEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.allocation_window().open_window(), 0u);
+  EXPECT_FALSE(event.capture().armed());
+  EXPECT_GT(event.sent_unix_ms(), 0);
+
+  grpc::ClientContext open_ctx;
+  v1::AllocationWindowRequest open;
+  open.set_duration_ms(60000);
+  v1::AllocationWindowResponse opened;
+  ASSERT_TRUE(stub_->OpenAllocationWindow(&open_ctx, open, &opened).ok());
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.allocation_window().open_window(), opened.window());
+
+  grpc::ClientContext dump_ctx;
+  v1::DumpRequest fetch;
+  fetch.set_allocation_window(opened.window());
+  auto dump = stub_->Dump(&dump_ctx, fetch);
+  v1::DumpChunk chunk;
+  while (dump->Read(&chunk)) {
+  }
+  ASSERT_TRUE(dump->Finish().ok());
+  // Ended (its profile held), then handed over: at most two events, the
+  // last one current.
+  bool handed_over = false;
+  for (int i = 0; i < 2 && !handed_over; ++i) {
+    ASSERT_TRUE(reader->Read(&event));
+    handed_over = event.allocation_window().open_window() == 0 &&
+                  event.allocation_window().held_profile() == 0;
+  }
+  EXPECT_TRUE(handed_over) << event.DebugString();
+
+  // A watch in flight: idle ticks leave the server up.
+  server_->Tick();
+  EXPECT_TRUE(server_->serving());
+  watch_ctx.TryCancel();
+  while (reader->Read(&event)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_TRUE(
+      WaitUntil([&] { return service_->calls().in_flight() == 0; }, std::chrono::seconds(5)));
+}
+
+TEST_F(MemoryProfileServiceTest, WatchIsRefusedToAnotherUser) {
+  Connect(PeerCredentials{.pid = ::getpid(), .uid = ::geteuid() + 1, .gid = ::getegid()});
+  grpc::ClientContext ctx;
+  auto reader = stub_->Watch(&ctx, v1::WatchRequest());
+  v1::WatchEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::PERMISSION_DENIED);
+}
+
 }  // namespace
+
 }  // namespace memprof::agent
