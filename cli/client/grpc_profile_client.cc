@@ -343,6 +343,55 @@ Attempt<void> DumpOnce(const Target& target, const memprof::v1::DumpRequest& req
   return outcome;
 }
 
+// One Watch stream into `sink`: true once the sink ended it, false when the
+// agent has no Watch. The first event must come within `timeout`; after it,
+// the stream has no deadline (it lasts as long as the caller follows).
+Attempt<bool> WatchOnce(const Target& target, const WatchSink& sink,
+                        std::chrono::milliseconds timeout, const std::stop_token& stop,
+                        const std::stop_token& stop_watch) {
+  auto connection = Connect(target, timeout);
+  if (!connection) {
+    return FailedAttempt<bool>(connection.error(), ConnectFailure(connection.error()));
+  }
+  grpc::ClientContext context;
+  std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
+  std::stop_callback cancel_watch(stop_watch, [&context] { context.TryCancel(); });
+  StartDeadline first_event(timeout, [&context] { context.TryCancel(); });
+  auto reader = connection->stub->Watch(&context, memprof::v1::WatchRequest());
+  memprof::v1::WatchEvent event;
+  Attempt<bool> outcome{false};
+  bool ended_by_sink = false;
+  while (reader->Read(&event)) {
+    first_event.Disarm();
+    outcome.data_delivered = true;
+    outcome.result = sink(event);
+    if (!outcome.result || !*outcome.result) {
+      ended_by_sink = outcome.result.has_value();
+      context.TryCancel();
+      while (reader->Read(&event)) {
+      }
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  first_event.Disarm();
+  if (!outcome.result) return outcome;
+  if (ended_by_sink) return {true};
+  if (stop.stop_requested() || stop_watch.stop_requested()) {
+    return {Interrupted(), AttemptFailure::kOther, outcome.data_delivered};
+  }
+  if (first_event.expired()) {
+    return {Fail(ErrorCode::kUnavailable, "the memprof agent of " + DescribeTarget(target) +
+                                              " did not answer a watch within " +
+                                              FormatDuration(timeout) + StateNote(target)),
+            AttemptFailure::kOther, false};
+  }
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) return {false};
+  outcome.result = Fail(ErrorFromGrpcStatus(status, target));
+  outcome.failure = CallFailure(status, *connection);
+  return outcome;
+}
+
 }  // namespace
 
 GrpcProfileClient::GrpcProfileClient(std::chrono::milliseconds rpc_timeout, std::stop_token stop)
@@ -412,6 +461,13 @@ Result<void> GrpcProfileClient::Dump(const Target& target, const memprof::v1::Du
   // start the dump, must fit in one RPC timeout.
   return WithRetries<void>(target, rpc_timeout_, stop_, [&](std::chrono::milliseconds left) {
     return DumpOnce(target, request, sink, left, rpc_timeout_, stop_);
+  });
+}
+
+Result<bool> GrpcProfileClient::Watch(const Target& target, const WatchSink& sink,
+                                      const std::stop_token& stop) {
+  return WithRetries<bool>(target, rpc_timeout_, stop_, [&](std::chrono::milliseconds left) {
+    return WatchOnce(target, sink, left, stop_, stop);
   });
 }
 

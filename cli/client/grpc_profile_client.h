@@ -38,6 +38,8 @@ class GrpcProfileClient final : public ProfileClient {
       const Target& target, const memprof::v1::AllocationWindowRequest& request) override;
   Result<void> Dump(const Target& target, const memprof::v1::DumpRequest& request,
                     const DumpChunkSink& sink) override;
+  Result<bool> Watch(const Target& target, const WatchSink& sink,
+                     const std::stop_token& stop) override;
 
  private:
   std::chrono::milliseconds rpc_timeout_;

@@ -9,4 +9,8 @@ Result<memprof::v1::AllocationWindowResponse> ProfileClient::OpenAllocationWindo
                   ")");
 }
 
+Result<bool> ProfileClient::Watch(const Target&, const WatchSink&, const std::stop_token&) {
+  return false;
+}
+
 }  // namespace memprof::cli

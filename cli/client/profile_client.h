@@ -2,6 +2,7 @@
 #define MEMPROF_CLI_CLIENT_PROFILE_CLIENT_H_
 
 #include <functional>
+#include <stop_token>
 
 #include "cli/client/target.h"
 #include "common/result.h"
@@ -12,6 +13,10 @@ namespace memprof::cli {
 // Receives the chunks of a Dump stream one at a time, as they arrive; an
 // error return cancels the stream and becomes the result of Dump().
 using DumpChunkSink = std::function<Result<void>(const memprof::v1::DumpChunk&)>;
+
+// Receives each event of a Watch stream as it arrives: true to go on, false
+// to end the watch; an error ends it too and becomes the result of Watch().
+using WatchSink = std::function<Result<bool>(const memprof::v1::WatchEvent&)>;
 
 // The CLI's view of one agent: the six RPCs of memprof.v1.MemoryProfile with
 // errors already translated into memprof::Error. Commands depend on this
@@ -41,6 +46,14 @@ class ProfileClient {
   [[nodiscard]] virtual Result<void> Dump(const Target& target,
                                           const memprof::v1::DumpRequest& request,
                                           const DumpChunkSink& sink) = 0;
+  // Follows the agent's captures and allocation windows as they change (the
+  // Watch RPC): `sink` gets the state of now, then the state after each
+  // change, until it returns false (then true), `stop` or the client's own
+  // stop is requested (kCancelled), or the stream breaks (its error). false
+  // when the agent cannot push (older than Watch): the caller asks Status
+  // instead. The default (test fakes): false.
+  [[nodiscard]] virtual Result<bool> Watch(const Target& target, const WatchSink& sink,
+                                           const std::stop_token& stop);
 };
 
 }  // namespace memprof::cli

@@ -1,9 +1,11 @@
 #include "cli/collect/allocation_window.h"
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <stop_token>
 #include <string>
+#include <thread>
 
 #include "cli/client/dump_transfer.h"
 #include "cli/client/target.h"
@@ -112,12 +114,27 @@ Result<void> AllocationRun::Open() {
 
 WindowWaitResult AllocationRun::Wait() {
   // The wait also ends when the agent has ended the window by itself (near
-  // its record bound): a Status every kStatusEvery ticks says so.
+  // its record bound): the agent pushes the change (Watch, on a thread of
+  // its own here); an agent older than Watch is asked (Status) every
+  // kStatusEvery ticks.
   std::stop_source ended;
   std::stop_callback interrupt(runtime_.end_early, [&ended] { ended.request_stop(); });
+  std::atomic<bool> pushes{true};
+  std::jthread watch([&](const std::stop_token& stop) {
+    auto watched = client_.Watch(
+        target_,
+        [&](const memprof::v1::WatchEvent& event) -> Result<bool> {
+          if (event.allocation_window().open_window() == outcome_.window) return true;
+          ended.request_stop();
+          return false;
+        },
+        stop);
+    if (!watched || !*watched) pushes.store(false);
+  });
   int ticks = 0;
   const WindowTick ask_agent = [&](milliseconds) {
-    if (++ticks % kStatusEvery == 0 && WindowEndedByAgent()) ended.request_stop();
+    if (pushes.load() || ++ticks % kStatusEvery != 0) return;
+    if (WindowEndedByAgent()) ended.request_stop();
   };
   WindowWaitResult waited = WaitShowingProgress(runtime_, console_, target_.local_pid(),
                                                 outcome_.requested, ended.get_token(), ask_agent);

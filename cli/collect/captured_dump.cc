@@ -1,10 +1,10 @@
 #include "cli/collect/captured_dump.h"
 
 #include <chrono>
-#include <thread>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "cli/client/capture_format.h"
 #include "cli/collect/dump_delivery.h"
@@ -12,6 +12,7 @@
 #include "cli/collect/periodic_dump.h"
 #include "cli/io/dump_file_name.h"
 #include "cli/io/human_format.h"
+#include "cli/io/logging.h"
 #include "cli/targets/target_selection.h"
 #include "common/json_schema_versions.h"
 
@@ -151,42 +152,74 @@ bool EndsSoon(const TargetDiscovery& discovery, pid_t pid) {
   return true;
 }
 
-// One look at the agent: writes the captures newer than the last written.
-// false once following should end (the process or its capturing ended), with
-// a note saying which.
-Result<bool> FollowOnce(const Target& target, const std::string& out_dir, bool json,
-                        CaptureProgress& progress, const TargetDiscovery& discovery,
-                        ProfileClient& client, const Console& console,
-                        const std::stop_token& stop) {
-  const std::string who = "pid " + std::to_string(target.pid);
-  auto status = client.Status(target);
-  if (!status) {
-    if (!EndsSoon(discovery, target.pid)) return Fail(status.error());
-    console.notes() << who << " ended; " << progress.written << " captures written to " << out_dir
-                    << '\n';
-    return false;
-  }
-  auto saved = SaveNewCaptures(target, *status, out_dir, json, progress, discovery, client,
-                               console, stop);
+// What one state of the agent's captures asks of the follower: the new
+// captures written; false once following should end (the process ended
+// while one was fetched, or its capturing was disarmed), with a note.
+Result<bool> FollowState(const Target& target, const memprof::v1::CaptureState& capture,
+                         const std::string& out_dir, bool json, CaptureProgress& progress,
+                         const TargetDiscovery& discovery, ProfileClient& client,
+                         const Console& console, const std::stop_token& stop) {
+  auto saved =
+      SaveNewCaptures(target, capture, out_dir, json, progress, discovery, client, console, stop);
   if (!saved || !*saved) return saved;
-  if (status->capture().armed()) return true;
-  console.notes() << who << ": capturing was disarmed (deactivate, or a window that ended); "
+  if (capture.armed()) return true;
+  console.notes() << "pid " << target.pid
+                  << ": capturing was disarmed (deactivate, or a window that ended); "
                   << progress.written << " captures written to " << out_dir << '\n';
   return false;
 }
 
+// One look at the agent (Status): writes the captures newer than the last
+// written. false once following should end, with a note saying why.
+Result<bool> FollowOnce(const Target& target, const std::string& out_dir, bool json,
+                        CaptureProgress& progress, const TargetDiscovery& discovery,
+                        ProfileClient& client, const Console& console,
+                        const std::stop_token& stop) {
+  auto status = client.Status(target);
+  if (!status) {
+    if (!EndsSoon(discovery, target.pid)) return Fail(status.error());
+    console.notes() << "pid " << target.pid << " ended; " << progress.written
+                    << " captures written to " << out_dir << '\n';
+    return false;
+  }
+  return FollowState(target, status->capture(), out_dir, json, progress, discovery, client, console,
+                     stop);
+}
+
 // --follow: writes each capture as it is taken, until the process ends, its
-// capturing is disarmed, or a stop request.
-Result<void> Follow(const TargetSelector& selector, const Target& target,
-                    const std::string& out_dir, bool json, TargetDiscovery& discovery,
-                    ProfileClient& client, const Console& console, const std::stop_token& stop) {
-  (void)selector;
-  console.notes() << "pid " << target.pid << ": following its captures into " << out_dir
-                  << ", each written as it is taken (until it ends, capturing is disarmed, or "
-                     "Ctrl-C)\n";
+// capturing is disarmed, or a stop request. The agent pushes each change
+// (Watch); when the stream breaks (the agent's server stops around a fork,
+// the process ends) one Status says what happened and the watch starts
+// again, at most every kFollowPollInterval. An agent older than Watch is
+// asked every kFollowPollInterval instead.
+Result<void> Follow(const Target& target, const std::string& out_dir, bool json,
+                    TargetDiscovery& discovery, ProfileClient& client, const Console& console,
+                    const std::stop_token& stop) {
+  // Said once the agent's first answer is in: from then on, no capture is missed.
+  bool announced = false;
+  const auto announce = [&] {
+    if (std::exchange(announced, true)) return;
+    console.notes() << "pid " << target.pid << ": following its captures into " << out_dir
+                    << ", each written as it is taken (until it ends, capturing is disarmed, "
+                       "or Ctrl-C)\n";
+  };
   CaptureProgress progress;
+  const WatchSink on_change = [&](const memprof::v1::WatchEvent& event) {
+    announce();
+    return FollowState(target, event.capture(), out_dir, json, progress, discovery, client, console,
+                       stop);
+  };
+  bool pushed = true;
   IntervalTicker ticker(kFollowPollInterval, SteadyTickClock());
   while (ticker.WaitNext(stop)) {
+    if (pushed) {
+      auto watched = client.Watch(target, on_change, stop);
+      if (watched && *watched) break;  // FollowState ended it, with its note
+      if (watched) pushed = false;     // an agent older than Watch
+      if (stop.stop_requested()) break;
+      if (!watched) Log().debug("pid {}: watch ended: {}", target.pid, watched.error().message);
+    }
+    announce();
     auto more = FollowOnce(target, out_dir, json, progress, discovery, client, console, stop);
     if (!more) return Fail(more.error());
     if (!*more) break;
@@ -199,13 +232,13 @@ Result<void> Follow(const TargetSelector& selector, const Target& target,
 
 }  // namespace
 
-Result<bool> SaveNewCaptures(const Target& target, const memprof::v1::StatusResponse& status,
+Result<bool> SaveNewCaptures(const Target& target, const memprof::v1::CaptureState& capture,
                              const std::string& out_dir, bool json, CaptureProgress& progress,
                              const TargetDiscovery& discovery, ProfileClient& client,
                              const Console& console, const std::stop_token& stop) {
   const std::string host = HostForFileNames(target);
   const TargetSelector selector{.pid = target.pid, .name = "", .resolved = target};
-  for (const auto& info : status.capture().held()) {
+  for (const auto& info : capture.held()) {
     if (info.sequence() <= progress.last_sequence) continue;
     auto fetched = Fetch(selector, target, out_dir, host, info, json, discovery, client, console,
                          stop);
@@ -239,7 +272,7 @@ Result<void> RunCapturedDump(const TargetSelector& selector, const std::string& 
   if (!status) return Fail(status.error());
   if (follow) {
     if (auto ok = CheckFollowable(*status, *target); !ok) return ok;
-    return Follow(selector, *target, out_dir, json, discovery, client, console, stop);
+    return Follow(*target, out_dir, json, discovery, client, console, stop);
   }
   if (auto held = CheckHeld(*status, *target); !held) return held;
   const std::string host = HostForFileNames(*target);

@@ -25,7 +25,8 @@ namespace memprof::cli {
 // agent holds no capture (saying whether it is armed); a capture dropped for
 // a newer one while the others were fetched is skipped with a note.
 //
-// `follow` (--follow): keeps looking (a Status call every kFollowPollInterval)
+// `follow` (--follow): follows the agent's captures as it pushes them (the
+// Watch stream; an agent older than it is asked every kFollowPollInterval)
 // and writes each capture as soon as the agent holds it, the ones
 // already held first, so that captures survive the process (an OOM kill
 // ends it, and its captures with it). Ends normally when the process ends,
@@ -44,20 +45,21 @@ struct CaptureProgress {
   uint64_t written = 0;
 };
 
-// Writes the captures `status` lists as held and newer than
+// Writes the captures `capture` lists as held and newer than
 // progress.last_sequence into `out_dir` (as `dump --captured`, a line each,
 // or with `json` a document per line). false when the process ended while
 // one was fetched (with a note); an error for any other failure. Used by
 // --follow and by the exporter's --captures-dir.
 [[nodiscard]] Result<bool> SaveNewCaptures(const Target& target,
-                                           const memprof::v1::StatusResponse& status,
+                                           const memprof::v1::CaptureState& capture,
                                            const std::string& out_dir, bool json,
-                                           CaptureProgress& progress, const TargetDiscovery& discovery,
-                                           ProfileClient& client, const Console& console,
-                                           const std::stop_token& stop);
+                                           CaptureProgress& progress,
+                                           const TargetDiscovery& discovery, ProfileClient& client,
+                                           const Console& console, const std::stop_token& stop);
 
-// How often --follow asks the agent for new captures: the agent checks
-// every 100 ms, so a capture is on disk within about 200 ms plus its transfer.
+// How often --follow asks an agent older than Watch for new captures (the
+// agent checks every 100 ms, so a capture is on disk within about 200 ms
+// plus its transfer), and how often at most it starts a broken watch again.
 inline constexpr std::chrono::milliseconds kFollowPollInterval(100);
 
 }  // namespace memprof::cli

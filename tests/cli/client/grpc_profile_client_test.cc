@@ -1,24 +1,26 @@
 #include "cli/client/grpc_profile_client.h"
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <fcntl.h>
-#include <poll.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "common/fd.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
 #include "tests/cli/testing/cli_test_util.h"
 #include "tests/cli/testing/fake_profile_client.h"
+#include "tests/support/wait_until.h"
 
 namespace memprof::cli {
 namespace {
@@ -46,6 +48,20 @@ class ScriptedService final : public memprof::v1::MemoryProfile::Service {
   bool agent_cancels_dump = false;
 
   std::atomic<int> status_calls = 0;
+  // Watch: UNIMPLEMENTED (an agent older than it) unless set; then these
+  // events, after which the stream stays open until the client cancels.
+  std::optional<std::vector<memprof::v1::WatchEvent>> watch_events;
+  std::atomic<bool> watch_saw_cancel = false;
+
+  grpc::Status Watch(grpc::ServerContext* ctx, const memprof::v1::WatchRequest*,
+                     grpc::ServerWriter<memprof::v1::WatchEvent>* writer) override {
+    if (!watch_events) return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "");
+    for (const auto& event : *watch_events) {
+      if (!writer->Write(event)) return grpc::Status::CANCELLED;
+    }
+    watch_saw_cancel = WaitForCancel(ctx);
+    return grpc::Status::CANCELLED;
+  }
 
   grpc::Status Status(grpc::ServerContext* ctx, const memprof::v1::StatusRequest*,
                       memprof::v1::StatusResponse* response) override {
@@ -254,6 +270,58 @@ TEST_F(GrpcProfileClientTest, StopRequestCancelsABlockedDump) {
   canceller.join();
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::kCancelled);
+}
+
+// An agent older than Watch: false, so the caller asks Status instead.
+TEST_F(GrpcProfileClientTest, WatchOnAnAgentOlderThanItSaysItCannotPush) {
+  GrpcProfileClient client(milliseconds(5000), {});
+  int events = 0;
+  auto watched = client.Watch(
+      target_, [&](const memprof::v1::WatchEvent&) -> Result<bool> { return ++events, true; }, {});
+  ASSERT_TRUE(watched) << watched.error().message;
+  EXPECT_FALSE(*watched);
+  EXPECT_EQ(events, 0);
+}
+
+// Each event reaches the sink as it comes; the sink's false ends the watch
+// (true), and the agent sees the cancel.
+TEST_F(GrpcProfileClientTest, WatchHandsEachEventToTheSinkUntilItSaysEnough) {
+  service_.watch_events.emplace(3);
+  for (int i = 0; i < 3; ++i) {
+    (*service_.watch_events)[i].mutable_capture()->set_taken_total(static_cast<uint64_t>(i));
+  }
+  GrpcProfileClient client(milliseconds(5000), {});
+  std::vector<uint64_t> seen;
+  auto watched = client.Watch(target_,
+                              [&](const memprof::v1::WatchEvent& event) -> Result<bool> {
+                                seen.push_back(event.capture().taken_total());
+                                return seen.size() < 3;
+                              },
+                              {});
+  ASSERT_TRUE(watched) << watched.error().message;
+  EXPECT_TRUE(*watched);
+  EXPECT_EQ(seen, (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_TRUE(test_support::WaitUntil([&] { return service_.watch_saw_cancel.load(); },
+                                      std::chrono::seconds(10)));
+}
+
+// A watch waiting for the next event ends at a stop request (kCancelled).
+TEST_F(GrpcProfileClientTest, StopRequestEndsAWatchThatWaits) {
+  service_.watch_events.emplace(1);
+  GrpcProfileClient client(milliseconds(5000), {});
+  std::stop_source stop;
+  std::atomic<int> events = 0;
+  std::thread stopper([&] {
+    (void)test_support::WaitUntil([&] { return events.load() > 0; }, std::chrono::seconds(10));
+    stop.request_stop();
+  });
+  auto watched = client.Watch(
+      target_, [&](const memprof::v1::WatchEvent&) -> Result<bool> { return ++events, true; },
+      stop.get_token());
+  stopper.join();
+  ASSERT_FALSE(watched);
+  EXPECT_EQ(watched.error().code, ErrorCode::kCancelled);
+  EXPECT_EQ(events.load(), 1);
 }
 
 TEST_F(GrpcProfileClientTest, RefusesASocketServedByAnotherPid) {
