@@ -7,16 +7,16 @@
 // disk, and its report names the growing function. Run once per cgroup
 // version the machine has (root only); the fixture kills the target and
 // removes the cgroup, also on failure.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/memory_cgroup.h"
@@ -74,9 +74,60 @@ class OomCaptureTest : public IntegrationTest, public ::testing::WithParamInterf
     return 0;
   }
 
+  // Arms near-limit capture at `percent` and starts `dump --captured
+  // --follow --json` into `out_dir`, returning once the follower has the
+  // agent's first answer (it says so): from then on each capture is pushed.
+  void ArmAndFollow(TargetProcess& target, const std::string& percent, const std::string& out_dir) {
+    CommandResult armed =
+        CliFor(target, "activate", {"--capture-near-limit", percent, "--keep", "8"});
+    ASSERT_EQ(armed.exit_code, 0) << armed;
+    std::filesystem::create_directory(out_dir);
+    follow_ = SpawnCli({"dump", "--pid", std::to_string(target.pid()), "--captured", "--follow",
+                        "--out-dir", out_dir, "--json"});
+    ASSERT_NE(follow_, nullptr);
+    ASSERT_TRUE(test_support::WaitUntil(
+        [&] {
+          return follow_->StderrText().find("following its captures into") != std::string::npos;
+        },
+        seconds(10)))
+        << follow_->StderrText();
+  }
+
+  // The captures the follower has written so far, one per line it printed.
+  std::vector<json> Written() {
+    std::vector<json> written;
+    std::istringstream lines(follow_->StdoutText());
+    for (std::string line; std::getline(lines, line);) {
+      const json document = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (document.is_object() && document["captures"].size() == 1) {
+        written.push_back(document["captures"][0]);
+      }
+    }
+    return written;
+  }
+
+  // "jump N": N MiB at once, every page written; returns once it is done.
+  void Jump(TargetProcess& target, int mib) {
+    ASSERT_TRUE(target.process().WriteStdin("jump " + std::to_string(mib) + "\n"));
+    ASSERT_TRUE(test_support::WaitUntil(
+        [&] {
+          return target.process().StdoutText().find("jumped " + std::to_string(mib)) !=
+                 std::string::npos;
+        },
+        seconds(20)))
+        << target.process().StderrText();
+  }
+
   std::unique_ptr<MemoryCgroup> cgroup_;
   std::unique_ptr<Subprocess> follow_;
 };
+
+// When the file's last byte was written, in Unix ms.
+int64_t WrittenUnixMs(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
 
 TEST_P(OomCaptureTest, TheCaptureFromJustBeforeTheKillIsOnDisk) {
   TargetProcess* target = StartInCgroup();
@@ -136,6 +187,67 @@ TEST_P(OomCaptureTest, TheCaptureFromJustBeforeTheKillIsOnDisk) {
       << highest.dump();
   // Most of what the process holds at the end is the growth.
   EXPECT_GE(FlatBytes(highest["path"], kGrowingFunction), 32.0 * (1 << 20)) << highest.dump();
+}
+
+// The agent pushes each capture to the follower the moment it holds it: the
+// file is on disk within 10 ms of the capture's time (the agent's
+// created_unix_ms, read from the follower's line, against the file's mtime;
+// the kernel's file clock is coarse, which only makes the mtime earlier).
+// The usage's share jumps 10 steps of 2% straight past the 50% share at
+// once, with the process idle: 40 MiB held, then the limit lowered from 96
+// to 56 MiB (from 42% to 71%). The first capture comes at the share of after
+// the jump (the captures' own memfds may take the usage a step further).
+TEST_P(OomCaptureTest, ACaptureIsOnDiskWithin10MsOfBeingTaken) {
+  TargetProcess* target = StartInCgroup();
+  ASSERT_NE(target, nullptr);
+  const std::string out_dir = dir().File("captures");
+  ArmAndFollow(*target, "50%", out_dir);
+  ASSERT_FALSE(HasFatalFailure());
+  Jump(*target, 40);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_TRUE(StatusJson(*target)["capture"]["held"].empty());
+  constexpr uint64_t kLowered = uint64_t{56} << 20;
+  auto lowered = cgroup_->SetLimitBytes(kLowered);
+  ASSERT_TRUE(lowered) << lowered.error().message;
+  std::vector<json> written;
+  ASSERT_TRUE(test_support::WaitUntil([&] { return !(written = Written()).empty(); }, seconds(20)))
+      << follow_->StderrText();
+  const json& capture = written.front();
+  const int64_t taken = capture["created_unix_ms"].get<int64_t>();
+  const int64_t on_disk = WrittenUnixMs(capture["path"].get<std::string>());
+  ASSERT_GT(on_disk, 0) << capture.dump();
+  EXPECT_LE(on_disk - taken, 10) << "taken at " << taken << ", on disk at " << on_disk << ": "
+                                 << capture.dump();
+  EXPECT_EQ(capture["trigger"], "near_limit") << capture.dump();
+  EXPECT_EQ(capture["cgroup_limit_bytes"], kLowered) << capture.dump();
+  EXPECT_GE(capture["cgroup_usage_bytes"].get<uint64_t>() * 100, kLowered * 70) << capture.dump();
+}
+
+// A 10-step jump past the share, and then a jump past the limit as soon as
+// the agent holds its capture: the OOM kill comes within milliseconds of
+// the capture, and the capture is on disk all the same.
+TEST_P(OomCaptureTest, ATenStepJumpPastTheShareStillLeavesACaptureOnDisk) {
+  TargetProcess* target = StartInCgroup();
+  ASSERT_NE(target, nullptr);
+  const std::string out_dir = dir().File("captures");
+  ArmAndFollow(*target, "50%", out_dir);
+  ASSERT_FALSE(HasFatalFailure());
+  Jump(*target, 72);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] { return !StatusJson(*target)["capture"]["held"].empty(); }, seconds(20)));
+  ASSERT_TRUE(target->process().WriteStdin("jump 64\n"));
+  std::optional<ExitStatus> killed = target->process().Wait(seconds(60));
+  ASSERT_TRUE(killed.has_value());
+  EXPECT_EQ(killed->term_signal, SIGKILL) << target->process().StderrText();
+  std::optional<ExitStatus> followed = follow_->Wait(seconds(20));
+  ASSERT_TRUE(followed.has_value()) << follow_->StderrText();
+  EXPECT_EQ(followed->exit_code, 0) << follow_->StderrText();
+  const std::vector<json> written = Written();
+  ASSERT_FALSE(written.empty()) << follow_->StderrText();
+  const std::string path = written.front()["path"].get<std::string>();
+  EXPECT_TRUE(std::filesystem::exists(path)) << path;
+  EXPECT_GE(FlatBytes(path, "JumpPastTheShare"), 32.0 * (1 << 20)) << written.front().dump();
 }
 
 std::string VersionName(const ::testing::TestParamInfo<int>& info) {

@@ -140,6 +140,12 @@ Result<std::unique_ptr<MemoryCgroup>> MemoryCgroup::Create(int version, uint64_t
   return cgroup;
 }
 
+Result<void> MemoryCgroup::SetLimitBytes(uint64_t limit_bytes) {
+  if (auto ok = SetLimit(version_, directory_, limit_bytes); !ok) return ok;
+  limit_bytes_ = limit_bytes;
+  return {};
+}
+
 MemoryCgroup::~MemoryCgroup() {
   const auto deadline = steady_clock::now() + std::chrono::seconds(10);
   while (::rmdir(directory_.c_str()) != 0 && errno == EBUSY && steady_clock::now() < deadline) {

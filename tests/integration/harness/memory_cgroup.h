@@ -32,6 +32,10 @@ class MemoryCgroup {
   // allocated so far stays charged where it was.
   [[nodiscard]] Result<void> Add(pid_t pid);
 
+  // Sets a new limit (lower than the usage's room: the usage's share jumps
+  // at once, with no allocation in the process).
+  [[nodiscard]] Result<void> SetLimitBytes(uint64_t limit_bytes);
+
   int version() const { return version_; }
   // As /proc/<pid>/cgroup names it, e.g. "/memprof-it-1234-0".
   const std::string& path() const { return path_; }
