@@ -98,11 +98,16 @@ Result<void> SetLimit(int version, const std::string& dir, uint64_t limit) {
     }
     return {};
   }
-  if (auto ok = WriteValue(dir + "/memory.limit_in_bytes", bytes); !ok) return ok;
   struct stat st{};
-  if (::stat((dir + "/memory.memsw.limit_in_bytes").c_str(), &st) == 0) {
-    return WriteValue(dir + "/memory.memsw.limit_in_bytes", bytes);
+  const bool memsw = ::stat((dir + "/memory.memsw.limit_in_bytes").c_str(), &st) == 0;
+  // memory+swap may never be below memory alone: a higher limit goes to
+  // memsw first, a lower one to memory first.
+  if (!WriteValue(dir + "/memory.limit_in_bytes", bytes)) {
+    if (!memsw) return WriteValue(dir + "/memory.limit_in_bytes", bytes);
+    if (auto ok = WriteValue(dir + "/memory.memsw.limit_in_bytes", bytes); !ok) return ok;
+    return WriteValue(dir + "/memory.limit_in_bytes", bytes);
   }
+  if (memsw) return WriteValue(dir + "/memory.memsw.limit_in_bytes", bytes);
   return WriteValue(dir + "/memory.swappiness", "0");
 }
 
