@@ -37,6 +37,7 @@ struct ReportOptions {
   bool nearest_symbol = false;
   pid_t pid = 0;  // the live process the dump came from (binaries via /proc)
   std::string sysroot;
+  bool no_cache = false;  // --no-cache: no plain copies of compressed debug files
   bool json = false;   // --json: --format json
   bool force = false;  // --force: replace an existing --out FILE
 };

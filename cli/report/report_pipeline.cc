@@ -23,6 +23,7 @@
 #include "cli/report/render/text_report.h"
 #include "cli/report/report_symbolizer.h"
 #include "cli/report/symbolization_report.h"
+#include "cli/report/symbolize/debug_file_cache.h"
 #include "cli/report/symbolize/debuginfo_lookup.h"
 #include "cli/report/symbolize/memory_map.h"
 #include "cli/report/symbolize/symbolizer.h"
@@ -251,10 +252,19 @@ Result<void> RunAllocationReport(const ReportRequest& request, std::ostream& out
   return RenderProfile(ranked, profile, early, out, symbolization, &loaded->samples.summary);
 }
 
+// Before any symbolizer starts: its threads read the setting.
+void UseDebugFileCache(const ReportRequest& request) {
+  std::optional<std::string> dir;
+  if (request.debug_file_cache) dir = report::symbolize::DefaultDebugFileCacheDir();
+  report::symbolize::SetDebugFileCache(
+      dir ? std::optional(report::symbolize::DebugFileCacheSettings{*dir}) : std::nullopt);
+}
+
 }  // namespace
 
 Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
                                report::aggregate::SymbolizationSummary* symbolization) {
+  UseDebugFileCache(request);
   if (report::parse::IsAllocationProfileFile(request.dump_path)) {
     return RunAllocationReport(request, out, symbolization);
   }

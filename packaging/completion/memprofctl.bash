@@ -27,7 +27,7 @@ _memprofctl_options() {
     report)
       echo '--inuse-space --inuse-objects --alloc-space --alloc-objects --base --focus --ignore' \
         '--top --show-bytes --cum --lines --nearest-symbol --pid --sysroot -f --format --json -o' \
-        '--out --force --trend --lifetimes'
+        '--out --force --trend --lifetimes --no-cache'
       ;;
     run | help | version) ;;
   esac

@@ -60,8 +60,11 @@ Result<std::pair<Fd, Fd>> MakeStdinSocket() {
 }
 
 // memprofctl's own settings (MEMPROFCTL_*, and its config file under
-// XDG_CONFIG_HOME) are scrubbed too, like kScrubbedEnvPrefixes.
-constexpr const char* kScrubbedSettingsPrefixes[] = {"MEMPROFCTL_", "XDG_CONFIG_HOME="};
+// XDG_CONFIG_HOME) are scrubbed too, like kScrubbedEnvPrefixes. Its cache
+// (XDG_CACHE_HOME: plain copies of debug files) is the build tree's, not
+// the home directory of whoever runs the tests.
+constexpr const char* kScrubbedSettingsPrefixes[] = {"MEMPROFCTL_",
+                                                     "XDG_CONFIG_HOME=", "XDG_CACHE_HOME="};
 
 bool IsScrubbed(std::string_view entry) {
   for (std::string_view prefix : kScrubbedEnvPrefixes) {
@@ -76,6 +79,7 @@ bool IsScrubbed(std::string_view entry) {
 std::vector<std::string> BuildEnvironment(const SpawnOptions& options) {
   std::map<std::string, std::string> env = options.env;
   if (options.ready_fd >= 0) env["MEMPROF_TEST_READY_FD"] = std::to_string(options.ready_fd);
+  env.try_emplace("XDG_CACHE_HOME", MEMPROF_TEST_CACHE_HOME);
   std::vector<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view entry(*e);

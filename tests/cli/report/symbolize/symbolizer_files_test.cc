@@ -31,12 +31,7 @@ using testing::Basename;
 using testing::FixtureProcess;
 using testing::kMainSource;
 using testing::MarkerLine;
-
-bool Objcopy(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {MEMPROF_OBJCOPY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, {}).exit_code == 0;
-}
+using testing::Objcopy;
 
 // What the symbolizer says of the file at `path` (a failure if nothing).
 ModuleReport ModuleOf(const Symbolizer& symbolizer, const std::string& path) {

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/command_runner.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::report::symbolize::testing {
@@ -70,6 +71,12 @@ int MarkerLine(const std::string& source, const std::string& marker) {
     if (line.ends_with(needle)) return number;
   }
   return 0;
+}
+
+bool Objcopy(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {MEMPROF_OBJCOPY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return test_support::RunCommand(argv, {}).exit_code == 0;
 }
 
 }  // namespace memprof::report::symbolize::testing

@@ -54,6 +54,9 @@ inline constexpr const char* kMainSource = MEMPROF_SYMBOLIZE_FIXTURE_SOURCE;
 // What follows the last '/' of `path` (all of it without one).
 inline std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
+// Runs binutils' objcopy (MEMPROF_OBJCOPY) with `args`; whether it succeeded.
+bool Objcopy(const std::vector<std::string>& args);
+
 }  // namespace memprof::report::symbolize::testing
 
 #endif  // MEMPROF_TESTS_CLI_REPORT_SYMBOLIZE_TEST_SUPPORT_H_

@@ -1,0 +1,184 @@
+#include "cli/report/symbolize/debug_file_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace memprof::report::symbolize {
+namespace {
+
+using ElfPtr = std::unique_ptr<Elf, decltype(&elf_end)>;
+
+std::mutex g_mu;
+std::optional<DebugFileCacheSettings> g_settings;  // guarded by g_mu
+
+std::optional<DebugFileCacheSettings> CurrentSettings() {
+  std::lock_guard lock(g_mu);
+  return g_settings;
+}
+
+// A build ID is what names the copy: hex only, so it cannot leave the directory.
+bool IsBuildId(std::string_view id) {
+  return id.size() >= 2 && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+bool HasCompressedSection(int fd) {
+  elf_version(EV_CURRENT);
+  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr), &elf_end);
+  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
+       scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) != nullptr && (shdr.sh_flags & SHF_COMPRESSED) != 0) return true;
+  }
+  return false;
+}
+
+// The cache directory, made when missing: ours alone (owned by us, no one
+// else may write into it), or nullopt.
+bool UsableDirectory(const std::string& dir) {
+  std::error_code ignored;
+  std::filesystem::create_directories(dir, ignored);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  if (st.st_uid != ::geteuid()) return false;
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) ::chmod(dir.c_str(), 0700);
+  return true;
+}
+
+// The cached copy, if there is one of ours; its time is set to now, which
+// is what Trim orders by.
+Fd OpenCached(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) return Fd();
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+    return Fd();
+  }
+  ::futimens(fd.get(), nullptr);
+  return fd;
+}
+
+bool CopyBytes(int from, int to) {
+  struct stat st {};
+  if (::fstat(from, &st) != 0) return false;
+  off_t offset = 0;
+  while (offset < st.st_size) {
+    const ssize_t n = ::sendfile(to, from, &offset, static_cast<size_t>(st.st_size - offset));
+    if (n <= 0) return false;
+  }
+  return true;
+}
+
+// Inflates every compressed section of the ELF file open for writing on
+// `fd` in place; libelf lays the file out again.
+bool Decompress(int fd) {
+  elf_version(EV_CURRENT);
+  ElfPtr elf(elf_begin(fd, ELF_C_RDWR, nullptr), &elf_end);
+  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
+       scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr) return false;
+    if ((shdr.sh_flags & SHF_COMPRESSED) != 0 && elf_compress(scn, 0, 0) < 0) return false;
+  }
+  return elf_update(elf.get(), ELF_C_WRITE) >= 0;
+}
+
+struct CachedFile {
+  std::string path;
+  uint64_t bytes = 0;
+  struct timespec used {};
+};
+
+std::vector<CachedFile> ListCached(const std::string& dir) {
+  std::vector<CachedFile> files;
+  struct CloseDir {
+    void operator()(DIR* d) const { ::closedir(d); }
+  };
+  std::unique_ptr<DIR, CloseDir> d(::opendir(dir.c_str()));
+  if (d == nullptr) return files;
+  while (const dirent* entry = ::readdir(d.get())) {
+    const std::string_view name = entry->d_name;
+    if (!name.ends_with(".debug")) continue;
+    CachedFile file{dir + "/" + std::string(name), 0, {}};
+    struct stat st {};
+    if (::lstat(file.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    file.bytes = static_cast<uint64_t>(st.st_size);
+    file.used = st.st_mtim;
+    files.push_back(std::move(file));
+  }
+  return files;
+}
+
+// Removes the least recently used copies until the rest fit `max_bytes`;
+// `keep` (the one just written) stays.
+void Trim(const std::string& dir, uint64_t max_bytes, const std::string& keep) {
+  std::vector<CachedFile> files = ListCached(dir);
+  uint64_t total = 0;
+  for (const CachedFile& file : files) total += file.bytes;
+  std::sort(files.begin(), files.end(), [](const CachedFile& a, const CachedFile& b) {
+    return std::pair(a.used.tv_sec, a.used.tv_nsec) < std::pair(b.used.tv_sec, b.used.tv_nsec);
+  });
+  for (const CachedFile& file : files) {
+    if (total <= max_bytes) break;
+    if (file.path == keep || ::unlink(file.path.c_str()) != 0) continue;
+    total -= file.bytes;
+  }
+}
+
+// Writes the plain copy of `fd` as `path`: a temporary file beside it,
+// renamed into place once whole, so a reader never sees half of one.
+Fd WriteCopy(int fd, const DebugFileCacheSettings& settings, const std::string& path) {
+  std::string temp = path + ".XXXXXX";
+  Fd out(::mkostemp(temp.data(), O_CLOEXEC));
+  if (!out.valid()) return Fd();
+  if (!CopyBytes(fd, out.get()) || !Decompress(out.get()) ||
+      ::rename(temp.c_str(), path.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return Fd();
+  }
+  Trim(settings.dir, settings.max_bytes, path);
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> DefaultDebugFileCacheDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/memprof/debug-files";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] == '/') return std::string(home) + "/.cache/memprof/debug-files";
+  return std::nullopt;
+}
+
+void SetDebugFileCache(std::optional<DebugFileCacheSettings> settings) {
+  std::lock_guard lock(g_mu);
+  g_settings = std::move(settings);
+}
+
+Fd PlainDebugFile(int fd, std::string_view build_id) {
+  const std::optional<DebugFileCacheSettings> settings = CurrentSettings();
+  if (!settings || !IsBuildId(build_id) || !HasCompressedSection(fd)) return Fd();
+  const std::string path = settings->dir + "/" + std::string(build_id) + ".debug";
+  if (Fd cached = OpenCached(path); cached.valid()) return cached;
+  if (!UsableDirectory(settings->dir)) return Fd();
+  return WriteCopy(fd, *settings, path);
+}
+
+}  // namespace memprof::report::symbolize
