@@ -61,17 +61,37 @@ bool UsableDirectory(const std::string& dir) {
   return true;
 }
 
-// The cached copy, if there is one of ours; its time is set to now, which
-// is what Trim orders by.
-Fd OpenCached(const std::string& path) {
+constexpr char kOriginSuffix[] = ".origin";
+
+std::string CopyPath(const DebugFileCacheSettings& settings, std::string_view build_id) {
+  return settings.dir + "/" + std::string(build_id) + ".debug";
+}
+
+// A regular file of ours at `path`, open for reading.
+Fd OpenOurs(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (!fd.valid()) return Fd();
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
     return Fd();
   }
-  ::futimens(fd.get(), nullptr);
   return fd;
+}
+
+std::string ReadOrigin(int fd) {
+  char buffer[4096];
+  const ssize_t n = ::pread(fd, buffer, sizeof(buffer), 0);
+  if (n <= 0 || static_cast<size_t>(n) == sizeof(buffer)) return std::string();
+  return std::string(buffer, static_cast<size_t>(n));
+}
+
+bool WriteAll(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
 }
 
 bool CopyBytes(int from, int to) {
@@ -138,23 +158,24 @@ void Trim(const std::string& dir, uint64_t max_bytes, const std::string& keep) {
   for (const CachedFile& file : files) {
     if (total <= max_bytes) break;
     if (file.path == keep || ::unlink(file.path.c_str()) != 0) continue;
+    ::unlink((file.path + kOriginSuffix).c_str());
     total -= file.bytes;
   }
 }
 
-// Writes the plain copy of `fd` as `path`: a temporary file beside it,
-// renamed into place once whole, so a reader never sees half of one.
-Fd WriteCopy(int fd, const DebugFileCacheSettings& settings, const std::string& path) {
+// Writes `path` with `fill`: a temporary file beside it, renamed into place
+// once whole, so a reader never sees half of one (two reports at once each
+// write their own and the last rename wins).
+template <typename Fill>
+bool WriteAtomically(const std::string& path, Fill fill) {
   std::string temp = path + ".XXXXXX";
   Fd out(::mkostemp(temp.data(), O_CLOEXEC));
-  if (!out.valid()) return Fd();
-  if (!CopyBytes(fd, out.get()) || !Decompress(out.get()) ||
-      ::rename(temp.c_str(), path.c_str()) != 0) {
+  if (!out.valid()) return false;
+  if (!fill(out.get()) || ::rename(temp.c_str(), path.c_str()) != 0) {
     ::unlink(temp.c_str());
-    return Fd();
+    return false;
   }
-  Trim(settings.dir, settings.max_bytes, path);
-  return out;
+  return true;
 }
 
 }  // namespace
@@ -172,13 +193,32 @@ void SetDebugFileCache(std::optional<DebugFileCacheSettings> settings) {
   g_settings = std::move(settings);
 }
 
-Fd PlainDebugFile(int fd, std::string_view build_id) {
+std::optional<CachedDebugFile> OpenCachedDebugFile(std::string_view build_id) {
   const std::optional<DebugFileCacheSettings> settings = CurrentSettings();
-  if (!settings || !IsBuildId(build_id) || !HasCompressedSection(fd)) return Fd();
-  const std::string path = settings->dir + "/" + std::string(build_id) + ".debug";
-  if (Fd cached = OpenCached(path); cached.valid()) return cached;
-  if (!UsableDirectory(settings->dir)) return Fd();
-  return WriteCopy(fd, *settings, path);
+  if (!settings || !IsBuildId(build_id)) return std::nullopt;
+  const std::string path = CopyPath(*settings, build_id);
+  Fd origin_fd = OpenOurs(path + kOriginSuffix);
+  if (!origin_fd.valid()) return std::nullopt;
+  std::string origin = ReadOrigin(origin_fd.get());
+  struct stat st {};
+  if (origin.empty() || ::stat(origin.c_str(), &st) != 0) return std::nullopt;
+  Fd fd = OpenOurs(path);
+  if (!fd.valid()) return std::nullopt;
+  ::futimens(fd.get(), nullptr);
+  return CachedDebugFile{std::move(fd), std::move(origin)};
+}
+
+void CachePlainCopy(int fd, std::string_view build_id, const std::string& origin) {
+  const std::optional<DebugFileCacheSettings> settings = CurrentSettings();
+  if (!settings || !IsBuildId(build_id) || origin.empty() || origin.find('\n') != origin.npos ||
+      !HasCompressedSection(fd) || !UsableDirectory(settings->dir)) {
+    return;
+  }
+  const std::string path = CopyPath(*settings, build_id);
+  if (WriteAtomically(path + kOriginSuffix, [&](int out) { return WriteAll(out, origin); }) &&
+      WriteAtomically(path, [&](int out) { return CopyBytes(fd, out) && Decompress(out); })) {
+    Trim(settings->dir, settings->max_bytes, path);
+  }
 }
 
 }  // namespace memprof::report::symbolize

@@ -1,9 +1,10 @@
 #include "cli/report/symbolize/debuginfo_lookup.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
 
 #include "cli/report/symbolize/debug_file_cache.h"
 #include "cli/report/symbolize/hex.h"
@@ -13,18 +14,23 @@ namespace {
 
 std::atomic<DebuginfoLookupObserver*> g_observer{nullptr};
 
-// The cache's plain copy of the debug file open on `fd` in its place (the
-// name libdwfl keeps is still the file's own, which is where it looks for a
-// .gnu_debugaltlink beside it).
-int PreferPlainCopy(Dwfl_Module* module, int fd) {
+std::string BuildIdHex(Dwfl_Module* module) {
   const unsigned char* bits = nullptr;
   GElf_Addr vaddr = 0;
   const int size = dwfl_module_build_id(module, &bits, &vaddr);
-  if (size <= 0) return fd;
-  Fd plain = PlainDebugFile(fd, LowerHex(bits, static_cast<size_t>(size)));
-  if (!plain.valid()) return fd;
-  ::close(fd);
-  return plain.Release();
+  return size > 0 ? LowerHex(bits, static_cast<size_t>(size)) : std::string();
+}
+
+// The cache's plain copy of the module's debug file, named as the file it
+// was made from; -1 when there is none.
+int CachedCopy(const std::string& build_id, char** debuginfo_file_name) {
+  if (build_id.empty()) return -1;
+  std::optional<CachedDebugFile> cached = OpenCachedDebugFile(build_id);
+  if (!cached) return -1;
+  char* name = ::strdup(cached->origin.c_str());
+  if (name == nullptr) return -1;
+  *debuginfo_file_name = name;
+  return cached->fd.Release();
 }
 
 }  // namespace
@@ -42,11 +48,18 @@ int FindDebuginfoObserved(Dwfl_Module* module, void** userdata, const char* modu
   DebuginfoLookupObserver* observer = g_observer.load();
   const std::string_view file = file_name != nullptr ? file_name : module_name;
   if (observer != nullptr) observer->LookupStarted(file);
-  const int fd = dwfl_standard_find_debuginfo(module, userdata, module_name, base, file_name,
-                                              debuglink_file, debuglink_crc, debuginfo_file_name);
-  const int usable = fd >= 0 ? PreferPlainCopy(module, fd) : fd;
+  const std::string build_id = BuildIdHex(module);
+  int fd = CachedCopy(build_id, debuginfo_file_name);
+  if (fd < 0) {
+    fd = dwfl_standard_find_debuginfo(module, userdata, module_name, base, file_name,
+                                      debuglink_file, debuglink_crc, debuginfo_file_name);
+    // This report reads the file as libdwfl opened it; the next ones, the copy.
+    if (fd >= 0 && !build_id.empty() && *debuginfo_file_name != nullptr) {
+      CachePlainCopy(fd, build_id, *debuginfo_file_name);
+    }
+  }
   if (observer != nullptr) observer->LookupFinished(file);
-  return usable;
+  return fd;
 }
 
 }  // namespace memprof::report::symbolize

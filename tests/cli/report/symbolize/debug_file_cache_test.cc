@@ -95,6 +95,9 @@ TEST_F(DebugFileCacheTest, ACompressedDebugFileIsCopiedPlainOnceAndThenRead) {
   EXPECT_FALSE(HasCompressedSections(Copy()));
   EXPECT_EQ(BuildId(Copy()).value(), build_id_);
   EXPECT_GT(fs::file_size(Copy()), fs::file_size(debug_file_));
+  // What libdw reads from now on is the copy: the installed file, replaced
+  // by one without DWARF, would give no lines.
+  ASSERT_TRUE(Objcopy({"--only-keep-debug", binary_, debug_file_}));
   // Read again: the copy is opened (its time is set to now), not rewritten.
   const auto inode = [](const std::string& path) {
     struct stat st {};
@@ -106,8 +109,11 @@ TEST_F(DebugFileCacheTest, ACompressedDebugFileIsCopiedPlainOnceAndThenRead) {
   ExpectFullySymbolized();
   EXPECT_EQ(inode(Copy()), first);
   EXPECT_GT(fs::last_write_time(Copy()), LongAgo() + std::chrono::hours(1));
-  // Nothing but the copy: no temporary file is left.
-  EXPECT_EQ(std::distance(fs::directory_iterator(cache_), fs::directory_iterator()), 1);
+  // Nothing but the copy and where it came from: no temporary file is left.
+  EXPECT_EQ(std::distance(fs::directory_iterator(cache_), fs::directory_iterator()), 2);
+  std::ifstream origin(Copy() + ".origin");
+  EXPECT_EQ(fs::weakly_canonical(std::string(std::istreambuf_iterator<char>(origin), {})),
+            fs::weakly_canonical(debug_file_));
 }
 
 TEST_F(DebugFileCacheTest, AnUncompressedDebugFileIsReadAsItIs) {
@@ -134,10 +140,13 @@ TEST_F(DebugFileCacheTest, TheLeastRecentlyUsedCopiesGoBeyondTheBound) {
   ExpectFullySymbolized();  // a first run measures the copy
   const uint64_t copy_bytes = fs::file_size(Copy());
   fs::remove(Copy());
+  fs::remove(Copy() + ".origin");
+  std::ofstream(cache_ + "/aa.debug.origin") << debug_file_;
   SetDebugFileCache(DebugFileCacheSettings{cache_, copy_bytes + 4096});
   ExpectFullySymbolized();
   EXPECT_TRUE(fs::exists(Copy()));
   EXPECT_FALSE(fs::exists(cache_ + "/aa.debug"));
+  EXPECT_FALSE(fs::exists(cache_ + "/aa.debug.origin"));
   EXPECT_TRUE(fs::exists(cache_ + "/bb.debug"));
   EXPECT_TRUE(fs::exists(cache_ + "/notes.txt"));
 }
@@ -146,6 +155,22 @@ TEST_F(DebugFileCacheTest, ACopyLargerThanTheBoundIsStillKept) {
   SetDebugFileCache(DebugFileCacheSettings{cache_, 1});
   ExpectFullySymbolized();
   EXPECT_TRUE(fs::exists(Copy()));
+}
+
+// A copy whose debug file was removed since (libc6-dbg uninstalled) is not
+// read: the report says what is installed now.
+TEST_F(DebugFileCacheTest, ACopyOfADebugFileNoLongerInstalledIsNotRead) {
+  ExpectFullySymbolized();
+  ASSERT_TRUE(fs::exists(Copy()));
+  fs::remove(debug_file_);
+  FixtureProcess fixture(binary_);
+  ASSERT_TRUE(fixture.ready()) << fixture.error();
+  SymbolizerOptions options;
+  options.lines = true;
+  options.debug_dirs = {dir_.File("debug")};
+  Symbolizer symbolizer = Symbolizer::FromMapsLines(fixture.maps(), options).value();
+  EXPECT_EQ(symbolizer.Resolve(fixture.Address("inline_ra"))[0].function.rfind("fixture+0x", 0),
+            0u);
 }
 
 // Another user's directory (or copy) is never written to or read from.
