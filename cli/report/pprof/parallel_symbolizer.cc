@@ -54,18 +54,26 @@ uint64_t PrepareCost(const FileWork& file, const std::vector<symbolize::MemoryMa
 
 // A worker thread with a Symbolizer of its own (libdwfl sessions are not
 // thread-safe): prepares files until the addresses are in, then resolves.
-// What it found about the files it opened goes to `modules`. Its
-// symbolizer goes with it: a report's peak memory would otherwise hold the
-// DWARF it inflated (libc's is 15 MB) to the end.
+// What it found about the files it opened goes to `modules`, and the
+// symbolizer itself to `kept`: ending its libdwfl session (unmapping every
+// file, freeing the symbol indexes) took 5 ms that the caller waited for
+// in ResolveAll. It now goes with the ParallelSymbolizer, which a report
+// leaves to the process's exit. The copies of the debug files
+// (symbolize/debug_file_cache.h) are mapped, not inflated into the heap,
+// so keeping it costs little memory.
 void RunWorker(const std::vector<symbolize::MemoryMapping>& mappings,
                const symbolize::SymbolizerOptions& options, FileWorkQueue& queue, size_t worker,
-               std::vector<symbolize::ModuleReport>& modules) {
+               std::vector<symbolize::ModuleReport>& modules,
+               std::optional<symbolize::Symbolizer>& kept) {
   Result<symbolize::Symbolizer> symbolizer = symbolize::Symbolizer::Create(mappings, options);
   if (!symbolizer) return;  // the other threads take its share
   while (std::optional<uint64_t> pc = queue.ClaimToPrepare(worker)) symbolizer->Prepare(*pc);
-  DwflAddressSymbolizer adapter(*symbolizer);
-  ResolveFiles(adapter, queue, worker);
+  {
+    DwflAddressSymbolizer adapter(*symbolizer);
+    ResolveFiles(adapter, queue, worker);
+  }
   modules = symbolizer->Modules();
+  kept = std::move(*symbolizer);
 }
 
 }  // namespace
@@ -82,10 +90,11 @@ ParallelSymbolizer::ParallelSymbolizer(symbolize::Symbolizer symbolizer,
           })) {
   const size_t worker_count = std::max(threads, 1u) - 1;
   modules_of_.resize(worker_count);
+  kept_.resize(worker_count);
   // Copies for each worker: it may outlive the caller's `mappings`.
   for (size_t i = 0; i < worker_count; ++i) {
     workers_.emplace_back([this, mappings, options, i] {
-      RunWorker(mappings, options, *queue_, i + 1, modules_of_[i]);
+      RunWorker(mappings, options, *queue_, i + 1, modules_of_[i], kept_[i]);
     });
   }
 }

@@ -61,6 +61,7 @@ class ParallelSymbolizer final : public aggregate::AddressSymbolizer {
   std::vector<symbolize::ModuleReport> worker_modules_;
   std::unique_ptr<FileWorkQueue> queue_;
   std::vector<std::vector<symbolize::ModuleReport>> modules_of_;  // per worker
+  std::vector<std::optional<symbolize::Symbolizer>> kept_;        // per worker, once done
   std::vector<std::jthread> workers_;
 };
 
