@@ -376,7 +376,7 @@ Attempt<bool> WatchOnce(const Target& target, const WatchSink& sink,
   Attempt<bool> outcome{false};
   bool ended_by_sink = false;
   while (reader->Read(&event)) {
-    first_event.Disarm();
+    if (!outcome.data_delivered) first_event.Disarm();  // the first event came in time
     outcome.data_delivered = true;
     outcome.result = sink(event);
     if (!outcome.result || !*outcome.result) {
