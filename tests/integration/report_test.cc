@@ -1,10 +1,10 @@
 // memprofctl report on dumps of real targets, against jeprof on the same files.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -192,6 +192,76 @@ TEST_F(ReportTest, EveryFormatWritesAPrivateFileAtomically) {
   std::vector<std::string> entries = NonSocketEntries();
   std::sort(entries.begin(), entries.end());
   EXPECT_EQ(entries, expected) << "no temp files";
+}
+
+// The GNU build ID of `binary` in hex, or "": its note section, cut out by
+// objcopy (a 16-byte note header, "GNU\0" included, then the ID's bytes).
+std::string BuildIdOf(const std::string& objcopy, const std::string& binary,
+                      const std::string& scratch) {
+  const CommandResult cut = RunCommand(
+      {objcopy, "-O", "binary", "--only-section=.note.gnu.build-id", binary, scratch}, {});
+  const std::string note = cut.exit_code == 0 ? ReadFile(scratch) : "";
+  if (note.size() <= 16) return "";
+  std::string hex;
+  for (size_t i = 16; i < note.size(); ++i) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    hex += kDigits[static_cast<unsigned char>(note[i]) >> 4];
+    hex += kDigits[static_cast<unsigned char>(note[i]) & 0xf];
+  }
+  return hex;
+}
+
+// Debian's debug packages hold zlib'd DWARF. report keeps a plain copy of
+// each such file in the user's cache and reads that from then on, with the
+// same report; --no-cache reads the file as it is and writes nothing. The
+// target is looked up under a root (--sysroot) where it is stripped and its
+// symbols and DWARF are in such a file, found by build ID.
+TEST_F(ReportTest, ACompressedDebugFileIsCopiedIntoTheUsersCacheUnlessNoCache) {
+  namespace fs = std::filesystem;
+  TargetProcess* t = StartSampled();
+  ASSERT_NE(t, nullptr);
+  DumpUntilJeprofNames(*t, kPlainTarget, "PlainTargetLeak");
+  const std::string dump = Dump(*t, "cache.heap");
+  std::string objcopy;
+  ASSERT_TRUE(test_support::CanRun(test_support::Objcopy(), &objcopy));
+  const std::string root = dir().File("root");
+  const std::string binary = root + kPlainTarget;
+  fs::create_directories(fs::path(binary).parent_path());
+  ASSERT_EQ(RunCommand({objcopy, "--strip-all", kPlainTarget, binary}, {}).exit_code, 0);
+  const std::string id = BuildIdOf(objcopy, kPlainTarget, dir().File("build-id.note"));
+  ASSERT_GT(id.size(), 2u);
+  const std::string debug =
+      root + "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+  fs::create_directories(fs::path(debug).parent_path());
+  ASSERT_EQ(
+      RunCommand(
+          {objcopy, "--only-keep-debug", "--compress-debug-sections=zlib", kPlainTarget, debug}, {})
+          .exit_code,
+      0);
+  const std::string cache = dir().File("cache");
+  const std::map<std::string, std::string> env = {{"XDG_CACHE_HOME", cache}};
+
+  CommandResult as_is = Cli({"report", dump, "--sysroot", root, "--no-cache"}, env);
+  ASSERT_EQ(as_is.exit_code, 0) << as_is;
+  EXPECT_NE(as_is.out.find("PlainTargetLeak"), std::string::npos) << as_is.out;
+  EXPECT_FALSE(fs::exists(cache));
+
+  CommandResult first = Cli({"report", dump, "--sysroot", root}, env);
+  ASSERT_EQ(first.exit_code, 0) << first;
+  EXPECT_EQ(first.out, as_is.out);
+  const std::string copy = cache + "/memprof/debug-files/" + id + ".debug";
+  ASSERT_TRUE(fs::is_regular_file(copy));
+  EXPECT_EQ(fs::weakly_canonical(ReadFile(copy + ".origin")), fs::weakly_canonical(debug));
+
+  // The installed file loses its symbols and DWARF: a report that still
+  // names the leak read the copy.
+  ASSERT_EQ(RunCommand({objcopy, "--only-keep-debug", binary, debug}, {}).exit_code, 0);
+  CommandResult from_copy = Cli({"report", dump, "--sysroot", root}, env);
+  ASSERT_EQ(from_copy.exit_code, 0) << from_copy;
+  EXPECT_EQ(from_copy.out, as_is.out);
+  CommandResult without = Cli({"report", dump, "--sysroot", root, "--no-cache"}, env);
+  ASSERT_EQ(without.exit_code, 0) << without;
+  EXPECT_EQ(without.out.find("PlainTargetLeak"), std::string::npos) << without.out;
 }
 
 TEST_F(ReportTest, DumpWithAFormatSymbolizesRightAwayAndLeavesOnlyTheReport) {
