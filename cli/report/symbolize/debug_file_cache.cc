@@ -49,8 +49,9 @@ bool HasCompressedSection(int fd) {
   return false;
 }
 
-// The cache directory, made when missing: ours alone (owned by us, no one
-// else may write into it), or nullopt.
+// Whether the cache directory, made when missing, is ours alone: owned by
+// us, and no one else may write into it (write access for others is taken
+// away; another owner makes the cache unusable).
 bool UsableDirectory(const std::string& dir) {
   std::error_code ignored;
   std::filesystem::create_directories(dir, ignored);
