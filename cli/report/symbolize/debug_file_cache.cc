@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,14 +12,16 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "cli/report/symbolize/elf_layout.h"
+#include "common/fd.h"
+
 namespace memprof::report::symbolize {
 namespace {
-
-using ElfPtr = std::unique_ptr<Elf, decltype(&elf_end)>;
 
 std::mutex g_mu;
 std::optional<DebugFileCacheSettings> g_settings;  // guarded by g_mu
@@ -38,11 +39,10 @@ bool IsBuildId(std::string_view id) {
 }
 
 bool HasCompressedSection(int fd) {
-  elf_version(EV_CURRENT);
-  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr), &elf_end);
-  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) return false;
-  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
-       scn = elf_nextscn(elf.get(), scn)) {
+  Result<ElfPtr> elf = BeginElf(fd);
+  if (!elf) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf->get(), nullptr); scn != nullptr;
+       scn = elf_nextscn(elf->get(), scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) != nullptr && (shdr.sh_flags & SHF_COMPRESSED) != 0) return true;
   }
@@ -86,21 +86,13 @@ std::string ReadOrigin(int fd) {
   return std::string(buffer, static_cast<size_t>(n));
 }
 
-bool WriteAll(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n <= 0) return false;
-    text.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
 bool CopyBytes(int from, int to) {
-  struct stat st {};
-  if (::fstat(from, &st) != 0) return false;
+  const Result<uint64_t> size = FileSize(from);
+  if (!size) return false;
   off_t offset = 0;
-  while (offset < st.st_size) {
-    const ssize_t n = ::sendfile(to, from, &offset, static_cast<size_t>(st.st_size - offset));
+  while (static_cast<uint64_t>(offset) < *size) {
+    const ssize_t n =
+        ::sendfile(to, from, &offset, static_cast<size_t>(*size - static_cast<uint64_t>(offset)));
     if (n <= 0) return false;
   }
   return true;
@@ -109,16 +101,15 @@ bool CopyBytes(int from, int to) {
 // Inflates every compressed section of the ELF file open for writing on
 // `fd` in place; libelf lays the file out again.
 bool Decompress(int fd) {
-  elf_version(EV_CURRENT);
-  ElfPtr elf(elf_begin(fd, ELF_C_RDWR, nullptr), &elf_end);
-  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) return false;
-  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
-       scn = elf_nextscn(elf.get(), scn)) {
+  Result<ElfPtr> elf = BeginElf(fd, ELF_C_RDWR);
+  if (!elf) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf->get(), nullptr); scn != nullptr;
+       scn = elf_nextscn(elf->get(), scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) return false;
     if ((shdr.sh_flags & SHF_COMPRESSED) != 0 && elf_compress(scn, 0, 0) < 0) return false;
   }
-  return elf_update(elf.get(), ELF_C_WRITE) >= 0;
+  return elf_update(elf->get(), ELF_C_WRITE) >= 0;
 }
 
 struct CachedFile {
@@ -216,7 +207,8 @@ void CachePlainCopy(int fd, std::string_view build_id, const std::string& origin
     return;
   }
   const std::string path = CopyPath(*settings, build_id);
-  if (WriteAtomically(path + kOriginSuffix, [&](int out) { return WriteAll(out, origin); }) &&
+  if (WriteAtomically(path + kOriginSuffix,
+                      [&](int out) { return WriteAll(out, origin, path).has_value(); }) &&
       WriteAtomically(path, [&](int out) { return CopyBytes(fd, out) && Decompress(out); })) {
     Trim(settings->dir, settings->max_bytes, path);
   }

@@ -24,7 +24,6 @@ std::string BuildIdHex(Dwfl_Module* module) {
 // The cache's plain copy of the module's debug file, named as the file it
 // was made from; -1 when there is none.
 int CachedCopy(const std::string& build_id, char** debuginfo_file_name) {
-  if (build_id.empty()) return -1;
   std::optional<CachedDebugFile> cached = OpenCachedDebugFile(build_id);
   if (!cached) return -1;
   char* name = ::strdup(cached->origin.c_str());
@@ -54,7 +53,7 @@ int FindDebuginfoObserved(Dwfl_Module* module, void** userdata, const char* modu
     fd = dwfl_standard_find_debuginfo(module, userdata, module_name, base, file_name,
                                       debuglink_file, debuglink_crc, debuginfo_file_name);
     // This report reads the file as libdwfl opened it; the next ones, the copy.
-    if (fd >= 0 && !build_id.empty() && *debuginfo_file_name != nullptr) {
+    if (fd >= 0 && *debuginfo_file_name != nullptr) {
       CachePlainCopy(fd, build_id, *debuginfo_file_name);
     }
   }

@@ -15,8 +15,6 @@
 namespace memprof::report::symbolize {
 namespace {
 
-using ElfPtr = std::unique_ptr<Elf, decltype(&elf_end)>;
-
 // No page size in use on Linux is larger; a mapping that starts this far
 // before a segment's offset cannot be that segment's first page.
 constexpr uint64_t kMaxPageSize = 64 * 1024;
@@ -24,15 +22,6 @@ constexpr uint64_t kMaxPageSize = 64 * 1024;
 bool SegmentHoldsOffset(const LoadSegment& segment, uint64_t file_offset) {
   if (file_offset <= segment.offset) return segment.offset - file_offset < kMaxPageSize;
   return file_offset < segment.offset + segment.filesz;
-}
-
-Result<ElfPtr> BeginElf(int fd) {
-  elf_version(EV_CURRENT);
-  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr), &elf_end);
-  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) {
-    return Fail(ErrorCode::kFailedPrecondition, "not an ELF file");
-  }
-  return elf;
 }
 
 Result<Fd> OpenForReading(const std::string& path) {
@@ -46,6 +35,15 @@ Result<Fd> OpenForReading(const std::string& path) {
 }
 
 }  // namespace
+
+Result<ElfPtr> BeginElf(int fd, Elf_Cmd command) {
+  elf_version(EV_CURRENT);
+  ElfPtr elf(elf_begin(fd, command, nullptr), &elf_end);
+  if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF) {
+    return Fail(ErrorCode::kFailedPrecondition, "not an ELF file");
+  }
+  return elf;
+}
 
 std::optional<uint64_t> LoadBias(std::span<const LoadSegment> segments,
                                  const MemoryMapping& mapping) {

@@ -1,7 +1,10 @@
 #ifndef MEMPROF_CLI_REPORT_SYMBOLIZE_ELF_LAYOUT_H_
 #define MEMPROF_CLI_REPORT_SYMBOLIZE_ELF_LAYOUT_H_
 
+#include <libelf.h>
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,6 +14,13 @@
 #include "common/result.h"
 
 namespace memprof::report::symbolize {
+
+using ElfPtr = std::unique_ptr<Elf, decltype(&elf_end)>;
+
+// libelf's view of the ELF file open on `fd` (the fd stays ours), read with
+// `command` (ELF_C_READ_MMAP, or ELF_C_RDWR to change it);
+// kFailedPrecondition if it is not ELF.
+[[nodiscard]] Result<ElfPtr> BeginElf(int fd, Elf_Cmd command = ELF_C_READ_MMAP);
 
 // The part of a PT_LOAD program header that decides where file bytes land.
 struct LoadSegment {
