@@ -99,16 +99,17 @@ Result<void> SetLimit(int version, const std::string& dir, uint64_t limit) {
     return {};
   }
   struct stat st{};
-  const bool memsw = ::stat((dir + "/memory.memsw.limit_in_bytes").c_str(), &st) == 0;
-  // memory+swap may never be below memory alone: a higher limit goes to
-  // memsw first, a lower one to memory first.
-  if (!WriteValue(dir + "/memory.limit_in_bytes", bytes)) {
-    if (!memsw) return WriteValue(dir + "/memory.limit_in_bytes", bytes);
-    if (auto ok = WriteValue(dir + "/memory.memsw.limit_in_bytes", bytes); !ok) return ok;
-    return WriteValue(dir + "/memory.limit_in_bytes", bytes);
+  if (::stat((dir + "/memory.memsw.limit_in_bytes").c_str(), &st) != 0) {
+    if (auto ok = WriteValue(dir + "/memory.limit_in_bytes", bytes); !ok) return ok;
+    return WriteValue(dir + "/memory.swappiness", "0");
   }
-  if (memsw) return WriteValue(dir + "/memory.memsw.limit_in_bytes", bytes);
-  return WriteValue(dir + "/memory.swappiness", "0");
+  // memory+swap may never be below memory alone: a lower limit goes to
+  // memory first, a higher one (which memory refuses) to memsw first.
+  if (WriteValue(dir + "/memory.limit_in_bytes", bytes)) {
+    return WriteValue(dir + "/memory.memsw.limit_in_bytes", bytes);
+  }
+  if (auto ok = WriteValue(dir + "/memory.memsw.limit_in_bytes", bytes); !ok) return ok;
+  return WriteValue(dir + "/memory.limit_in_bytes", bytes);
 }
 
 uint64_t Field(const std::string& text, const std::string& name) {
