@@ -59,14 +59,20 @@ class DebugFileCacheTest : public ::testing::Test {
   }
   void TearDown() override { SetDebugFileCache(std::nullopt); }
 
+  // A symbolizer of `fixture` with file:line, debug files looked up by
+  // build ID under the test's own root.
+  Symbolizer SymbolizerOf(FixtureProcess& fixture) {
+    SymbolizerOptions options;
+    options.lines = true;
+    options.debug_dirs = {dir_.File("debug")};
+    return Symbolizer::FromMapsLines(fixture.maps(), options).value();
+  }
+
   // Symbolizes an inlined call with file:line, which needs the DWARF.
   void ExpectFullySymbolized() {
     FixtureProcess fixture(binary_);
     ASSERT_TRUE(fixture.ready()) << fixture.error();
-    SymbolizerOptions options;
-    options.lines = true;
-    options.debug_dirs = {dir_.File("debug")};
-    Symbolizer symbolizer = Symbolizer::FromMapsLines(fixture.maps(), options).value();
+    Symbolizer symbolizer = SymbolizerOf(fixture);
     std::span<const Frame> frames = symbolizer.Resolve(fixture.Address("inline_ra"));
     ASSERT_EQ(frames.size(), 2u) << frames[0].function;
     EXPECT_EQ(frames[0].function, "fixture::InlinedMiddle(int)");
@@ -165,10 +171,7 @@ TEST_F(DebugFileCacheTest, ACopyOfADebugFileNoLongerInstalledIsNotRead) {
   fs::remove(debug_file_);
   FixtureProcess fixture(binary_);
   ASSERT_TRUE(fixture.ready()) << fixture.error();
-  SymbolizerOptions options;
-  options.lines = true;
-  options.debug_dirs = {dir_.File("debug")};
-  Symbolizer symbolizer = Symbolizer::FromMapsLines(fixture.maps(), options).value();
+  Symbolizer symbolizer = SymbolizerOf(fixture);
   EXPECT_EQ(symbolizer.Resolve(fixture.Address("inline_ra"))[0].function.rfind("fixture+0x", 0),
             0u);
 }
