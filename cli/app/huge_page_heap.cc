@@ -12,15 +12,31 @@
 namespace memprof::cli {
 namespace {
 
-constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
+constexpr std::string_view kHugeTlb = "glibc.malloc.hugetlb";
+constexpr std::string_view kTopPad = "glibc.malloc.top_pad";
+
+// glibc grows a heap by the request plus top_pad (128 KiB by default): the
+// main arena's with sbrk, a thread's arena by opening more of its 64 MiB
+// reservation. The kernel backs only 2 MiB-aligned ranges the mapping wholly
+// covers with a huge page, so a thread's heap that grows 128 KiB at a time
+// is mostly first touched on 4 KiB pages. Growing 32 MiB at a time puts it on
+// huge pages as well: 5x fewer faults on the clang dump, the same peak RSS
+// (docs/performance.md).
+constexpr std::string_view kTopPadBytes = "33554432";
 
 }  // namespace
 
 std::optional<std::string> TunablesWithHugePages(const char* current) {
-  const std::string setting = std::string(kTunable) + "=1";
-  if (current == nullptr || *current == '\0') return setting;
-  if (std::string_view(current).find(kTunable) != std::string_view::npos) return std::nullopt;
-  return std::string(current) + ":" + setting;
+  const std::string_view user = current != nullptr ? current : "";
+  if (user.find(kHugeTlb) != std::string_view::npos) return std::nullopt;
+  std::string tunables(user);
+  const auto add = [&tunables](std::string_view name, std::string_view value) {
+    if (!tunables.empty()) tunables += ':';
+    tunables.append(name).append("=").append(value);
+  };
+  add(kHugeTlb, "1");
+  if (user.find(kTopPad) == std::string_view::npos) add(kTopPad, kTopPadBytes);
+  return tunables;
 }
 
 bool WantsHugePageHeap(const std::vector<std::string>& args) {

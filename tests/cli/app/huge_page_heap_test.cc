@@ -11,11 +11,17 @@
 namespace memprof::cli {
 namespace {
 
-TEST(HugePageHeapTest, AddsTheTunableToWhatIsSet) {
-  EXPECT_EQ(TunablesWithHugePages(nullptr), "glibc.malloc.hugetlb=1");
-  EXPECT_EQ(TunablesWithHugePages(""), "glibc.malloc.hugetlb=1");
+TEST(HugePageHeapTest, AddsTheTunablesToWhatIsSet) {
+  EXPECT_EQ(TunablesWithHugePages(nullptr), "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=33554432");
+  EXPECT_EQ(TunablesWithHugePages(""), "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=33554432");
   EXPECT_EQ(TunablesWithHugePages("glibc.malloc.arena_max=2"),
-            "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+            "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1:glibc.malloc.top_pad=33554432");
+}
+
+// The user's own top_pad stays; huge pages are still added.
+TEST(HugePageHeapTest, KeepsTheUsersTopPad) {
+  EXPECT_EQ(TunablesWithHugePages("glibc.malloc.top_pad=0"),
+            "glibc.malloc.top_pad=0:glibc.malloc.hugetlb=1");
 }
 
 // Our own second run, or the user's explicit choice (hugetlb=0 too).
