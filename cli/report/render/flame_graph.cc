@@ -44,7 +44,7 @@ struct LocationFrame {
 // side by side, in the order the profile first reaches them.
 class TreeBuilder {
  public:
-  explicit TreeBuilder(const aggregate::Aggregation& aggregation);
+  TreeBuilder(const aggregate::Aggregation& aggregation, double min_fraction);
   FlameGraph Build();
 
  private:
@@ -68,13 +68,17 @@ class TreeBuilder {
   void GroupByName(size_t begin, size_t end, uint32_t depth);
   uint32_t AddChild(uint32_t parent, uint32_t name, FrameKind kind, uint32_t depth);
   void Split(const Group& group, std::vector<Group>& todo);
+  bool TooNarrow(uint32_t node) const;
+  size_t CountBelow(const Group& group);
   void Chain(const Group& group);
   void GrowTree();
   void SetDiffWidths();
   void SortChildren();
 
   const aggregate::Aggregation& aggregation_;
-  FlameGraph graph_;  // graph_.names: the interned names
+  const double min_fraction_;  // 0: make every node
+  double min_value_ = 0;       // nodes narrower than this get no callees
+  FlameGraph graph_;           // graph_.names: the interned names
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<std::vector<LocationFrame>> location_frames_;  // filled lazily
   // The drawn stacks (all in a diff, the positive ones otherwise), each as
@@ -95,13 +99,16 @@ class TreeBuilder {
   std::vector<double> own_change_;  // a diff: per node, the change of stacks ending there
 };
 
-TreeBuilder::TreeBuilder(const aggregate::Aggregation& aggregation)
-    : aggregation_(aggregation), location_frames_(aggregation.locations.size()) {
+TreeBuilder::TreeBuilder(const aggregate::Aggregation& aggregation, double min_fraction)
+    : aggregation_(aggregation),
+      min_fraction_(aggregation.is_diff ? 0 : std::max(min_fraction, 0.0)),
+      location_frames_(aggregation.locations.size()) {
   graph_.metric = aggregation.metric;
   graph_.profile_total = aggregation.total;
   graph_.is_diff = aggregation.is_diff;
   graph_.base_total = aggregation.total_base;
   graph_.nodes.push_back({NameId("all"), FrameKind::kRoot, 0, 0, 0, 0});
+  if (min_fraction_ > 0) graph_.unmade.push_back(0);
 }
 
 uint32_t TreeBuilder::NameId(std::string name) {
@@ -223,6 +230,7 @@ uint32_t TreeBuilder::AddChild(uint32_t parent, uint32_t name, FrameKind kind, u
     graph_.nodes[parent].first_child = static_cast<uint32_t>(graph_.child_ids.size());
   }
   graph_.nodes.push_back({name, kind, 0, depth, 0, 0});
+  if (min_fraction_ > 0) graph_.unmade.push_back(0);
   if (graph_.is_diff) {
     graph_.changes.emplace_back();
     own_change_.push_back(0);
@@ -253,9 +261,48 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
     const uint32_t child =
         AddChild(group.node, run_name, path_kinds_[starts_[order_[run]] + depth], depth + 1);
     AddToNode(child, run, run_end);
-    todo.push_back({run, run_end, depth + 1, child});
+    const Group next{run, run_end, depth + 1, child};
+    if (TooNarrow(child)) {
+      graph_.unmade[child] = CountBelow(next);
+    } else {
+      todo.push_back(next);
+    }
     run = run_end;
   }
+}
+
+// A frame the layout cannot draw (flame_layout.h compares the same sums
+// against the same product), nor so any of its callees.
+bool TreeBuilder::TooNarrow(uint32_t node) const {
+  return min_fraction_ > 0 && graph_.nodes[node].value < min_value_;
+}
+
+// How many nodes Split would make below the group's node: one per distinct
+// name at each depth of each run of stacks, and a lone stack's remaining
+// frames. Reorders the group's stacks, which no other node reads.
+size_t TreeBuilder::CountBelow(const Group& group) {
+  size_t count = 0;
+  std::vector<Group> todo = {group};
+  while (!todo.empty()) {
+    const Group next = todo.back();
+    todo.pop_back();
+    if (next.end - next.begin == 1) {
+      count += Length(order_[next.begin]) - next.depth;
+      continue;
+    }
+    const size_t begin = EndStacksAt(next);
+    if (begin == next.end) continue;
+    GroupByName(begin, next.end, next.depth);
+    for (size_t run = begin; run < next.end;) {
+      const uint32_t name = NameAt(order_[run], next.depth);
+      size_t run_end = run + 1;
+      while (run_end < next.end && NameAt(order_[run_end], next.depth) == name) ++run_end;
+      ++count;
+      todo.push_back({run, run_end, next.depth + 1, next.node});
+      run = run_end;
+    }
+  }
+  return count;
 }
 
 // A group of one stack: the rest of its path is a chain of nodes, each
@@ -286,6 +333,7 @@ void TreeBuilder::GrowTree() {
     own_change_.push_back(0);
   }
   AddToNode(kRootNode, 0, order_.size());
+  min_value_ = graph_.root().value * min_fraction_;
   std::vector<Group> todo = {{0, order_.size(), 0, kRootNode}};
   while (!todo.empty()) {
     const Group group = todo.back();
@@ -348,8 +396,8 @@ void FlameGraph::SetChildren(uint32_t node, std::span<const uint32_t> ids) {
   child_ids.insert(child_ids.end(), ids.begin(), ids.end());
 }
 
-FlameGraph BuildFlameGraph(const aggregate::Aggregation& aggregation) {
-  return TreeBuilder(aggregation).Build();
+FlameGraph BuildFlameGraph(const aggregate::Aggregation& aggregation, double min_fraction) {
+  return TreeBuilder(aggregation, min_fraction).Build();
 }
 
 }  // namespace memprof::report::render

@@ -70,8 +70,13 @@ struct FlameGraph {
   // first, ties by name. One array rather than a vector per node (a big
   // profile has 170,000 nodes).
   std::vector<uint32_t> child_ids;
+  // Per node, how many nodes below it were left unmade (BuildFlameGraph
+  // with a min_fraction: it makes no callees of a frame too narrow to draw).
+  // Empty when the tree is whole.
+  std::vector<size_t> unmade;
 
   const FlameNode& root() const { return nodes.front(); }
+  size_t unmade_below(uint32_t node) const { return unmade.empty() ? 0 : unmade[node]; }
   std::span<const uint32_t> children(const FlameNode& node) const {
     return {child_ids.data() + node.first_child, node.child_count};
   }
@@ -85,7 +90,13 @@ struct FlameGraph {
 // filters, exactly the stacks of the collapsed report) into a call tree,
 // valued by the aggregation's metric. Stacks that the cut emptied count in
 // the root only.
-FlameGraph BuildFlameGraph(const aggregate::Aggregation& aggregation);
+//
+// With `min_fraction` above 0 (not in a diff, whose widths are known only
+// once the whole tree is), a frame narrower than that fraction of the root
+// is made without its callees: they are narrower still, so no layout with
+// that fraction draws them, and only their number is kept (`unmade`). On a
+// deep profile that is nearly every node.
+FlameGraph BuildFlameGraph(const aggregate::Aggregation& aggregation, double min_fraction = 0);
 
 // The colour class of one symbolized frame.
 FrameKind ClassifyFrame(const aggregate::Frame& frame);

@@ -46,7 +46,7 @@ size_t SubtreeSize(const FlameGraph& graph, uint32_t node) {
   while (!todo.empty()) {
     uint32_t next = todo.back();
     todo.pop_back();
-    ++size;
+    size += 1 + graph.unmade_below(next);
     std::span<const uint32_t> children = graph.children(graph.nodes[next]);
     todo.insert(todo.end(), children.begin(), children.end());
   }

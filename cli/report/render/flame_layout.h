@@ -44,7 +44,8 @@ struct FlameLayout {
 // nothing below a dropped frame is drawn: its callees are narrower still.
 FlameLayout LayoutFlameGraph(const FlameGraph& graph, double min_fraction);
 
-// The number of nodes in the subtree of `node`, itself included.
+// The number of nodes in the subtree of `node`, itself included, with those
+// BuildFlameGraph left unmade.
 size_t SubtreeSize(const FlameGraph& graph, uint32_t node);
 
 }  // namespace memprof::report::render

@@ -284,7 +284,7 @@ void WriteFlameGraphSvg(const FlameGraph& graph, const FlameLayout& layout,
 
 Result<void> SvgReportRenderer::Render(const aggregate::Aggregation& aggregation,
                                        std::ostream& out) const {
-  FlameGraph graph = BuildFlameGraph(aggregation);
+  FlameGraph graph = BuildFlameGraph(aggregation, options_.min_frame_fraction);
   FlameLayout layout = LayoutFlameGraph(graph, options_.min_frame_fraction);
   WriteFlameGraphSvg(graph, layout, options_, out);
   return CheckWritten(out);

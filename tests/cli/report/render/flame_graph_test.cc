@@ -173,6 +173,57 @@ TEST(FlameLayoutTest, OmitsTinyFramesAndEverythingTheyCall) {
   EXPECT_EQ(LayoutFlameGraph(graph, 0).rects.size(), 4u);  // no threshold: all drawn
 }
 
+// main calls big (10,000 B) and tiny (9 B, under 0.1% of the root), and
+// tiny calls a tree of its own: a (x, y, and 1 B ending at a), b -> c -> d.
+aggregate::Aggregation NarrowSubtree() {
+  aggregate::Aggregation aggregation;
+  const std::vector<std::string> names = {"main", "big", "tiny", "a", "x", "y", "b", "c", "d"};
+  for (uint32_t i = 0; i < names.size(); ++i) {
+    aggregation.locations.push_back({0x100 + i, {{names[i], "", 0, "app", 0}}, {names[i]}});
+  }
+  // Leaf first, as the aggregation keeps them.
+  const std::vector<std::pair<std::vector<uint32_t>, double>> stacks = {
+      {{1, 0}, 10000}, {{4, 3, 2, 0}, 3}, {{5, 3, 2, 0}, 3}, {{8, 7, 6, 2, 0}, 2}, {{3, 2, 0}, 1}};
+  for (const auto& [locations, value] : stacks) {
+    aggregation.stacks.push_back({locations, value});
+    aggregation.total += value;
+  }
+  aggregation.shown_total = aggregation.total;
+  return aggregation;
+}
+
+// The builder makes no callees of a frame too narrow to draw, and the
+// layout still counts them among the omitted frames.
+TEST(FlameGraphTest, WithAMinFractionNarrowFramesGetNoCalleesButStillCount) {
+  const aggregate::Aggregation aggregation = NarrowSubtree();
+  const FlameGraph whole = BuildFlameGraph(aggregation);
+  const FlameGraph pruned = BuildFlameGraph(aggregation, 0.001);
+  EXPECT_EQ(whole.nodes.size(), 10u);
+  EXPECT_EQ(Describe(pruned), "all=10009/0 main=10009/1 big=10000/2 tiny=9/2");
+  EXPECT_EQ(SubtreeSize(whole, 3), 7u);
+  EXPECT_EQ(SubtreeSize(pruned, 3), 7u);  // tiny and the 6 nodes under it
+  const FlameLayout from_whole = LayoutFlameGraph(whole, 0.001);
+  const FlameLayout from_pruned = LayoutFlameGraph(pruned, 0.001);
+  EXPECT_EQ(from_pruned.omitted_frames, 7u);
+  EXPECT_EQ(from_pruned.omitted_frames, from_whole.omitted_frames);
+  ASSERT_EQ(from_pruned.rects.size(), from_whole.rects.size());
+  SvgOptions options;
+  options.min_frame_fraction = 0.001;
+  std::ostringstream from_whole_svg;
+  std::ostringstream from_pruned_svg;
+  WriteFlameGraphSvg(whole, from_whole, options, from_whole_svg);
+  WriteFlameGraphSvg(pruned, from_pruned, options, from_pruned_svg);
+  EXPECT_EQ(from_pruned_svg.str(), from_whole_svg.str());
+}
+
+// A diff's widths are known only once its whole tree is: nothing is left out.
+TEST(FlameGraphTest, ADiffIsAlwaysWhole) {
+  aggregate::Aggregation aggregation = NarrowSubtree();
+  aggregation.is_diff = true;
+  for (aggregate::StackSample& stack : aggregation.stacks) stack.base = 0;
+  EXPECT_EQ(BuildFlameGraph(aggregation, 0.001).nodes.size(), 10u);
+}
+
 TEST(SvgReportTest, FrameCountAndProportionalWidths) {
   std::string svg = RenderSvg(AggregateBy(SharedProfile()));
   std::vector<SvgFrame> frames = Frames(svg);
