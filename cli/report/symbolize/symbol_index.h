@@ -17,7 +17,9 @@ struct IndexedSymbol {
   uint64_t size = 0;
   int binding_rank = 0;  // global 3 > weak 2 > local 1 > other 0
   uint32_t order = 0;    // position in the symbol table: first found wins ties
-  std::string_view name;
+  // NUL-terminated, in the symbol table: measured only when found, so that
+  // building the index reads none of the names.
+  const char* name = "";
   // Sizeless symbols only: the module-relative range of their section,
   // which the looked-up address must share ([start, start+1) for SHN_ABS
   // and the other reserved sections: only their own address).

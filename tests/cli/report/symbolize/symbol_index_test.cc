@@ -13,7 +13,8 @@
 namespace memprof::report::symbolize {
 namespace {
 
-IndexedSymbol Sym(std::string_view name, uint64_t start, uint64_t size, int binding = 3,
+// `name` is a literal: the index keeps a pointer to it.
+IndexedSymbol Sym(const char* name, uint64_t start, uint64_t size, int binding = 3,
                   uint32_t order = 0) {
   IndexedSymbol symbol;
   symbol.name = name;
@@ -24,7 +25,7 @@ IndexedSymbol Sym(std::string_view name, uint64_t start, uint64_t size, int bind
   return symbol;
 }
 
-IndexedSymbol Label(std::string_view name, uint64_t start, uint64_t section_start,
+IndexedSymbol Label(const char* name, uint64_t start, uint64_t section_start,
                     uint64_t section_end) {
   IndexedSymbol symbol = Sym(name, start, 0);
   symbol.section_start = section_start;
