@@ -271,11 +271,17 @@ bool LooksLikeAllocationProfile(std::string_view text) {
   return text.starts_with(kAllocationProfileMagic);
 }
 
+// Reads only the start of the file: every report asks, and most files are
+// big heap dumps.
 bool IsAllocationProfileFile(const std::string& path) {
-  Result<MappedFile> file = MappedFile::Open(path);
-  if (!file) return false;
-  if (!IsGzip(file->text())) return LooksLikeAllocationProfile(file->text());
-  return LooksLikeAllocationProfile(GunzipPrefix(file->text(), kAllocationProfileMagic.size()));
+  // A gzip header is 10 bytes and more with a name or comment; deflate's
+  // first block then gives the magic in far less than this.
+  constexpr size_t kHeadBytes = 64 * 1024;
+  Result<Fd> fd = OpenProfileFile(path);
+  if (!fd) return false;
+  const std::string head = ReadHead(fd->get(), kHeadBytes);
+  if (!IsGzip(head)) return LooksLikeAllocationProfile(head);
+  return LooksLikeAllocationProfile(GunzipPrefix(head, kAllocationProfileMagic.size()));
 }
 
 Result<AllocationProfile> ParseAllocationProfileText(std::string_view text,

@@ -111,11 +111,17 @@ class DumpLineParser {
   Derived& self() { return static_cast<Derived&>(*this); }
 };
 
-// Runs a fresh `Parser` over a stream (bounded memory) or over text in
-// memory (in place): the two ways every parser is offered.
+// Runs a fresh `Parser` over a stream (bounded memory), a file read through
+// a buffer, or text in memory (in place): the ways every parser is offered.
 template <typename Parser>
 Result<HeapDump> ParseStream(std::istream& in, std::string_view source, const ParseLimits& limits) {
   LineReader reader(in, limits.max_line_bytes);
+  return Parser(source, limits).Run(reader);
+}
+
+template <typename Parser>
+Result<HeapDump> ParseFileLines(FileLineReader& reader, std::string_view source,
+                                const ParseLimits& limits) {
   return Parser(source, limits).Run(reader);
 }
 

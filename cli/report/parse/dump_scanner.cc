@@ -133,10 +133,8 @@ constexpr std::array<uint8_t, 256> kHexValues = [] {
   return values;
 }();
 
-// ParseStackAddresses for a well-formed stack, in one pass with a table
-// lookup per digit (a dump holds a million addresses). False on anything
-// unusual, for the careful parser to find and name; `stack` is then
-// unspecified.
+}  // namespace
+
 bool ParseWellFormedStack(std::string_view text, size_t max_frames, std::vector<uint64_t>& stack) {
   stack.clear();
   const char* p = text.data();
@@ -156,8 +154,6 @@ bool ParseWellFormedStack(std::string_view text, size_t max_frames, std::vector<
     stack.push_back(value);
   }
 }
-
-}  // namespace
 
 Result<void> ParseStackAddresses(std::string_view text, size_t max_frames,
                                  std::vector<uint64_t>& stack) {

@@ -85,6 +85,12 @@ enum class ZeroBytes { kReject, kAllow };
 // "<objects>: <bytes> [<objects>: <bytes>]": in use, then accumulated.
 Result<CountLine> ParseCountLine(DumpScanner& scanner, ZeroBytes zero_bytes = ZeroBytes::kReject);
 
+// ParseStackAddresses for a well-formed stack, in one pass with a table
+// lookup per digit (a dump holds a million addresses). False on anything
+// unusual (a NUL byte, a '\r', a bad digit, too many frames), for the careful
+// parser to find and name; `stack` is then unspecified.
+bool ParseWellFormedStack(std::string_view text, size_t max_frames, std::vector<uint64_t>& stack);
+
 // The addresses of a stack (the text after '@') into `stack`, cleared
 // first; the caller reuses it from line to line so that a stack costs one
 // exact-size copy. At least one address, at most `max_frames`.

@@ -146,4 +146,9 @@ Result<HeapDump> ParseGperftoolsText(std::string_view text, std::string_view sou
   return ParseInPlace<GperftoolsParser>(text, source_name, limits, std::move(progress));
 }
 
+Result<HeapDump> ParseGperftoolsLines(FileLineReader& reader, std::string_view source_name,
+                                      const ParseLimits& limits) {
+  return ParseFileLines<GperftoolsParser>(reader, source_name, limits);
+}
+
 }  // namespace memprof::report::parse

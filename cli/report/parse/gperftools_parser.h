@@ -36,6 +36,11 @@ namespace memprof::report::parse {
                                                    const ParseLimits& limits = {},
                                                    ReadProgress progress = nullptr);
 
+// The same over the lines `reader` reads (line_reader.h).
+[[nodiscard]] Result<HeapDump> ParseGperftoolsLines(FileLineReader& reader,
+                                                    std::string_view source_name,
+                                                    const ParseLimits& limits = {});
+
 }  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_GPERFTOOLS_PARSER_H_

@@ -1,5 +1,7 @@
 #include "cli/report/parse/heap_dump_reader.h"
 
+#include <cstring>
+
 #include "cli/report/parse/allocation_profile_parser.h"
 #include "cli/report/parse/dump_scanner.h"
 #include "cli/report/parse/gperftools_parser.h"
@@ -19,24 +21,20 @@ std::string_view FirstLine(std::string_view text) {
   return Trim(line);
 }
 
-}  // namespace
+enum class DumpKind { kJemalloc, kGperftools };
 
-Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view source_name,
-                                   const ParseLimits& limits, ReadProgress progress) {
-  std::string_view first = FirstLine(text);
-  if (first.starts_with("heap_v2/")) {
-    return ParseHeapV2Text(text, source_name, limits, std::move(progress));
-  }
-  if (first.starts_with("heap profile:")) {
-    return ParseGperftoolsText(text, source_name, limits, std::move(progress));
-  }
+// Which parser reads a dump that starts with `head`, or why none does.
+Result<DumpKind> KindOfDump(std::string_view head, std::string_view source_name) {
+  std::string_view first = FirstLine(head);
+  if (first.starts_with("heap_v2/")) return DumpKind::kJemalloc;
+  if (first.starts_with("heap profile:")) return DumpKind::kGperftools;
   std::string where = std::string(source_name) + ":1: ";
   if (LooksLikeAllocationProfile(first)) {
     return Fail(ErrorCode::kInvalidArgument,
                 where + "an allocation profile, not a heap profile: report it alone (it cannot "
                         "be merged with heap dumps, used as --base or in --trend)");
   }
-  if (text.empty()) {
+  if (head.empty()) {
     return Fail(ErrorCode::kInvalidArgument,
                 where + "empty input: expected a heap profile, " + std::string(kFormats));
   }
@@ -45,13 +43,38 @@ Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view sourc
                                                Excerpt(first));
 }
 
+// A dump that is not gzip'd, read through a buffer.
+Result<HeapDump> ParseHeapDumpLines(int fd, const std::string& path, const ParseLimits& limits) {
+  FileLineReader reader(fd, limits.max_line_bytes);
+  const std::string_view head = reader.Peek();
+  if (reader.read_error() != 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                path + ": cannot read the heap profile: " + std::strerror(reader.read_error()));
+  }
+  Result<DumpKind> kind = KindOfDump(head, path);
+  if (!kind) return Fail(kind.error());
+  if (*kind == DumpKind::kJemalloc) return ParseHeapV2Lines(reader, path, limits);
+  return ParseGperftoolsLines(reader, path, limits);
+}
+
+}  // namespace
+
+Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view source_name,
+                                   const ParseLimits& limits, ReadProgress progress) {
+  Result<DumpKind> kind = KindOfDump(text, source_name);
+  if (!kind) return Fail(kind.error());
+  if (*kind == DumpKind::kJemalloc) {
+    return ParseHeapV2Text(text, source_name, limits, std::move(progress));
+  }
+  return ParseGperftoolsText(text, source_name, limits, std::move(progress));
+}
+
 Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& limits) {
+  Result<Fd> fd = OpenProfileFile(path);
+  if (!fd) return Fail(fd.error());
+  if (!IsGzip(ReadHead(fd->get(), 2))) return ParseHeapDumpLines(fd->get(), path, limits);
   Result<MappedFile> file = MappedFile::Open(path);
   if (!file) return Fail(file.error());
-  if (!IsGzip(file->text())) {
-    return ParseHeapDumpText(file->text(), path, limits,
-                             [&file](size_t offset) { file->ReadingAt(offset); });
-  }
   Result<std::string> text = Gunzip(file->text(), path, limits.max_gunzipped_bytes);
   if (!text) return Fail(text.error());
   return ParseHeapDumpText(*text, path, limits);

@@ -19,7 +19,8 @@ namespace memprof::report::parse {
                                                  const ParseLimits& limits = {},
                                                  ReadProgress progress = nullptr);
 
-// Maps `path` into memory and parses it with ParseHeapDumpText; the path
+// Reads `path` through a buffer (FileLineReader) and parses it as
+// ParseHeapDumpText does; the path
 // names the errors. A gzip'd file (magic 1f 8b) is inflated first, up to
 // limits.max_gunzipped_bytes (gzip_input.h); the line numbers and byte
 // offsets of errors are then those of the inflated text.

@@ -133,6 +133,8 @@ class HeapV2Parser : public DumpLineParser<HeapV2Parser> {
 
   Result<void> CheckMapsCoverStacks() const;
 
+  bool TakeWellFormedStackLine(std::string_view raw);
+  void AddRecord();
   Result<void> BodyLine(std::string_view line);
   Result<void> CountsLine(std::string_view line);
   Result<void> StackLine(std::string_view line);
@@ -143,6 +145,7 @@ class HeapV2Parser : public DumpLineParser<HeapV2Parser> {
 };
 
 Result<void> HeapV2Parser::ReadLine(std::string_view raw) {
+  if (TakeWellFormedStackLine(raw)) return {};
   auto cleaned = CleanLine(raw);
   if (!cleaned) return Fail(cleaned.error());
   std::string_view line = *cleaned;
@@ -226,10 +229,28 @@ Result<void> HeapV2Parser::StackLine(std::string_view line) {
                       "more than " + std::to_string(limits_.max_records) + " stacks"));
   }
   if (auto ok = ParseStackAddresses(line.substr(1), limits_.max_frames, stack_); !ok) return Here(ok.error());
+  AddRecord();
+  return {};
+}
+
+// Nearly every byte of a dump is in its '@' lines. A well-formed one, where
+// a stack may come, is taken in one pass over it; anything else (a NUL
+// byte, a '\r', blanks before the '@', a bad address, a record too many)
+// fails the fast parse and goes the careful way, which names the problem.
+bool HeapV2Parser::TakeWellFormedStackLine(std::string_view raw) {
+  if (raw.empty() || raw.front() != '@') return false;
+  if (state_ != State::kThreads && state_ != State::kStackThreads) return false;
+  if (dump_.records.size() == limits_.max_records) return false;
+  if (!ParseWellFormedStack(raw.substr(1), limits_.max_frames, stack_)) return false;
+  AddRecord();
+  return true;
+}
+
+// The stack in stack_ as the next record, whose counts come next.
+void HeapV2Parser::AddRecord() {
   dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), {}});
   stack_line_ = line_number_;
   state_ = State::kStackCounts;
-  return {};
 }
 
 // What the input must not end in: jemalloc always finishes a dump with the
@@ -288,11 +309,16 @@ Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_
   return ParseInPlace<HeapV2Parser>(text, source_name, limits, std::move(progress));
 }
 
+Result<HeapDump> ParseHeapV2Lines(FileLineReader& reader, std::string_view source_name,
+                                  const ParseLimits& limits) {
+  return ParseFileLines<HeapV2Parser>(reader, source_name, limits);
+}
+
 Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& limits) {
-  Result<MappedFile> file = MappedFile::Open(path);
-  if (!file) return Fail(file.error());
-  return ParseHeapV2Text(file->text(), path, limits,
-                         [&file](size_t offset) { file->ReadingAt(offset); });
+  Result<Fd> fd = OpenProfileFile(path);
+  if (!fd) return Fail(fd.error());
+  FileLineReader reader(fd->get(), limits.max_line_bytes);
+  return ParseHeapV2Lines(reader, path, limits);
 }
 
 }  // namespace memprof::report::parse

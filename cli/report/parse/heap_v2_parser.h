@@ -88,8 +88,12 @@ struct ParseLimits {
                                                const ParseLimits& limits = {},
                                                ReadProgress progress = nullptr);
 
-// Maps `path` into memory and parses it with ParseHeapV2Text; the path names
-// the errors.
+// The lines `reader` reads (line_reader.h), `source_name` in the errors.
+[[nodiscard]] Result<HeapDump> ParseHeapV2Lines(FileLineReader& reader,
+                                                std::string_view source_name,
+                                                const ParseLimits& limits = {});
+
+// Reads `path` through a FileLineReader; the path names the errors.
 [[nodiscard]] Result<HeapDump> ParseHeapV2File(const std::string& path,
                                                const ParseLimits& limits = {});
 

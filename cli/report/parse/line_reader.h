@@ -87,6 +87,51 @@ class BufferLineReader {
   bool had_newline_ = true;
 };
 
+// The same line splitting over a file read with read(2) into one buffer
+// that is reused: lines are views into it, valid until the next call to
+// Next(). A dump of any size costs the buffer and no mapping. On a VM,
+// putting a file's pages into page tables (mmap, then a fault or
+// MADV_POPULATE_READ per page) cost twice the whole parse; copying them costs
+// a fraction (docs/performance.md). Same statuses and line numbers as
+// LineReader.
+class FileLineReader {
+ public:
+  using Status = LineReader::Status;
+
+  // `fd` stays the caller's; reading starts where its offset is.
+  FileLineReader(int fd, size_t max_line_bytes);
+
+  // The input not yet returned as lines, after filling the buffer if it is
+  // empty: the first line, to tell the format by, before any Next(). Empty
+  // at end of input or on a read error.
+  std::string_view Peek();
+  // The errno of a failed read, 0 if none failed.
+  int read_error() const { return read_error_; }
+
+  Status Next();
+  std::string_view line() const { return line_; }
+  size_t line_number() const { return line_number_; }
+  bool had_newline() const { return had_newline_; }
+  size_t bytes_read() const { return bytes_read_; }
+
+ private:
+  bool Refill();
+
+  int fd_;
+  size_t max_line_bytes_;
+  std::string buffer_;
+  size_t begin_ = 0;  // the unread bytes are [begin_, end_)
+  size_t end_ = 0;
+  size_t scanned_ = 0;  // bytes after begin_ known to hold no '\n'
+  bool eof_ = false;
+  bool failed_ = false;
+  int read_error_ = 0;
+  std::string_view line_;
+  size_t line_number_ = 0;
+  bool had_newline_ = true;
+  size_t bytes_read_ = 0;
+};
+
 }  // namespace memprof::report::parse
 
 #endif  // MEMPROF_CLI_REPORT_PARSE_LINE_READER_H_

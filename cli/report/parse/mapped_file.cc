@@ -25,19 +25,39 @@ constexpr size_t kReadAhead = size_t{4} << 20;
 
 }  // namespace
 
-Result<MappedFile> MappedFile::Open(const std::string& path) {
+Result<Fd> OpenProfileFile(const std::string& path) {
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) {
     return Fail(ErrorCode::kNotFound,
                 path + ": cannot open the heap profile: " + std::strerror(errno));
   }
+  return fd;
+}
+
+std::string ReadHead(int fd, size_t bytes) {
+  std::string head(bytes, '\0');
+  size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = pread(fd, head.data() + got, bytes - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return {};
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  head.resize(got);
+  return head;
+}
+
+Result<MappedFile> MappedFile::Open(const std::string& path) {
+  Result<Fd> fd = OpenProfileFile(path);
+  if (!fd) return Fail(fd.error());
   struct stat info {};
-  if (fstat(fd.get(), &info) != 0) {
+  if (fstat(fd->get(), &info) != 0) {
     return Fail(ErrorCode::kInternal, path + ": cannot stat: " + std::strerror(errno));
   }
   const auto size = static_cast<size_t>(info.st_size);
   if (size == 0) return MappedFile(nullptr, 0);  // mmap refuses a length of 0
-  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd->get(), 0);
   if (data == MAP_FAILED) {
     return Fail(ErrorCode::kInternal, path + ": cannot map the heap profile: " +
                                           std::strerror(errno));

@@ -4,9 +4,17 @@
 #include <string>
 #include <string_view>
 
+#include "common/fd.h"
 #include "common/result.h"
 
 namespace memprof::report::parse {
+
+// `path` opened for reading (close-on-exec); kNotFound, naming the path and
+// why, when it cannot be.
+[[nodiscard]] Result<Fd> OpenProfileFile(const std::string& path);
+
+// Up to `bytes` from the start of `fd` (fewer at its end); empty on an error.
+std::string ReadHead(int fd, size_t bytes);
 
 // A whole file mapped read-only into memory. A dump is parsed in place, so
 // reading it costs neither a copy nor a heap buffer: its pages belong to the

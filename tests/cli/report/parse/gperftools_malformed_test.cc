@@ -99,6 +99,14 @@ TEST_P(MalformedGperftoolsTest, FailsAlikeBehindTheFormatDetection) {
   ExpectError(ParseHeapDumpText(c.input, "t.prof", c.limits), c);
 }
 
+TEST_P(MalformedGperftoolsTest, FailsAlikeWhenReadFromAFile) {
+  const MalformedCase& c = GetParam();
+  auto parse = [](FileLineReader& reader, std::string_view source, const ParseLimits& limits) {
+    return ParseGperftoolsLines(reader, source, limits);
+  };
+  ExpectError(testing::ParseThroughFile(c.input, "t.prof", c.limits, parse), c);
+}
+
 INSTANTIATE_TEST_SUITE_P(Parser, MalformedGperftoolsTest, ::testing::ValuesIn(kGperfCases),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 

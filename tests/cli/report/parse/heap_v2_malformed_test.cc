@@ -149,6 +149,17 @@ TEST_P(MalformedDumpTest, FailsAlikeWhenParsedInPlace) {
   EXPECT_EQ(dump.error().code, c.code) << dump.error().message;
 }
 
+TEST_P(MalformedDumpTest, FailsAlikeWhenReadFromAFile) {
+  const MalformedCase& c = GetParam();
+  auto parse = [](FileLineReader& reader, std::string_view source, const ParseLimits& limits) {
+    return ParseHeapV2Lines(reader, source, limits);
+  };
+  auto dump = testing::ParseThroughFile(c.input, "t.heap", c.limits, parse);
+  ASSERT_FALSE(dump.has_value()) << "accepted: " << c.name;
+  EXPECT_EQ(dump.error().message, c.message);
+  EXPECT_EQ(dump.error().code, c.code) << dump.error().message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Parser, MalformedDumpTest, ::testing::ValuesIn(kCases),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 

@@ -1,13 +1,18 @@
 #ifndef MEMPROF_TESTS_CLI_REPORT_PARSE_TEST_UTIL_H_
 #define MEMPROF_TESTS_CLI_REPORT_PARSE_TEST_UTIL_H_
 
+#include <fcntl.h>
+
 #include <cstddef>
 #include <ostream>
 #include <sstream>
 #include <string>
 
 #include "cli/report/parse/heap_v2_parser.h"
+#include "cli/report/parse/line_reader.h"
+#include "common/fd.h"
 #include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::report::parse::testing {
 
@@ -43,6 +48,21 @@ inline constexpr ErrorCode kBad = ErrorCode::kInvalidArgument;
 inline Result<HeapDump> ParseText(const std::string& text, const ParseLimits& limits = {}) {
   std::istringstream in(text);
   return ParseHeapV2(in, "t.heap", limits);
+}
+
+// `text` written to a file and read back through a FileLineReader by
+// `parse` (ParseHeapV2Lines or ParseGperftoolsLines), the errors naming
+// `source`.
+template <typename Parse>
+Result<HeapDump> ParseThroughFile(const std::string& text, std::string_view source,
+                                  const ParseLimits& limits, Parse parse) {
+  test_support::TempDir dir;
+  const std::string path = dir.File("dump");
+  test_support::WriteFile(path, text);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return Fail(ErrorCode::kInternal, "cannot open " + path);
+  FileLineReader reader(fd.get(), limits.max_line_bytes);
+  return parse(reader, source, limits);
 }
 
 }  // namespace memprof::report::parse::testing
