@@ -127,8 +127,8 @@ Result<HeapDump> ParseFileLines(FileLineReader& reader, std::string_view source,
 
 template <typename Parser>
 Result<HeapDump> ParseInPlace(std::string_view text, std::string_view source,
-                              const ParseLimits& limits, ReadProgress progress = nullptr) {
-  BufferLineReader reader(text, limits.max_line_bytes, std::move(progress));
+                              const ParseLimits& limits) {
+  BufferLineReader reader(text, limits.max_line_bytes);
   return Parser(source, limits).Run(reader);
 }
 

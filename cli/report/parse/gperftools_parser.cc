@@ -142,8 +142,8 @@ Result<HeapDump> ParseGperftools(std::istream& in, std::string_view source_name,
 }
 
 Result<HeapDump> ParseGperftoolsText(std::string_view text, std::string_view source_name,
-                                     const ParseLimits& limits, ReadProgress progress) {
-  return ParseInPlace<GperftoolsParser>(text, source_name, limits, std::move(progress));
+                                     const ParseLimits& limits) {
+  return ParseInPlace<GperftoolsParser>(text, source_name, limits);
 }
 
 Result<HeapDump> ParseGperftoolsLines(FileLineReader& reader, std::string_view source_name,

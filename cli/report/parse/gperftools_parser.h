@@ -29,12 +29,10 @@ namespace memprof::report::parse {
 [[nodiscard]] Result<HeapDump> ParseGperftools(std::istream& in, std::string_view source_name,
                                                const ParseLimits& limits = {});
 
-// The same over a profile already in memory, parsed in place; `progress`
-// hears how far the parse has read.
+// The same over a profile already in memory, parsed in place.
 [[nodiscard]] Result<HeapDump> ParseGperftoolsText(std::string_view text,
                                                    std::string_view source_name,
-                                                   const ParseLimits& limits = {},
-                                                   ReadProgress progress = nullptr);
+                                                   const ParseLimits& limits = {});
 
 // The same over the lines `reader` reads (line_reader.h).
 [[nodiscard]] Result<HeapDump> ParseGperftoolsLines(FileLineReader& reader,

@@ -60,13 +60,13 @@ Result<HeapDump> ParseHeapDumpLines(int fd, const std::string& path, const Parse
 }  // namespace
 
 Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view source_name,
-                                   const ParseLimits& limits, ReadProgress progress) {
+                                   const ParseLimits& limits) {
   Result<DumpKind> kind = KindOfDump(text, source_name);
   if (!kind) return Fail(kind.error());
   if (*kind == DumpKind::kJemalloc) {
-    return ParseHeapV2Text(text, source_name, limits, std::move(progress));
+    return ParseHeapV2Text(text, source_name, limits);
   }
-  return ParseGperftoolsText(text, source_name, limits, std::move(progress));
+  return ParseGperftoolsText(text, source_name, limits);
 }
 
 Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& limits) {

@@ -16,8 +16,7 @@ namespace memprof::report::parse {
 // chosen parser's errors.
 [[nodiscard]] Result<HeapDump> ParseHeapDumpText(std::string_view text,
                                                  std::string_view source_name,
-                                                 const ParseLimits& limits = {},
-                                                 ReadProgress progress = nullptr);
+                                                 const ParseLimits& limits = {});
 
 // Reads `path` through a buffer (FileLineReader) and parses it as
 // ParseHeapDumpText does; the path

@@ -305,8 +305,8 @@ Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
 }
 
 Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
-                                 const ParseLimits& limits, ReadProgress progress) {
-  return ParseInPlace<HeapV2Parser>(text, source_name, limits, std::move(progress));
+                                 const ParseLimits& limits) {
+  return ParseInPlace<HeapV2Parser>(text, source_name, limits);
 }
 
 Result<HeapDump> ParseHeapV2Lines(FileLineReader& reader, std::string_view source_name,

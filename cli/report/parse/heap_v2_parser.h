@@ -81,12 +81,9 @@ struct ParseLimits {
                                            const ParseLimits& limits = {});
 
 // The same over a dump already in memory, parsed in place (the lines are
-// not copied); same errors as ParseHeapV2. `progress` hears how far the
-// parse has read.
-[[nodiscard]] Result<HeapDump> ParseHeapV2Text(std::string_view text,
-                                               std::string_view source_name,
-                                               const ParseLimits& limits = {},
-                                               ReadProgress progress = nullptr);
+// not copied); same errors as ParseHeapV2.
+[[nodiscard]] Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
+                                               const ParseLimits& limits = {});
 
 // The lines `reader` reads (line_reader.h), `source_name` in the errors.
 [[nodiscard]] Result<HeapDump> ParseHeapV2Lines(FileLineReader& reader,

@@ -59,10 +59,6 @@ LineReader::Status LineReader::Next() {
 
 BufferLineReader::Status BufferLineReader::Next() {
   ++line_number_;
-  if (progress_ && bytes_read() >= next_progress_) {
-    progress_(bytes_read());
-    next_progress_ = bytes_read() + kProgressStep;
-  }
   if (rest_.empty()) {
     had_newline_ = false;
     return Status::kEnd;

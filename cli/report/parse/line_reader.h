@@ -2,7 +2,6 @@
 #define MEMPROF_CLI_REPORT_PARSE_LINE_READER_H_
 
 #include <cstddef>
-#include <functional>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -50,22 +49,15 @@ class LineReader {
   size_t bytes_read_ = 0;
 };
 
-// Told, every so often, how far reading has come: the text before that
-// offset will not be read again (MappedFile::ReadingAt).
-using ReadProgress = std::function<void(size_t offset)>;
-
-// The same line splitting over text already in memory (a mapped dump):
+// The same line splitting over text already in memory (an inflated dump):
 // lines are views into it, nothing is copied. Same statuses and line
 // numbers as LineReader, so both drive the parser alike.
 class BufferLineReader {
  public:
   using Status = LineReader::Status;
 
-  BufferLineReader(std::string_view text, size_t max_line_bytes, ReadProgress progress = nullptr)
-      : rest_(text),
-        size_(text.size()),
-        max_line_bytes_(max_line_bytes),
-        progress_(std::move(progress)) {}
+  BufferLineReader(std::string_view text, size_t max_line_bytes)
+      : rest_(text), size_(text.size()), max_line_bytes_(max_line_bytes) {}
 
   Status Next();
   std::string_view line() const { return line_; }
@@ -74,14 +66,9 @@ class BufferLineReader {
   size_t bytes_read() const { return size_ - rest_.size(); }
 
  private:
-  // How often `progress_` hears: a few times for a dump of many megabytes.
-  static constexpr size_t kProgressStep = size_t{1} << 20;
-
   std::string_view rest_;
   size_t size_;
   size_t max_line_bytes_;
-  ReadProgress progress_;
-  size_t next_progress_ = kProgressStep;
   std::string_view line_;
   size_t line_number_ = 0;
   bool had_newline_ = true;

@@ -5,25 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
 #include "common/fd.h"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14
-#endif
-
 namespace memprof::report::parse {
-namespace {
-
-// How far ahead of the parse the file is mapped.
-constexpr size_t kReadAhead = size_t{4} << 20;
-
-}  // namespace
 
 Result<Fd> OpenProfileFile(const std::string& path) {
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -62,41 +50,17 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
     return Fail(ErrorCode::kInternal, path + ": cannot map the heap profile: " +
                                           std::strerror(errno));
   }
-  MappedFile file(static_cast<const char*>(data), size);
-  file.ReadingAt(0);
-  return file;
-}
-
-void MappedFile::ReadingAt(size_t offset) {
-  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  char* const base = const_cast<char*>(data_);
-  const size_t done = std::min(offset, size_) / page * page;
-  if (done > released_) {
-    madvise(base + released_, done - released_, MADV_DONTNEED);
-    released_ = done;
-  }
-  // Mapping ahead is an optimisation: a kernel without MADV_POPULATE_READ
-  // (before 5.14) faults the pages in as they are read.
-  const size_t ahead = std::min(size_, done + kReadAhead);
-  if (ahead > populated_) {
-    madvise(base + populated_, ahead - populated_, MADV_POPULATE_READ);
-    populated_ = ahead;
-  }
+  return MappedFile(static_cast<const char*>(data), size);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)),
-      size_(std::exchange(other.size_, 0)),
-      released_(std::exchange(other.released_, 0)),
-      populated_(std::exchange(other.populated_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     Unmap();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
-    released_ = std::exchange(other.released_, 0);
-    populated_ = std::exchange(other.populated_, 0);
   }
   return *this;
 }

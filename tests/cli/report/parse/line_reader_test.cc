@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -106,6 +108,37 @@ TEST_F(FileLineReaderTest, PeekShowsTheStartWithoutTakingIt) {
   EXPECT_EQ(reader.line(), "heap_v2/524288");
   EXPECT_EQ(reader.Peek(), "second\n");
   EXPECT_EQ(reader.read_error(), 0);
+}
+
+// This process's resident memory (anonymous and file pages), in KiB.
+long RssKib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// A 64 MiB input costs the buffer, not its size: nothing of the file is
+// mapped, and lines are views into the one buffer.
+TEST_F(FileLineReaderTest, ABigFileCostsOnlyTheBuffer) {
+  const std::string path = dir_.File("big");
+  {
+    std::ofstream out(path, std::ios::binary);
+    const std::string line = std::string(999, 'z') + "\n";
+    for (size_t i = 0; i < (size_t{64} << 10); ++i) out << line;
+  }
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  FileLineReader reader(fd.get(), 65536);
+  const long before = RssKib();
+  long peak = 0;
+  size_t lines = 0;
+  while (reader.Next() == LineReader::Status::kLine) {
+    if (reader.line().size() != 999) break;
+    if (++lines % 4096 == 0) peak = std::max(peak, RssKib() - before);
+  }
+  EXPECT_EQ(lines, size_t{64} << 10);
+  EXPECT_LT(peak, 8 * 1024) << "KiB more resident while reading";
 }
 
 TEST_F(FileLineReaderTest, AnEmptyFileEndsAtOnce) {
