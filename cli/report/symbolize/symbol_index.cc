@@ -23,9 +23,14 @@ int BindingRank(unsigned char info) {
   }
 }
 
-// Whether libdwfl would ever name an address after this symbol.
+// Whether libdwfl would ever name an address after this symbol. An empty
+// name is told by its offset, 0, where every string table starts with the
+// empty string: reading the name itself would touch the string table at
+// random, a page fault for most of libLLVM's 45,000 symbols. (A linker that
+// pointed an empty name at the end of another string would slip one
+// through; Find skips it.)
 bool IsNamingSymbol(const char* name, const GElf_Sym& symbol, GElf_Word section) {
-  if (name == nullptr || name[0] == '\0' || section == SHN_UNDEF) return false;
+  if (name == nullptr || symbol.st_name == 0 || section == SHN_UNDEF) return false;
   const int type = GELF_ST_TYPE(symbol.st_info);
   return type != STT_SECTION && type != STT_FILE && type != STT_TLS;
 }
@@ -116,7 +121,8 @@ std::optional<std::string_view> SymbolIndex::Find(uint64_t address) const {
 std::optional<SymbolIndex::Nearest> SymbolIndex::FindNearest(uint64_t address) const {
   const IndexedSymbol* best = nullptr;
   for (const std::vector<IndexedSymbol>* symbols : {&sized_, &sizeless_}) {
-    const ptrdiff_t i = LastAtOrBelow(*symbols, address);
+    ptrdiff_t i = LastAtOrBelow(*symbols, address);
+    while (i >= 0 && (*symbols)[i].name[0] == '\0') --i;
     if (i >= 0 && (best == nullptr || (*symbols)[i].start > best->start)) best = &(*symbols)[i];
   }
   if (best == nullptr) return std::nullopt;
@@ -128,7 +134,7 @@ const IndexedSymbol* SymbolIndex::FindSized(uint64_t address) const {
   // further down can still reach the address.
   for (ptrdiff_t i = LastAtOrBelow(sized_, address); i >= 0 && max_end_[i] > address; --i) {
     const IndexedSymbol& symbol = sized_[i];
-    if (address - symbol.start < symbol.size) return &symbol;
+    if (address - symbol.start < symbol.size && symbol.name[0] != '\0') return &symbol;
   }
   return nullptr;
 }
@@ -138,7 +144,10 @@ const IndexedSymbol* SymbolIndex::FindSizeless(uint64_t address) const {
   for (ptrdiff_t i = LastAtOrBelow(sizeless_, address); i >= 0 && sizeless_[i].start >= lowest;
        --i) {
     const IndexedSymbol& symbol = sizeless_[i];
-    if (address >= symbol.section_start && address < symbol.section_end) return &symbol;
+    if (address >= symbol.section_start && address < symbol.section_end &&
+        symbol.name[0] != '\0') {
+      return &symbol;
+    }
   }
   return nullptr;
 }

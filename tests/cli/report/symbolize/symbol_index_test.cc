@@ -90,6 +90,19 @@ TEST(SymbolIndexTest, AbsoluteSizelessSymbolMatchesOnlyItsOwnAddress) {
   EXPECT_EQ(NameAt(index, 0x5001), "<none>");
 }
 
+// A name that is empty though its offset is not 0 (the index tells empty
+// names by the offset, without reading them): never what an address is named.
+TEST(SymbolIndexTest, AnEmptyNameIsSkippedAsIfItWereNotThere) {
+  const SymbolIndex index = SymbolIndex::FromSymbols(
+      {Sym("outer", 0x1000, 0x1000), Sym("", 0x1400, 0x100), Label("", 0x3000, 0x3000, 0x4000),
+       Label("label", 0x2800, 0x2000, 0x4000)});
+  EXPECT_EQ(NameAt(index, 0x1450), "outer");
+  EXPECT_EQ(NameAt(index, 0x3008), "label");
+  const auto nearest = index.FindNearest(0x1450);
+  ASSERT_TRUE(nearest.has_value());
+  EXPECT_EQ(nearest->name, "outer");
+}
+
 TEST(SymbolIndexTest, EmptyIndexFindsNothing) {
   EXPECT_EQ(NameAt(SymbolIndex::FromSymbols({}), 0x1000), "<none>");
   EXPECT_EQ(SymbolIndex::Build(nullptr).size(), 0u);
