@@ -48,7 +48,7 @@ Result<HeapDump> ParseHeapDumpLines(int fd, const std::string& path, const Parse
   FileLineReader reader(fd, limits.max_line_bytes);
   const std::string_view head = reader.Peek();
   if (reader.read_error() != 0) {
-    return Fail(ErrorCode::kInvalidArgument,
+    return Fail(ErrorCode::kDataLoss,
                 path + ": cannot read the heap profile: " + std::strerror(reader.read_error()));
   }
   Result<DumpKind> kind = KindOfDump(head, path);

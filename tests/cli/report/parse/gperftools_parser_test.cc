@@ -100,5 +100,23 @@ TEST(HeapDumpReaderTest, AMissingFileIsAnError) {
   EXPECT_NE(dump.error().message.find("/nonexistent/memprof/x.prof"), std::string::npos);
 }
 
+// A file that opens but cannot be read: /proc/self/mem at offset 0 (nothing
+// is mapped there) fails with EIO. Not an empty input: data was lost.
+TEST(HeapDumpReaderTest, AFileThatCannotBeReadSaysWhy) {
+  auto dump = ParseHeapDumpFile("/proc/self/mem");
+  ASSERT_FALSE(dump.has_value());
+  EXPECT_EQ(dump.error().code, ErrorCode::kDataLoss);
+  EXPECT_EQ(dump.error().message,
+            "/proc/self/mem: cannot read the heap profile: Input/output error");
+}
+
+// And the same file and the same error when it is a jemalloc dump's only parser.
+TEST(HeapDumpReaderTest, AFileThatCannotBeReadIsAReadErrorOfTheParser) {
+  auto dump = ParseHeapV2File("/proc/self/mem");
+  ASSERT_FALSE(dump.has_value());
+  EXPECT_EQ(dump.error().code, ErrorCode::kDataLoss);
+  EXPECT_EQ(dump.error().message, "/proc/self/mem:1: read error");
+}
+
 }  // namespace
 }  // namespace memprof::report::parse
