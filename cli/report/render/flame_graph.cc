@@ -66,6 +66,7 @@ class TreeBuilder {
   void AddToNode(uint32_t node, size_t begin, size_t end);
   size_t EndStacksAt(const Group& group);
   void GroupByName(size_t begin, size_t end, uint32_t depth);
+  size_t RunEnd(size_t run, size_t end, uint32_t depth) const;
   uint32_t AddChild(uint32_t parent, uint32_t name, FrameKind kind, uint32_t depth);
   void Split(const Group& group, std::vector<Group>& todo);
   bool TooNarrow(uint32_t node) const;
@@ -255,11 +256,9 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
       std::all_of(first, last, [&](uint32_t stack) { return NameAt(stack, depth) == name; });
   if (!one_child) GroupByName(begin, group.end, depth);
   for (size_t run = begin; run < group.end;) {
-    const uint32_t run_name = NameAt(order_[run], depth);
-    size_t run_end = run + 1;
-    while (run_end < group.end && NameAt(order_[run_end], depth) == run_name) ++run_end;
-    const uint32_t child =
-        AddChild(group.node, run_name, path_kinds_[starts_[order_[run]] + depth], depth + 1);
+    const size_t run_end = RunEnd(run, group.end, depth);
+    const uint32_t child = AddChild(group.node, NameAt(order_[run], depth),
+                                    path_kinds_[starts_[order_[run]] + depth], depth + 1);
     AddToNode(child, run, run_end);
     const Group next{run, run_end, depth + 1, child};
     if (TooNarrow(child)) {
@@ -269,6 +268,15 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
     }
     run = run_end;
   }
+}
+
+// Where the run of stacks from `run` (before `end`) with the same name at
+// `depth` ends: after GroupByName, the stacks of one child.
+size_t TreeBuilder::RunEnd(size_t run, size_t end, uint32_t depth) const {
+  const uint32_t name = NameAt(order_[run], depth);
+  size_t run_end = run + 1;
+  while (run_end < end && NameAt(order_[run_end], depth) == name) ++run_end;
+  return run_end;
 }
 
 // A frame the layout cannot draw (flame_layout.h compares the same sums
@@ -294,9 +302,7 @@ size_t TreeBuilder::CountBelow(const Group& group) {
     if (begin == next.end) continue;
     GroupByName(begin, next.end, next.depth);
     for (size_t run = begin; run < next.end;) {
-      const uint32_t name = NameAt(order_[run], next.depth);
-      size_t run_end = run + 1;
-      while (run_end < next.end && NameAt(order_[run_end], next.depth) == name) ++run_end;
+      const size_t run_end = RunEnd(run, next.end, next.depth);
       ++count;
       todo.push_back({run, run_end, next.depth + 1, next.node});
       run = run_end;
