@@ -16,44 +16,30 @@ constexpr size_t kFileBufferBytes = size_t{1} << 20;
 
 }  // namespace
 
-LineReader::LineReader(std::istream& in, size_t max_line_bytes)
-    : in_(in), max_line_bytes_(max_line_bytes), buffer_(kBufferBytes, '\0') {}
+ChunkedLineReader::ChunkedLineReader(size_t max_line_bytes, size_t chunk_bytes)
+    : max_line_bytes_(max_line_bytes),
+      // Room for a whole line of the longest length allowed and its '\n'.
+      buffer_(std::max(chunk_bytes, max_line_bytes + 2), '\0') {}
 
-// Reads the next chunk into the buffer; false at end of input or on error.
-bool LineReader::Refill() {
-  if (eof_ || failed_) return false;
-  in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-  std::streamsize got = in_.gcount();
-  if (in_.bad()) failed_ = true;
-  if (in_.eof() || got == 0) eof_ = true;
-  begin_ = 0;
-  end_ = static_cast<size_t>(std::max<std::streamsize>(got, 0));
-  return end_ > 0;
+LineReader::LineReader(std::istream& in, size_t max_line_bytes)
+    : ChunkedLineReader(max_line_bytes, kBufferBytes), in_(in) {}
+
+ssize_t LineReader::ReadMore(char* into, size_t size) {
+  in_.read(into, static_cast<std::streamsize>(size));
+  const std::streamsize got = in_.gcount();
+  if (got > 0) return got;
+  if (!in_.bad()) return 0;
+  errno = EIO;
+  return -1;
 }
 
-LineReader::Status LineReader::Next() {
-  line_.clear();
-  ++line_number_;
+FileLineReader::FileLineReader(int fd, size_t max_line_bytes)
+    : ChunkedLineReader(max_line_bytes, kFileBufferBytes), fd_(fd) {}
+
+ssize_t FileLineReader::ReadMore(char* into, size_t size) {
   for (;;) {
-    if (begin_ == end_ && !Refill()) {
-      if (failed_) return Status::kReadError;
-      had_newline_ = false;
-      return line_.empty() ? Status::kEnd : Status::kLine;
-    }
-    const char* start = buffer_.data() + begin_;
-    size_t available = end_ - begin_;
-    const void* found = std::memchr(start, '\n', available);
-    size_t take = found ? static_cast<size_t>(static_cast<const char*>(found) - start) : available;
-    if (line_.size() + take > max_line_bytes_) return Status::kTooLong;
-    line_.append(start, take);
-    begin_ += take;
-    bytes_read_ += take;
-    if (found != nullptr) {
-      ++begin_;  // the '\n'
-      ++bytes_read_;
-      had_newline_ = true;
-      return Status::kLine;
-    }
+    const ssize_t got = ::read(fd_, into, size);
+    if (got >= 0 || errno != EINTR) return got;
   }
 }
 
@@ -74,41 +60,32 @@ BufferLineReader::Status BufferLineReader::Next() {
   return Status::kLine;
 }
 
-FileLineReader::FileLineReader(int fd, size_t max_line_bytes)
-    : fd_(fd),
-      max_line_bytes_(max_line_bytes),
-      // Room for a whole line of the longest length allowed and its '\n'.
-      buffer_(std::max(kFileBufferBytes, max_line_bytes + 2), '\0') {}
-
 // Moves the unread bytes to the front and reads after them; false at end
 // of input or on error.
-bool FileLineReader::Refill() {
+bool ChunkedLineReader::Refill() {
   if (eof_ || failed_) return false;
   std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
   end_ -= begin_;
   begin_ = 0;
-  for (;;) {
-    const ssize_t got = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      failed_ = true;
-      read_error_ = errno;
-    }
-    if (got <= 0) {
-      eof_ = true;
-      return false;
-    }
-    end_ += static_cast<size_t>(got);
-    return true;
+  const ssize_t got = ReadMore(buffer_.data() + end_, buffer_.size() - end_);
+  if (got < 0) {
+    failed_ = true;
+    read_error_ = errno;
   }
+  if (got <= 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += static_cast<size_t>(got);
+  return true;
 }
 
-std::string_view FileLineReader::Peek() {
+std::string_view ChunkedLineReader::Peek() {
   if (begin_ == end_) Refill();
   return {buffer_.data() + begin_, end_ - begin_};
 }
 
-FileLineReader::Status FileLineReader::Next() {
+ChunkedLineReader::Status ChunkedLineReader::Next() {
   ++line_number_;
   for (;;) {
     const char* start = buffer_.data() + begin_;
