@@ -73,7 +73,7 @@ Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& l
   Result<Fd> fd = OpenProfileFile(path);
   if (!fd) return Fail(fd.error());
   if (!IsGzip(ReadHead(fd->get(), 2))) return ParseHeapDumpLines(fd->get(), path, limits);
-  Result<MappedFile> file = MappedFile::Open(path);
+  Result<MappedFile> file = MappedFile::Map(*fd, path);
   if (!file) return Fail(file.error());
   Result<std::string> text = Gunzip(file->text(), path, limits.max_gunzipped_bytes);
   if (!text) return Fail(text.error());

@@ -39,13 +39,17 @@ std::string ReadHead(int fd, size_t bytes) {
 Result<MappedFile> MappedFile::Open(const std::string& path) {
   Result<Fd> fd = OpenProfileFile(path);
   if (!fd) return Fail(fd.error());
+  return Map(*fd, path);
+}
+
+Result<MappedFile> MappedFile::Map(const Fd& fd, const std::string& path) {
   struct stat info {};
-  if (fstat(fd->get(), &info) != 0) {
+  if (fstat(fd.get(), &info) != 0) {
     return Fail(ErrorCode::kInternal, path + ": cannot stat: " + std::strerror(errno));
   }
   const auto size = static_cast<size_t>(info.st_size);
   if (size == 0) return MappedFile(nullptr, 0);  // mmap refuses a length of 0
-  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd->get(), 0);
+  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (data == MAP_FAILED) {
     return Fail(ErrorCode::kInternal, path + ": cannot map the heap profile: " +
                                           std::strerror(errno));

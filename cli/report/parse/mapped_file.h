@@ -24,6 +24,9 @@ class MappedFile {
  public:
   // kNotFound when `path` cannot be opened, kInternal when it cannot be mapped.
   [[nodiscard]] static Result<MappedFile> Open(const std::string& path);
+  // The file `fd` has open (`path` names it in errors); kInternal when it
+  // cannot be mapped.
+  [[nodiscard]] static Result<MappedFile> Map(const Fd& fd, const std::string& path);
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;
