@@ -137,6 +137,32 @@ TEST_F(StrippedBinaryTest, WithoutDebugInfoFramesAreModuleOffsetsAndStderrSaysWh
   EXPECT_TRUE(listed) << symbolization.dump(2);
 }
 
+// libdw loads libdebuginfod (and libcurl behind it) when a debug file is not
+// found locally; memprofctl lets it only when a server is configured
+// (cli/debuginfod_gate.cc). The dynamic loader's own log says what it
+// loaded; with a server configured (nobody listening) it is loaded, so the
+// check can fail.
+TEST_F(StrippedBinaryTest, LibdebuginfodIsLoadedOnlyWhenAServerIsConfigured) {
+  TargetProcess* target = StartStripped(binary_);
+  ASSERT_NE(target, nullptr);
+  const std::string dump = files_.File("plain.heap");
+  ASSERT_EQ(CliFor(*target, "dump", {"--out", dump}).exit_code, 0);
+  constexpr char kLoaded[] = "file=libdebuginfod.so";
+  CommandResult without = Cli({"report", dump}, {{"LD_DEBUG", "files"}});
+  ASSERT_EQ(without.exit_code, 0) << without;
+  EXPECT_EQ(without.err.find(kLoaded), std::string::npos) << without;
+  EXPECT_NE(without.out.find("plain_target+0x"), std::string::npos) << without;
+  const uint16_t port = test_support::FreeLoopbackPort();
+  ASSERT_NE(port, 0);
+  CommandResult with =
+      Cli({"report", dump}, {{"LD_DEBUG", "files"},
+                             {"DEBUGINFOD_URLS", "http://127.0.0.1:" + std::to_string(port)},
+                             {"DEBUGINFOD_CACHE_PATH", files_.File("debuginfod-cache")}});
+  ASSERT_EQ(with.exit_code, 0) << with;
+  EXPECT_NE(with.err.find(kLoaded), std::string::npos) << with;
+  EXPECT_EQ(with.out, without.out);
+}
+
 // Debian's layout: /usr/lib/debug/.build-id/xx/yyyy.debug, here inside a
 // copy of the target's root given with --sysroot.
 TEST_F(StrippedBinaryTest, DebugFileByBuildIdUnderTheSysroot) {
