@@ -1,11 +1,11 @@
 #include "cli/app/huge_page_heap.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -23,6 +23,19 @@ constexpr std::string_view kTopPad = "glibc.malloc.top_pad";
 // huge pages as well: 5x fewer faults on the clang dump, the same peak RSS
 // (docs/performance.md).
 constexpr std::string_view kTopPadBytes = "33554432";
+
+// The first line of the kernel's THP mode file, read with plain system
+// calls: this runs before the C++ library's own initialisation (main.cc).
+std::string ThpMode() {
+  const int fd = ::open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buffer[128];
+  const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+  ::close(fd);
+  if (n <= 0) return "";
+  const std::string_view text(buffer, static_cast<size_t>(n));
+  return std::string(text.substr(0, text.find('\n')));
+}
 
 }  // namespace
 
@@ -56,24 +69,26 @@ bool HugePagesAvailable(std::string_view thp_enabled) {
   return !thp_enabled.empty() && thp_enabled.find("[never]") == std::string_view::npos;
 }
 
-void ReexecWithHugePageHeapIfWorthIt(char** argv, const std::vector<std::string>& args) {
-  const char* previous = ::getenv("GLIBC_TUNABLES");
+void ReexecWithHugePageHeapIfWorthIt(char** argv, char** envp,
+                                     const std::vector<std::string>& args) {
+  constexpr std::string_view kName = "GLIBC_TUNABLES=";
+  std::vector<char*> environment;
+  const char* previous = nullptr;
+  for (char** entry = envp; entry != nullptr && *entry != nullptr; ++entry) {
+    if (std::string_view(*entry).starts_with(kName)) {
+      previous = *entry + kName.size();
+    } else {
+      environment.push_back(*entry);
+    }
+  }
   const std::optional<std::string> tunables = TunablesWithHugePages(previous);
   if (!tunables || !WantsHugePageHeap(args)) return;
-  std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string mode;
-  std::getline(mode_file, mode);
-  if (!HugePagesAvailable(mode)) return;
-  const std::optional<std::string> saved =
-      previous != nullptr ? std::optional<std::string>(previous) : std::nullopt;
-  if (::setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
-  ::execv("/proc/self/exe", argv);
-  // Still here: run on ordinary pages, with the environment as it was.
-  if (saved) {
-    ::setenv("GLIBC_TUNABLES", saved->c_str(), 1);
-  } else {
-    ::unsetenv("GLIBC_TUNABLES");
-  }
+  if (!HugePagesAvailable(ThpMode())) return;
+  std::string setting = std::string(kName) + *tunables;
+  environment.push_back(setting.data());
+  environment.push_back(nullptr);
+  ::execve("/proc/self/exe", argv, environment.data());
+  // Still here: run on ordinary pages.
 }
 
 }  // namespace memprof::cli

@@ -38,9 +38,12 @@ bool WantsHugePageHeap(const std::vector<std::string>& args);
 bool HugePagesAvailable(std::string_view thp_enabled);
 
 // If `args` want it and the system has it, execs /proc/self/exe with
-// `argv` and GLIBC_TUNABLES set; returns (doing nothing) otherwise or when
-// the exec fails, and the report then simply runs on ordinary pages.
-void ReexecWithHugePageHeapIfWorthIt(char** argv, const std::vector<std::string>& args);
+// `argv` and the environment `envp` with GLIBC_TUNABLES set; returns (doing
+// nothing) otherwise or when the exec fails, and the report then simply runs
+// on ordinary pages. Reads no global state (not even `environ`): main.cc
+// calls it before the C library has set that up.
+void ReexecWithHugePageHeapIfWorthIt(char** argv, char** envp,
+                                     const std::vector<std::string>& args);
 
 }  // namespace memprof::cli
 

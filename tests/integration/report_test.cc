@@ -296,6 +296,51 @@ TEST_F(ReportTest, MalformedDumpIsRejectedWithTheLineAndNothingIsWritten) {
   ExpectCliError(Cli({"report", bad, "--format", "png"}), 2, "png");
 }
 
+// A heap_v2 dump of `stacks` distinct two-frame stacks (some 9 MiB for
+// 150,000), its one mapping a file that does not exist.
+std::string SyntheticDump(int stacks) {
+  std::ostringstream out;
+  out << "heap_v2/524288\n  t*: " << stacks << ": " << stacks * 64 << " [0: 0]\n";
+  for (int i = 0; i < stacks; ++i) {
+    out << "@ 0x401000 0x" << std::hex << (0x402000 + i * 16) << std::dec
+        << "\n  t*: 1: 64 [0: 0]\n  t0: 1: 64 [0: 0]\n";
+  }
+  out << "\nMAPPED_LIBRARIES:\n00400000-00900000 r-xp 00000000 08:02 1 /nonexistent/big\n";
+  return out.str();
+}
+
+// A report over 8 MiB of input or more runs itself again with glibc's heap
+// on huge pages, decided before the executable's constructors
+// (cli/app/huge_page_heap.h, cli/main.cc). The dynamic loader's log
+// (LD_DEBUG) shows each start: two, the second with the environment the
+// user gave (LD_DEBUG itself reaches it); one when the user's GLIBC_TUNABLES
+// already says how to use huge pages. The output is the same every way.
+TEST_F(ReportTest, ABigDumpIsReportedByASecondStartWithTheSameEnvironment) {
+  const std::string big = dir().File("big.heap");
+  ASSERT_TRUE(WriteFile(big, SyntheticDump(150000)));
+  ASSERT_GE(std::filesystem::file_size(big), 8u << 20);
+  // The loader logs the executable's .preinit_array, where the decision is
+  // taken, once per start.
+  const auto starts = [](const CommandResult& r) {
+    size_t count = 0;
+    for (size_t at = r.err.find("calling preinit: "); at != std::string::npos;
+         at = r.err.find("calling preinit: ", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  CommandResult twice =
+      Cli({"report", big}, {{"LD_DEBUG", "libs"}, {"GLIBC_TUNABLES", "glibc.malloc.perturb=0"}});
+  ASSERT_EQ(twice.exit_code, 0) << twice.err.substr(0, 4000);
+  EXPECT_EQ(starts(twice), 2u) << twice.err.substr(0, 4000);
+  CommandResult once =
+      Cli({"report", big}, {{"LD_DEBUG", "libs"}, {"GLIBC_TUNABLES", "glibc.malloc.hugetlb=0"}});
+  ASSERT_EQ(once.exit_code, 0) << once.err.substr(0, 4000);
+  EXPECT_EQ(starts(once), 1u) << once.err.substr(0, 4000);
+  EXPECT_EQ(twice.out, once.out);
+  EXPECT_EQ(Cli({"report", big}).out, once.out);
+}
+
 // A dump cut anywhere, most likely in its maps section (most of the file),
 // is refused with exit 2 and where it ends; no report is written.
 TEST_F(ReportTest, TruncatedDumpIsAUsageErrorThatSaysWhereItEnds) {
