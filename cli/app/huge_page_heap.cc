@@ -1,6 +1,5 @@
 #include "cli/app/huge_page_heap.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -8,6 +7,8 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+
+#include "common/text_file.h"
 
 namespace memprof::cli {
 namespace {
@@ -24,17 +25,24 @@ constexpr std::string_view kTopPad = "glibc.malloc.top_pad";
 // (docs/performance.md).
 constexpr std::string_view kTopPadBytes = "33554432";
 
-// The first line of the kernel's THP mode file, read with plain system
-// calls: this runs before the C++ library's own initialisation (main.cc).
+constexpr std::string_view kTunablesSetting = "GLIBC_TUNABLES=";
+
+// The value of GLIBC_TUNABLES in `envp`, or null.
+const char* TunablesIn(char** envp) {
+  for (char** entry = envp; entry != nullptr && *entry != nullptr; ++entry) {
+    if (std::string_view(*entry).starts_with(kTunablesSetting)) {
+      return *entry + kTunablesSetting.size();
+    }
+  }
+  return nullptr;
+}
+
+// The first line of the kernel's THP mode file ("" when unreadable).
+// ReadTextFile uses system calls only: this runs before the C++ library's
+// own initialisation (main.cc).
 std::string ThpMode() {
-  const int fd = ::open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  char buffer[128];
-  const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-  ::close(fd);
-  if (n <= 0) return "";
-  const std::string_view text(buffer, static_cast<size_t>(n));
-  return std::string(text.substr(0, text.find('\n')));
+  const std::string text = ReadTextFile("/sys/kernel/mm/transparent_hugepage/enabled").value_or("");
+  return text.substr(0, text.find('\n'));
 }
 
 }  // namespace
@@ -71,20 +79,15 @@ bool HugePagesAvailable(std::string_view thp_enabled) {
 
 void ReexecWithHugePageHeapIfWorthIt(char** argv, char** envp,
                                      const std::vector<std::string>& args) {
-  constexpr std::string_view kName = "GLIBC_TUNABLES=";
-  std::vector<char*> environment;
-  const char* previous = nullptr;
-  for (char** entry = envp; entry != nullptr && *entry != nullptr; ++entry) {
-    if (std::string_view(*entry).starts_with(kName)) {
-      previous = *entry + kName.size();
-    } else {
-      environment.push_back(*entry);
-    }
-  }
-  const std::optional<std::string> tunables = TunablesWithHugePages(previous);
+  const std::optional<std::string> tunables = TunablesWithHugePages(TunablesIn(envp));
   if (!tunables || !WantsHugePageHeap(args)) return;
   if (!HugePagesAvailable(ThpMode())) return;
-  std::string setting = std::string(kName) + *tunables;
+  // The same environment, with GLIBC_TUNABLES replaced (or added) last.
+  std::vector<char*> environment;
+  for (char** entry = envp; entry != nullptr && *entry != nullptr; ++entry) {
+    if (!std::string_view(*entry).starts_with(kTunablesSetting)) environment.push_back(*entry);
+  }
+  std::string setting = std::string(kTunablesSetting) + *tunables;
   environment.push_back(setting.data());
   environment.push_back(nullptr);
   ::execve("/proc/self/exe", argv, environment.data());
