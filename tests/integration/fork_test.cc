@@ -5,9 +5,8 @@
 // MEMPROF_FORK=follow (the default) every worker gets an agent of its own,
 // unless its parent's gRPC was live at fork() time (then it is refused, and
 // says why); with off it gets none unless it calls memprof_agent_start().
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <optional>
 #include <regex>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "tests/integration/harness/integration_fixture.h"
+#include "tests/integration/harness/process_gauges.h"
 #include "tests/integration/harness/test_binaries.h"
 #include "tests/support/wait_until.h"
 
@@ -128,12 +128,8 @@ class ForkTest : public IntegrationTest {
   // Waits until the parent logs that its gRPC server is completely gone
   // (threads joined): a fork then copies no thread of gRPC's.
   static bool AwaitGrpcGone(TargetProcess& parent) {
-    if (WaitUntil(
-            [&] {
-              return parent.process().StderrText().find("gRPC server stopped (idle)") !=
-                     std::string::npos;
-            },
-            seconds(30))) {
+    if (WaitUntil([&] { return CountServerStops(parent.process().StderrText()) > 0; },
+                  seconds(30))) {
       return true;
     }
     ADD_FAILURE() << "the parent's gRPC did not stop\n" << parent.process().StderrText();
