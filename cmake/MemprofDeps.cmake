@@ -86,6 +86,10 @@ memprof_deps(memprof_protobuf_deps SHARED protobuf::libprotobuf ARCHIVES protobu
 pkg_check_modules(MEMPROF_ABSL_HASH_PC REQUIRED absl_flat_hash_map absl_flat_hash_set)
 memprof_deps(memprof_hash_deps SHARED absl::flat_hash_map absl::flat_hash_set
              ARCHIVES ${MEMPROF_ABSL_HASH_PC_STATIC_LIBRARIES})
+# nghttp2 (libnghttp2-dev): the CLI's one-shot unary calls to a local agent
+# (cli/client/http2_unary_call.h), on the calling thread.
+pkg_check_modules(MEMPROF_NGHTTP2_PC REQUIRED IMPORTED_TARGET libnghttp2)
+memprof_deps(memprof_http2_deps SHARED PkgConfig::MEMPROF_NGHTTP2_PC ARCHIVES nghttp2)
 # OpenSSL's libcrypto (common/'s SHA-256): the archive when the RPC stack is
 # static too, so that one process never holds two copies.
 memprof_deps(memprof_crypto_deps SHARED OpenSSL::Crypto ARCHIVES crypto)

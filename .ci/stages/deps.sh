@@ -17,6 +17,8 @@ readonly PACKAGES=(
   libcli11-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   libdw-dev libelf-dev zlib1g-dev libssl-dev
+  # nghttp2: HTTP/2 for the one-shot unary calls to a local agent.
+  libnghttp2-dev
   libmicrohttpd-dev
   libxml2-dev
   golang-github-google-pprof-dev

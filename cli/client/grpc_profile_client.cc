@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cli/client/grpc_status_mapping.h"
+#include "cli/client/http2_unary_call.h"
 #include "cli/client/start_deadline.h"
 #include "cli/client/unreachable_agent.h"
 #include "cli/io/logging.h"
@@ -63,6 +64,19 @@ Error ConnectError(const Error& error, const Target& target) {
   }
 }
 
+// gRPC shuts down when its last channel goes: it joins its threads (a few
+// milliseconds, the longest part of a one-shot command's end). One more
+// reference, never given back, leaves that to the process's exit, which
+// main() makes without running static destructors (cli/main.cc). The
+// sanitizer builds give nothing up: their memprofctl shuts gRPC down as
+// before, so that LeakSanitizer still sees everything freed.
+void KeepGrpcUntilExit() {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  static std::once_flag once;
+  std::call_once(once, [] { grpc_init(); });
+#endif
+}
+
 grpc::ChannelArguments ChannelArgs() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
@@ -94,12 +108,9 @@ struct Connection {
   Fd watch;  // invalid for a remote agent
 };
 
-Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeout) {
-  if (target.remote()) {
-    auto stub = ConnectRemoteStub(target);
-    if (!stub) return Fail(stub.error());
-    return Connection{std::move(*stub), Fd()};
-  }
+// A connection to a local agent, refused unless SO_PEERCRED says that the
+// target pid serves it.
+Result<Fd> ConnectLocal(const Target& target, std::chrono::milliseconds timeout) {
   auto fd = ConnectUnixSocket(target.socket_path, timeout);
   if (!fd) return Fail(ConnectError(fd.error(), target));
   auto peer = GetPeerCredentials(fd->get());
@@ -110,6 +121,19 @@ Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeo
                     std::to_string(target.pid) + " (its peer is pid " + std::to_string(peer->pid) +
                     "); refusing to talk to it");
   }
+  return std::move(*fd);
+}
+
+Result<Connection> Connect(const Target& target, std::chrono::milliseconds timeout) {
+  RouteGrpcLogs();
+  KeepGrpcUntilExit();
+  if (target.remote()) {
+    auto stub = ConnectRemoteStub(target);
+    if (!stub) return Fail(stub.error());
+    return Connection{std::move(*stub), Fd()};
+  }
+  auto fd = ConnectLocal(target, timeout);
+  if (!fd) return Fail(fd.error());
   Fd watch(::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0));
   auto channel =
       grpc::CreateCustomInsecureChannelFromFd("memprof-agent", fd->Release(), ChannelArgs());
@@ -131,19 +155,6 @@ bool PeerClosed(const Fd& watch, std::chrono::milliseconds wait) {
   pollfd p{watch.get(), POLLRDHUP, 0};
   const int n = ::poll(&p, 1, static_cast<int>(wait.count()));
   return n > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
-}
-
-// gRPC shuts down when its last channel goes: it joins its threads (a few
-// milliseconds, the longest part of a one-shot command's end). One more
-// reference, never given back, leaves that to the process's exit, which
-// main() makes without running static destructors (cli/main.cc). The
-// sanitizer builds give nothing up: their memprofctl shuts gRPC down as
-// before, so that LeakSanitizer still sees everything freed.
-void KeepGrpcUntilExit() {
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  static std::once_flag once;
-  std::call_once(once, [] { grpc_init(); });
-#endif
 }
 
 std::unexpected<Error> Interrupted() { return Fail(ErrorCode::kCancelled, "interrupted"); }
@@ -221,10 +232,63 @@ Result<T> WithRetries(const Target& target, std::chrono::milliseconds window,
   }
 }
 
-// Connects, runs one unary RPC with a deadline and maps its status.
-template <typename Response, typename Invoke>
-Attempt<Response> CallUnaryOnce(const Target& target, std::chrono::milliseconds timeout,
-                                const std::stop_token& stop, Invoke& invoke) {
+// One unary method of MemoryProfile: its name, the stub's blocking call (for
+// a remote agent), and, for a method newer than the first agents, what an
+// agent without it lacks ("has no purge").
+template <typename Request, typename Response>
+struct UnaryMethod {
+  const char* name;
+  grpc::Status (Stub::*remote)(grpc::ClientContext*, const Request&, Response*);
+  const char* missing = nullptr;
+};
+
+// UNIMPLEMENTED from an agent older than the method, said as what to do.
+grpc::Status Refined(grpc::Status status, const char* missing, const Target& target) {
+  if (missing == nullptr || status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return status;
+  return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                      "the agent in " + DescribeTarget(target) +
+                          " is older than this memprofctl and " + missing +
+                          "; restart it with the current agent");
+}
+
+// One unary call on a local agent's socket, on this thread alone
+// (http2_unary_call.h): no gRPC channel, so none of its threads.
+template <typename Request, typename Response>
+Attempt<Response> CallLocalOnce(const Target& target, const UnaryMethod<Request, Response>& method,
+                                const Request& request, std::chrono::milliseconds timeout,
+                                const std::stop_token& stop) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto socket = ConnectLocal(target, timeout);
+  if (!socket) return FailedAttempt<Response>(socket.error(), ConnectFailure(socket.error()));
+  const std::string path =
+      std::string("/") + memprof::v1::MemoryProfile::service_full_name() + "/" + method.name;
+  const UnaryCallOutcome call =
+      CallUnaryOverHttp2(socket->get(), path, request.SerializeAsString(), deadline, stop);
+  if (stop.stop_requested()) return {Interrupted()};
+  if (!call.status.ok()) {
+    // CANCELLED that we did not ask for: the agent's gRPC stopped around a
+    // fork() of its host (CallFailure says more).
+    const bool dropped = call.unanswered || call.status.error_code() == grpc::StatusCode::CANCELLED;
+    return FailedAttempt<Response>(
+        ErrorFromGrpcStatus(Refined(call.status, method.missing, target), target),
+        dropped ? AttemptFailure::kDropped : AttemptFailure::kOther);
+  }
+  Response response;
+  if (!response.ParseFromString(call.response)) {
+    return FailedAttempt<Response>(
+        Error(ErrorCode::kInternal, "the memprof agent of " + DescribeTarget(target) +
+                                        " sent a reply to " + method.name +
+                                        " that memprofctl cannot read"),
+        AttemptFailure::kOther);
+  }
+  return {std::move(response)};
+}
+
+// One unary call through a gRPC channel: a remote agent, over TLS.
+template <typename Request, typename Response>
+Attempt<Response> CallRemoteOnce(const Target& target, const UnaryMethod<Request, Response>& method,
+                                 const Request& request, std::chrono::milliseconds timeout,
+                                 const std::stop_token& stop) {
   auto connection = Connect(target, timeout);
   if (!connection) {
     return FailedAttempt<Response>(connection.error(), ConnectFailure(connection.error()));
@@ -233,7 +297,8 @@ Attempt<Response> CallUnaryOnce(const Target& target, std::chrono::milliseconds 
   context.set_deadline(std::chrono::system_clock::now() + timeout);
   std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
   Response response;
-  const grpc::Status status = invoke(*connection->stub, &context, &response);
+  const grpc::Status status = Refined(
+      ((*connection->stub).*method.remote)(&context, request, &response), method.missing, target);
   if (stop.stop_requested()) return {Interrupted()};
   if (!status.ok()) {
     return FailedAttempt<Response>(ErrorFromGrpcStatus(status, target),
@@ -242,11 +307,13 @@ Attempt<Response> CallUnaryOnce(const Target& target, std::chrono::milliseconds 
   return {std::move(response)};
 }
 
-template <typename Response, typename Invoke>
+template <typename Request, typename Response>
 Result<Response> CallUnary(const Target& target, std::chrono::milliseconds timeout,
-                           const std::stop_token& stop, Invoke invoke) {
+                           const std::stop_token& stop,
+                           const UnaryMethod<Request, Response>& method, const Request& request) {
   return WithRetries<Response>(target, timeout, stop, [&](std::chrono::milliseconds left) {
-    return CallUnaryOnce<Response>(target, left, stop, invoke);
+    return target.remote() ? CallRemoteOnce(target, method, request, left, stop)
+                           : CallLocalOnce(target, method, request, left, stop);
   });
 }
 
@@ -409,65 +476,40 @@ Attempt<bool> WatchOnce(const Target& target, const WatchSink& sink,
 }  // namespace
 
 GrpcProfileClient::GrpcProfileClient(std::chrono::milliseconds rpc_timeout, std::stop_token stop)
-    : rpc_timeout_(rpc_timeout), stop_(std::move(stop)) {
-  RouteGrpcLogs();
-  KeepGrpcUntilExit();
-}
+    : rpc_timeout_(rpc_timeout), stop_(std::move(stop)) {}
 
 Result<memprof::v1::StatusResponse> GrpcProfileClient::Status(const Target& target) {
-  return CallUnary<memprof::v1::StatusResponse>(
-      target, rpc_timeout_, stop_, [](Stub& stub, grpc::ClientContext* ctx, auto* response) {
-        return stub.Status(ctx, memprof::v1::StatusRequest(), response);
-      });
+  return CallUnary(target, rpc_timeout_, stop_, UnaryMethod{"Status", &Stub::Status},
+                   memprof::v1::StatusRequest());
 }
 
 Result<memprof::v1::ActivateResponse> GrpcProfileClient::Activate(
     const Target& target, const memprof::v1::ActivateRequest& request) {
-  return CallUnary<memprof::v1::ActivateResponse>(
-      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
-        return stub.Activate(ctx, request, response);
-      });
+  return CallUnary(target, rpc_timeout_, stop_, UnaryMethod{"Activate", &Stub::Activate}, request);
 }
 
 Result<memprof::v1::DeactivateResponse> GrpcProfileClient::Deactivate(
     const Target& target, const memprof::v1::DeactivateRequest& request) {
-  return CallUnary<memprof::v1::DeactivateResponse>(
-      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
-        return stub.Deactivate(ctx, request, response);
-      });
+  return CallUnary(target, rpc_timeout_, stop_, UnaryMethod{"Deactivate", &Stub::Deactivate},
+                   request);
 }
 
 Result<memprof::v1::StatsResponse> GrpcProfileClient::Stats(
     const Target& target, const memprof::v1::StatsRequest& request) {
-  return CallUnary<memprof::v1::StatsResponse>(
-      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
-        return stub.Stats(ctx, request, response);
-      });
+  return CallUnary(target, rpc_timeout_, stop_, UnaryMethod{"Stats", &Stub::Stats}, request);
 }
 
 Result<memprof::v1::PurgeResponse> GrpcProfileClient::Purge(const Target& target) {
-  return CallUnary<memprof::v1::PurgeResponse>(
-      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
-        grpc::Status status = stub.Purge(ctx, memprof::v1::PurgeRequest(), response);
-        if (status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return status;
-        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            "the agent in " + DescribeTarget(target) +
-                                " is older than this memprofctl and has no purge; restart it "
-                                "with the current agent");
-      });
+  return CallUnary(target, rpc_timeout_, stop_, UnaryMethod{"Purge", &Stub::Purge, "has no purge"},
+                   memprof::v1::PurgeRequest());
 }
 
 Result<memprof::v1::AllocationWindowResponse> GrpcProfileClient::OpenAllocationWindow(
     const Target& target, const memprof::v1::AllocationWindowRequest& request) {
-  return CallUnary<memprof::v1::AllocationWindowResponse>(
-      target, rpc_timeout_, stop_, [&](Stub& stub, grpc::ClientContext* ctx, auto* response) {
-        grpc::Status status = stub.OpenAllocationWindow(ctx, request, response);
-        if (status.error_code() != grpc::StatusCode::UNIMPLEMENTED) return status;
-        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            "the agent in " + DescribeTarget(target) +
-                                " is older than this memprofctl and records no allocation "
-                                "windows; restart it with the current agent");
-      });
+  return CallUnary(target, rpc_timeout_, stop_,
+                   UnaryMethod{"OpenAllocationWindow", &Stub::OpenAllocationWindow,
+                               "records no allocation windows"},
+                   request);
 }
 
 Result<void> GrpcProfileClient::Dump(const Target& target, const memprof::v1::DumpRequest& request,

@@ -12,7 +12,10 @@ namespace memprof::cli {
 // ProfileClient over gRPC on the agent's Unix socket. For every call it
 // connects with memprof::ConnectUnixSocket, refuses the socket unless
 // SO_PEERCRED says the peer is the target pid (so an impostor listening on a
-// stale path never sees a request), and builds the channel on that very fd.
+// stale path never sees a request), and makes the call on that very fd: a
+// unary call on this thread with http2_unary_call.h, a stream through a
+// gRPC channel built on the fd. A remote agent (TLS) gets a gRPC channel for
+// every call, and gRPC is started only when a channel is.
 // Unary calls have a deadline of `rpc_timeout`. Dump must start (its first
 // chunk must arrive) within `rpc_timeout` -- a busy agent queues dumps, and
 // that wait counts -- but its transfer has no deadline (a large dump may take
