@@ -47,15 +47,18 @@ std::string Entry(const std::string& name, const std::string& description) {
   return out + "\n";
 }
 
-void DropDescriptions(CLI::Option& opt) {
-  // CLI11 2.1 has no validator count; get_validator(index) throws past the end.
-  for (int i = 0;; ++i) {
-    try {
-      opt.get_validator(i)->description("");
-    } catch (const CLI::OptionNotFound&) {
-      return;
-    }
+// CLI11 2.1 keeps an option's validators protected and has no count of them:
+// get_validator(index) throws past the end, so dropping their descriptions
+// threw once per option at every start. A derived class may name the
+// protected member, and its pointer to member reads it from any CLI::Option.
+struct ValidatorsOf : CLI::Option {
+  static std::vector<CLI::Validator>& Get(CLI::Option& opt) {
+    return opt.*(&ValidatorsOf::validators_);
   }
+};
+
+void DropDescriptions(CLI::Option& opt) {
+  for (CLI::Validator& validator : ValidatorsOf::Get(opt)) validator.description("");
 }
 
 }  // namespace
