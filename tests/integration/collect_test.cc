@@ -18,6 +18,7 @@
 
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
+#include "tests/support/occurrences.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/wait_until.h"
 
@@ -401,12 +402,7 @@ TEST_F(CollectTest, WatchOnATerminalRedrawsALiveTableInPlace) {
   EXPECT_NE(text.find("(plain_target), jemalloc: sample 1 at "), std::string::npos) << text;
   EXPECT_NE(text.find("jemalloc: sample 3 at "), std::string::npos) << text;
   // Two redraws, each moving the cursor up over the 10-line frame before it.
-  size_t redraws = 0;
-  for (size_t at = text.find("\x1b[10F\x1b[J"); at != std::string::npos;
-       at = text.find("\x1b[10F\x1b[J", at + 1)) {
-    ++redraws;
-  }
-  EXPECT_EQ(redraws, 2u) << text;
+  EXPECT_EQ(test_support::CountOccurrences(text, "\x1b[10F\x1b[J"), 2u) << text;
   EXPECT_EQ(text.find('{'), std::string::npos) << "a table, not JSON, on a terminal\n" << text;
   for (const char* row : {"allocated", "resident", "retained", "RSS", "PER SECOND"}) {
     EXPECT_NE(text.find(row), std::string::npos) << row;

@@ -15,6 +15,7 @@
 #include "common/fd.h"
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
+#include "tests/support/occurrences.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/wait_until.h"
 
@@ -261,12 +262,7 @@ TEST_F(MultiTargetTest, PrometheusForSeveralTargetsIsOneExposition) {
   ASSERT_EQ(targets.size(), 2u);
   CommandResult r = Cli({"stats", "--pid", Pids(targets) + ",999999999", "--format", "prometheus"});
   EXPECT_EQ(r.exit_code, 6) << r.err;
-  size_t families = 0;
-  for (size_t at = r.out.find("# TYPE memprof_up "); at != std::string::npos;
-       at = r.out.find("# TYPE memprof_up ", at + 1)) {
-    ++families;
-  }
-  EXPECT_EQ(families, 1u) << r.out;
+  EXPECT_EQ(test_support::CountOccurrences(r.out, "# TYPE memprof_up "), 1u) << r.out;
   for (const TargetProcess* t : targets) {
     EXPECT_NE(r.out.find("memprof_up{pid=\"" + std::to_string(t->pid()) +
                          "\",command=\"plain_target\"} 1"),
@@ -393,12 +389,7 @@ TEST_F(MultiTargetTest, AMissingOutDirIsRefusedOnceBeforeAnyTarget) {
         std::vector<std::string>{"profile", "--all", "--duration", "1s", "--out-dir", missing}}) {
     CommandResult r = Cli(args);
     ExpectCliError(r, 2, "--out-dir '" + missing + "' does not exist; create it first (mkdir -p)");
-    size_t count = 0;
-    for (size_t at = r.err.find("does not exist"); at != std::string::npos;
-         at = r.err.find("does not exist", at + 1)) {
-      ++count;
-    }
-    EXPECT_EQ(count, 1u) << r.err;
+    EXPECT_EQ(test_support::CountOccurrences(r.err, "does not exist"), 1u) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
   for (const TargetProcess* t : targets) EXPECT_EQ(StatusJson(*t)["profiling_active"], false);

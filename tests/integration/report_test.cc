@@ -13,6 +13,7 @@
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
 #include "tests/support/debian_tools.h"
+#include "tests/support/occurrences.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::integration {
@@ -322,12 +323,7 @@ TEST_F(ReportTest, ABigDumpIsReportedByASecondStartWithTheSameEnvironment) {
   // The loader logs the executable's .preinit_array, where the decision is
   // taken, once per start.
   const auto starts = [](const CommandResult& r) {
-    size_t count = 0;
-    for (size_t at = r.err.find("calling preinit: "); at != std::string::npos;
-         at = r.err.find("calling preinit: ", at + 1)) {
-      ++count;
-    }
-    return count;
+    return test_support::CountOccurrences(r.err, "calling preinit: ");
   };
   CommandResult twice =
       Cli({"report", big}, {{"LD_DEBUG", "libs"}, {"GLIBC_TUNABLES", "glibc.malloc.perturb=0"}});

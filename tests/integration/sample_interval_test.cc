@@ -6,6 +6,7 @@
 
 #include "tests/integration/harness/integration_fixture.h"
 #include "tests/integration/harness/test_binaries.h"
+#include "tests/support/occurrences.h"
 
 namespace memprof::integration {
 namespace {
@@ -47,12 +48,7 @@ class SampleIntervalTest : public IntegrationTest {
     // The frame itself, not a name that contains it: the program's static
     // initializer is called _GLOBAL__sub_I__Z18ManyStacksAllocatev, and
     // its atexit registration may allocate.
-    int stacks = 0;
-    for (size_t at = report.out.find(";ManyStacksAllocate("); at != std::string::npos;
-         at = report.out.find(";ManyStacksAllocate(", at + 1)) {
-      ++stacks;
-    }
-    return stacks;
+    return static_cast<int>(test_support::CountOccurrences(report.out, ";ManyStacksAllocate("));
   }
 };
 

@@ -1,10 +1,9 @@
 #include "agent/heap/allocation_recorder.h"
 
+#include <gtest/gtest.h>
 #include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
@@ -21,6 +20,7 @@
 #include "agent/allocators/jemalloc_control.h"
 #include "tests/agent/support/test_allocations.h"
 #include "tests/support/files.h"
+#include "tests/support/occurrences.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::agent {
@@ -38,12 +38,6 @@ __attribute__((noinline)) void RecorderTestChurn(int count) {
     std::memset(block, 1, 4096);
     HeapFree(block);
   }
-}
-
-int CountOf(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // What a test sees of the windows' records: their starts, stops and dumps
@@ -229,7 +223,8 @@ TEST_F(AllocationRecorderTest, RecordsTheWindowsAllocationsAndPutsEverythingBack
   EXPECT_NE(profile.find("\nended_by: client\n"), std::string::npos);
   EXPECT_NE(profile.find("\nrecords_lost: 0\n"), std::string::npos);
   EXPECT_NE(profile.find("\nrecord_bound: 100000\n"), std::string::npos);
-  EXPECT_GE(CountOf(profile, "\"usize\":"), 100) << "200 blocks of 4 KiB at a 1 KiB interval";
+  EXPECT_GE(test_support::CountOccurrences(profile, "\"usize\":"), 100u)
+      << "200 blocks of 4 KiB at a 1 KiB interval";
   EXPECT_NE(profile.find("\"released\":true"), std::string::npos);
   EXPECT_NE(profile.find("\nMAPPED_LIBRARIES:\n"), std::string::npos);
   EXPECT_TRUE(profile.ends_with("\n--- end\n"));
@@ -293,7 +288,7 @@ TEST_F(AllocationRecorderTest, AWindowEndsEarlyNearItsBound) {
   ASSERT_TRUE(ended) << "the window ran on past its bound";
   const std::string profile = Fetch(info.id);
   EXPECT_NE(profile.find("\nended_by: bound\n"), std::string::npos) << profile.substr(0, 400);
-  EXPECT_LE(CountOf(profile, "\"usize\":"), 500);
+  EXPECT_LE(test_support::CountOccurrences(profile, "\"usize\":"), 500u);
 }
 
 TEST_F(AllocationRecorderTest, ABoundOfEveryRecordIsLeftAlone) {

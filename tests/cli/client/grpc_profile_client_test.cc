@@ -20,6 +20,7 @@
 #include "memprof/v1/memory_profile.grpc.pb.h"
 #include "tests/cli/testing/cli_test_util.h"
 #include "tests/cli/testing/fake_profile_client.h"
+#include "tests/cli/testing/unix_socket_server.h"
 #include "tests/support/wait_until.h"
 
 namespace memprof::cli {
@@ -123,10 +124,7 @@ class GrpcProfileClientTest : public ::testing::Test {
   Target target_{::getpid(), socket_, "self"};
 
   void SetUp() override {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
+    server_ = testing::ServeOnUnixSocket(socket_, service_);
     ASSERT_TRUE(server_);
   }
   void TearDown() override { server_->Shutdown(); }

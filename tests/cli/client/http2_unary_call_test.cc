@@ -14,6 +14,7 @@
 #include "common/unix_socket.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
 #include "tests/cli/testing/cli_test_util.h"
+#include "tests/cli/testing/unix_socket_server.h"
 
 namespace memprof::cli {
 namespace {
@@ -69,10 +70,7 @@ class Http2UnaryCallTest : public ::testing::Test {
   std::unique_ptr<grpc::Server> server_;
 
   void StartServer() {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
+    server_ = testing::ServeOnUnixSocket(socket_, service_);
     ASSERT_TRUE(server_);
   }
   void TearDown() override {

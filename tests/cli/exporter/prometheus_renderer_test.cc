@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/text_file.h"
+#include "tests/support/occurrences.h"
 
 namespace memprof::cli {
 namespace {
@@ -20,12 +21,6 @@ TargetMetrics Jemalloc(pid_t pid, const std::string& command) {
   t.profiling_active = true;
   t.figures = {1000, 2000, 3000, 4000, 5000, 600, 70000};
   return t;
-}
-
-size_t Count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
 }
 
 TEST(PrometheusRendererTest, OneJemallocTarget) {
@@ -43,9 +38,9 @@ TEST(PrometheusRendererTest, OneJemallocTarget) {
   EXPECT_NE(text.find("memprof_jemalloc_mapped_bytes" + labels + " 4000\n"), std::string::npos);
   EXPECT_NE(text.find("memprof_jemalloc_retained_bytes" + labels + " 5000\n"), std::string::npos);
   EXPECT_NE(text.find("memprof_jemalloc_metadata_bytes" + labels + " 600\n"), std::string::npos);
-  EXPECT_EQ(Count(text, "# HELP "), 9u) << text;
-  EXPECT_EQ(Count(text, "# TYPE "), 9u) << text;
-  EXPECT_EQ(Count(text, " gauge\n"), 9u) << text;
+  EXPECT_EQ(test_support::CountOccurrences(text, "# HELP "), 9u) << text;
+  EXPECT_EQ(test_support::CountOccurrences(text, "# TYPE "), 9u) << text;
+  EXPECT_EQ(test_support::CountOccurrences(text, " gauge\n"), 9u) << text;
   EXPECT_TRUE(text.ends_with("\n"));
 }
 
@@ -54,7 +49,7 @@ TEST(PrometheusRendererTest, EachFamilyOnceWithAllTargetsGrouped) {
   down.pid = 7;
   down.command = "stuck";
   const std::string text = RenderPrometheus({Jemalloc(42, "a"), down, Jemalloc(43, "b")});
-  EXPECT_EQ(Count(text, "# TYPE memprof_up gauge"), 1u) << text;
+  EXPECT_EQ(test_support::CountOccurrences(text, "# TYPE memprof_up gauge"), 1u) << text;
   const size_t family = text.find("# TYPE memprof_up gauge\n");
   EXPECT_NE(text.find("memprof_up{pid=\"42\",command=\"a\"} 1\n"
                       "memprof_up{pid=\"7\",command=\"stuck\"} 0\n"
@@ -62,8 +57,10 @@ TEST(PrometheusRendererTest, EachFamilyOnceWithAllTargetsGrouped) {
                       family),
             std::string::npos)
       << text;
-  EXPECT_EQ(Count(text, "pid=\"7\""), 1u) << "a target that is down has only memprof_up\n" << text;
-  EXPECT_EQ(Count(text, "memprof_jemalloc_allocated_bytes{"), 2u) << text;
+  EXPECT_EQ(test_support::CountOccurrences(text, "pid=\"7\""), 1u)
+      << "a target that is down has only memprof_up\n"
+      << text;
+  EXPECT_EQ(test_support::CountOccurrences(text, "memprof_jemalloc_allocated_bytes{"), 2u) << text;
 }
 
 TEST(PrometheusRendererTest, GlibcTargetHasNoJemallocFamilies) {

@@ -22,6 +22,7 @@
 #include "tests/cli/report/render/xml_check.h"
 #include "tests/support/debian_tools.h"
 #include "tests/support/files.h"
+#include "tests/support/occurrences.h"
 #include "tests/support/shell.h"
 #include "tests/support/temp_dir.h"
 
@@ -55,14 +56,6 @@ class DwflSymbolizer final : public aggregate::AddressSymbolizer {
   symbolize::Symbolizer symbolizer_;
   std::vector<aggregate::Frame> frames_;
 };
-
-size_t Count(const std::string& text, const std::string& needle) {
-  size_t count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
-    ++count;
-  }
-  return count;
-}
 
 std::string Attribute(const std::string& dom, const std::string& name) {
   std::smatch match;
@@ -106,7 +99,7 @@ class FlameGraphBrowserTest : public ::testing::Test {
     svg_path_ = dir_.File("heap.svg");
     ASSERT_NO_FATAL_FAILURE(RenderDump());
     svg_ = test_support::ReadFile(svg_path_.string());
-    frames_ = Count(svg_, "<g class=\"f");
+    frames_ = test_support::CountOccurrences(svg_, "<g class=\"f");
   }
 
   virtual void RenderDump() {
@@ -169,8 +162,9 @@ TEST_F(FlameGraphBrowserTest, ScriptInitializesOverEveryFrame) {
   ASSERT_TRUE(dom.ok()) << dom.text.substr(0, 2000);
   EXPECT_EQ(Attribute(dom.text, "data-flamegraph-ready"), std::to_string(frames_));
   EXPECT_EQ(Attribute(dom.text, "data-flamegraph-error"), "<absent>");
-  EXPECT_EQ(Count(dom.text, "<g class=\"f"), frames_);
-  EXPECT_EQ(Count(dom.text, "<rect "), frames_ + 1);  // plus the background
+  EXPECT_EQ(test_support::CountOccurrences(dom.text, "<g class=\"f"), frames_);
+  EXPECT_EQ(test_support::CountOccurrences(dom.text, "<rect "),
+            frames_ + 1);  // plus the background
 }
 
 // Search and zoom through the URL fragment, as a link would apply them.
@@ -259,7 +253,7 @@ TEST_F(DiffFlameGraphBrowserTest, BothScriptsInitializeAndBothFamiliesAreDrawn) 
   ASSERT_GT(shrank.size(), 0u);
   for (const std::string& fill : grew) EXPECT_LE(Hue(fill), 40) << fill;
   for (const std::string& fill : shrank) EXPECT_GE(Hue(fill), 195) << fill;
-  EXPECT_EQ(Count(dom.text, "data-family=\""), 7u);  // the legend
+  EXPECT_EQ(test_support::CountOccurrences(dom.text, "data-family=\""), 7u);  // the legend
   // Every stack of the 32 that are gone passes through main: it shrank
   // somewhere below a frame that grew overall.
   EXPECT_NE(svg_.find("<title>main&#10;+"), std::string::npos);
