@@ -88,6 +88,7 @@ class UnaryExchange {
   // stop; false when the exchange cannot go on (`ended_` says why).
   bool Step(Clock::time_point deadline, const StopWake& wake, const std::stop_token& stop);
   bool Receive();
+  bool Consume(const uint8_t* data, size_t size);
   bool Flush();
   UnaryCallOutcome Outcome();
   UnaryCallOutcome ReplyMessage();
@@ -119,6 +120,7 @@ class UnaryExchange {
   std::optional<int> grpc_status_;
   std::string grpc_message_;
   std::string body_;
+  bool too_large_ = false;             // the reply passed kMaxReplyBytes: `body_` is cut
   std::string broken_;                 // why nghttp2 gave up on the connection, if it did
   std::optional<grpc::Status> ended_;  // the transport's verdict, if it ended the call
 };
@@ -157,6 +159,7 @@ int UnaryExchange::OnData(nghttp2_session*, uint8_t, int32_t stream, const uint8
   auto& call = *static_cast<UnaryExchange*>(self);
   if (stream != call.stream_) return 0;
   if (call.body_.size() + size > kMaxReplyBytes + kMessagePrefixBytes) {
+    call.too_large_ = true;
     call.EndWith(grpc::StatusCode::RESOURCE_EXHAUSTED, "the agent's reply is larger than the " +
                                                            std::to_string(kMaxReplyBytes >> 20) +
                                                            " MiB memprofctl accepts");
@@ -227,10 +230,15 @@ bool UnaryExchange::Start(std::string_view path, Clock::time_point deadline) {
   return stream_ > 0;
 }
 
-// Reads what the socket has and hands it to nghttp2.
+// Reads what the socket has and hands it to nghttp2, until a read comes
+// back short.
 bool UnaryExchange::Receive() {
   std::array<uint8_t, 16 * 1024> buffer;  // an HTTP/2 frame's default size
-  const ssize_t n = ::recv(socket_, buffer.data(), buffer.size(), 0);
+  ssize_t n = 0;
+  do {
+    n = ::recv(socket_, buffer.data(), buffer.size(), 0);
+    if (n > 0 && !Consume(buffer.data(), static_cast<size_t>(n))) return false;
+  } while (n == static_cast<ssize_t>(buffer.size()) && !ended_ && !stream_closed_);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
   // A peer that closes with our bytes unread resets the connection.
   if (n == 0 || (n < 0 && errno == ECONNRESET)) {
@@ -241,13 +249,15 @@ bool UnaryExchange::Receive() {
     EndWith(grpc::StatusCode::UNAVAILABLE, std::string("recv: ") + std::strerror(errno));
     return false;
   }
-  const ssize_t used = nghttp2_session_mem_recv(session_.get(), buffer.data(), n);
-  if (used < 0) {
-    EndWith(grpc::StatusCode::INTERNAL,
-            std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(used)));
-    return false;
-  }
   return true;
+}
+
+bool UnaryExchange::Consume(const uint8_t* data, size_t size) {
+  const ssize_t used = nghttp2_session_mem_recv(session_.get(), data, size);
+  if (used >= 0) return true;
+  EndWith(grpc::StatusCode::INTERNAL,
+          std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(used)));
+  return false;
 }
 
 int PollTimeout(Clock::time_point deadline, bool can_wake) {
@@ -299,6 +309,11 @@ bool UnaryExchange::Step(Clock::time_point deadline, const StopWake& wake,
                 (broken_.empty() ? std::string("the session ended") : broken_) + ")");
     return false;
   }
+  // Also when the socket keeps being readable: the deadline is the call's.
+  if (Clock::now() >= deadline) {
+    EndWith(grpc::StatusCode::DEADLINE_EXCEEDED, "Deadline Exceeded");
+    return false;
+  }
   const short out = unsent_.empty() ? 0 : POLLOUT;
   std::array<pollfd, 2> fds{
       {{socket_, static_cast<short>(POLLIN | out), 0}, {wake.fd(), POLLIN, 0}}};
@@ -334,7 +349,7 @@ UnaryCallOutcome UnaryExchange::Run(std::string_view path, Clock::time_point dea
 }
 
 UnaryCallOutcome UnaryExchange::Outcome() {
-  if (grpc_status_ && stream_closed_) {
+  if (grpc_status_ && stream_closed_ && !too_large_) {
     if (*grpc_status_ != 0) {
       return Failure(static_cast<grpc::StatusCode>(*grpc_status_), grpc_message_);
     }
