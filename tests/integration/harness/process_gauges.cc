@@ -10,6 +10,7 @@
 #include "common/proc_status.h"
 #include "common/text_file.h"
 #include "tests/integration/harness/support_names.h"
+#include "tests/support/occurrences.h"
 
 namespace memprof::integration {
 namespace {
@@ -78,12 +79,7 @@ ProcessGauges WaitForGaugesAtMost(pid_t pid, const ProcessGauges& baseline,
 }
 
 int CountServerStops(const std::string& stderr_text) {
-  int n = 0;
-  for (size_t pos = stderr_text.find(kServerStoppedLine); pos != std::string::npos;
-       pos = stderr_text.find(kServerStoppedLine, pos + 1)) {
-    ++n;
-  }
-  return n;
+  return static_cast<int>(test_support::CountOccurrences(stderr_text, kServerStoppedLine));
 }
 
 }  // namespace memprof::integration
