@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <nghttp2/nghttp2.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,11 +10,10 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <optional>
 
-#include "common/fd.h"
+#include "cli/io/stop_wake.h"
 
 namespace memprof::cli {
 namespace {
@@ -57,21 +55,6 @@ nghttp2_nv Header(std::string_view name, std::string_view value) {
                     reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(),
                     value.size(), NGHTTP2_NV_FLAG_NONE};
 }
-
-// Wakes poll() when a stop is requested.
-class StopWake {
- public:
-  explicit StopWake(const std::stop_token& stop)
-      : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), on_stop_(stop, [this] {
-          const uint64_t one = 1;
-          [[maybe_unused]] ssize_t n = ::write(fd_.get(), &one, sizeof(one));
-        }) {}
-  int fd() const { return fd_.get(); }
-
- private:
-  Fd fd_;
-  std::stop_callback<std::function<void()>> on_stop_;
-};
 
 // One call on one connection: nghttp2 frames it, this class moves the bytes
 // and keeps what the agent answered.
@@ -262,8 +245,8 @@ bool UnaryExchange::Consume(const uint8_t* data, size_t size) {
 
 int PollTimeout(Clock::time_point deadline, bool can_wake) {
   const auto left = std::chrono::ceil<milliseconds>(deadline - Clock::now()).count();
-  // Without the eventfd a stop request cannot wake poll(): look every 100 ms.
-  return static_cast<int>(std::clamp<int64_t>(left, 0, can_wake ? INT32_MAX : 100));
+  const int64_t most = can_wake ? INT32_MAX : StopWake::kPollWithoutWake.count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, most));
 }
 
 // Writes the frames nghttp2 has made, gathered into one send: the preface,

@@ -1,7 +1,6 @@
 #include "cli/collect/window_wait.h"
 
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "cli/io/stop_wake.h"
 #include "common/fd.h"
 
 namespace memprof::cli {
@@ -41,15 +41,11 @@ WindowWaitResult WaitForWindow(pid_t pid, milliseconds duration, const std::stop
   const Clock::time_point deadline = start + duration;
   Fd process(PidfdOpen(pid));
   if (!process && errno == ESRCH) return {WindowEnd::kTargetExited, milliseconds(0)};
-  Fd wake(::eventfd(0, EFD_CLOEXEC));
-  std::stop_callback on_stop(end_early, [&wake] {
-    const uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = ::write(wake.get(), &one, sizeof(one));
-  });
-  // Without the eventfd a stop request cannot wake poll(): look every 100 ms.
-  const bool ticking = static_cast<bool>(on_tick) || !wake;
-  if (!wake) tick = std::min(tick, milliseconds(100));
-  pollfd fds[2] = {{wake.get(), POLLIN, 0}, {process.get(), POLLIN, 0}};
+  const StopWake wake(end_early);
+  const bool can_wake = wake.fd() >= 0;
+  const bool ticking = static_cast<bool>(on_tick) || !can_wake;
+  if (!can_wake) tick = std::min(tick, StopWake::kPollWithoutWake);
+  pollfd fds[2] = {{wake.fd(), POLLIN, 0}, {process.get(), POLLIN, 0}};
   const nfds_t count = process ? 2 : 1;
   while (true) {
     if (end_early.stop_requested()) return {WindowEnd::kEndedEarly, Since(start)};
