@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# The Debian packages, as a new user gets them: builds memprof and
-# libmemprof-agent-dev with cpack from a release tarball of SOURCE_DIR (`git
-# archive` of its HEAD, unpacked with umask 002, so every file has mode 0664
-# and the package must set every mode itself), fails on any lintian error or
-# any file or directory mode Debian does not want, checks that no installed
-# file names the build or source directory, then installs both on a bare
-# Debian 12 (`debootstrap --variant=minbase bookworm`) with `dpkg -i` and
-# `apt-get -f install`, and there:
+# The Debian packages, as a new user gets them: packs memprof and
+# libmemprof-agent-dev with cpack under umask 002 (so the install makes
+# directories 0775 unless the package sets every mode itself), fails on any
+# lintian error or any file or directory mode Debian does not want, checks
+# that no installed file names the build or source directory, then installs
+# both on a bare Debian 12 (`debootstrap --variant=minbase bookworm`) with
+# `dpkg -i` and `apt-get -f install`, and there:
 #  - profiles memprof-demo under `memprofctl run` (list, activate, dump, report);
 #  - builds packaging/examples/ through pkg-config and through
 #    find_package(memprof), and sees each program's agent in `memprofctl list`;
@@ -14,11 +13,17 @@
 #
 #   bash tests/package/package_test.sh BUILD_DIR SOURCE_DIR   (ctest -L package)
 #
-# The tarball is built as a user builds it, with CMake's defaults, from
-# nothing (the CLI's twenty minutes on two cores; ccache could not help: the
-# unity batches name the tree's random absolute path). BUILD_DIR and
-# SOURCE_DIR are only looked for in the installed files. Uncommitted changes
-# in SOURCE_DIR are not in the tarball, as in a release.
+# What it packs is BUILD_DIR, as built (`bash dev.sh build`; cpack's
+# preinstall step finds it up to date): building the same sources a second
+# time took ten minutes of two cores out of every test run. A release
+# tarball of SOURCE_DIR (`git archive` of its HEAD, unpacked with umask 002,
+# so every file has mode 0664) is still made and configured, so that a tree
+# without .git and with those modes is known to configure; its examples and
+# in-root script are the ones used.
+#
+# MEMPROF_PACKAGE_FROM=tarball builds the packages from that tarball
+# instead, as a user builds it, with CMake's defaults, from nothing (the
+# CLI's twenty minutes on two cores): the check before a release.
 #
 # Needs root (debootstrap, chroot, mount; exits 77, ctest's skip, otherwise),
 # the Debian mirror this machine's apt uses (MEMPROF_PACKAGE_MIRROR overrides)
@@ -97,20 +102,41 @@ unpack_tarball() {
   [[ "${mode}" == 664 ]] || fail "the tarball's packaging/triggers has mode ${mode}, not 664"
 }
 
-# Configures and builds what the packages hold from the tarball, under
-# umask 002 as well, then packs them.
-build_debs() {
+# Configures the tarball under umask 002 in TREE_BUILD; with
+# MEMPROF_PACKAGE_FROM=tarball, also builds what the packages hold there.
+# PACKED is the build directory cpack packs and the demo is taken from.
+PACKED=""
+configure_tarball() {
   local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
   TREE_BUILD="${TREE}/build"
-  log "cmake ${generator[*]}, build and cpack from the tarball in ${TREE_BUILD}"
-  (umask 002 && cmake -S "${TREE}" -B "${TREE_BUILD}" "${generator[@]}" >"${WORK}/configure.log" 2>&1 &&
-    cmake --build "${TREE_BUILD}" \
-      --target memprofctl memprof_agent memprof_agent_server memprof-demo memprof_man \
-      >"${WORK}/build.log" 2>&1) ||
-    { tail -n 40 "${WORK}/configure.log" "${WORK}/build.log" >&2; fail "the tarball does not build"; }
-  (umask 002 && cpack --config "${TREE_BUILD}/CPackConfig.cmake" -B "${WORK}/debs") \
-    >"${WORK}/cpack.log" 2>&1 || { cat "${WORK}/cpack.log" >&2; fail "cpack failed"; }
+  log "cmake ${generator[*]} of the tarball in ${TREE_BUILD}"
+  (umask 002 && cmake -S "${TREE}" -B "${TREE_BUILD}" "${generator[@]}" >"${WORK}/configure.log" 2>&1) ||
+    { tail -n 40 "${WORK}/configure.log" >&2; fail "the tarball does not configure"; }
+  PACKED="${BUILD_DIR}"
+  [[ "${MEMPROF_PACKAGE_FROM:-build}" == tarball ]] || return 0
+  log "build from the tarball, from nothing (MEMPROF_PACKAGE_FROM=tarball)"
+  (umask 002 && cmake --build "${TREE_BUILD}" \
+    --target memprofctl memprof_agent memprof_agent_server memprof-demo memprof_man \
+    >"${WORK}/build.log" 2>&1) ||
+    { tail -n 40 "${WORK}/build.log" >&2; fail "the tarball does not build"; }
+  PACKED="${TREE_BUILD}"
+}
+
+# Packs PACKED under umask 002, into ${WORK}/debs (cpack stages its install
+# there too). The install's manifests, which it writes into PACKED, go
+# unless they were there before.
+build_debs() {
+  log "cpack of ${PACKED}, under umask 002"
+  local manifest manifests=()
+  for manifest in "${PACKED}"/install_manifest_{memprof,dev}.txt; do
+    [[ -e "${manifest}" ]] || manifests+=("${manifest}")
+  done
+  local status=0
+  (umask 002 && cpack --config "${PACKED}/CPackConfig.cmake" -B "${WORK}/debs") \
+    >"${WORK}/cpack.log" 2>&1 || status=$?
+  rm -f "${manifests[@]}"
+  ((status == 0)) || { cat "${WORK}/cpack.log" >&2; fail "cpack failed"; }
   DEBS=("${WORK}"/debs/memprof_*.deb "${WORK}"/debs/libmemprof-agent-dev_*.deb)
   local deb
   for deb in "${DEBS[@]}"; do
@@ -205,7 +231,7 @@ in_root() {
 install_packages() {
   mkdir -p "${DEB_ROOT}${CHECK}/examples"
   cp "${DEBS[@]}" "${DEB_ROOT}${CHECK}/"
-  cp "${TREE_BUILD}/tests/testprogs/memprof-demo" "${DEB_ROOT}${CHECK}/"
+  cp "${PACKED}/tests/testprogs/memprof-demo" "${DEB_ROOT}${CHECK}/"
   cp "${TREE}"/packaging/examples/* "${DEB_ROOT}${CHECK}/examples/"
   cp "${TREE}/tests/package/in_root.sh" "${DEB_ROOT}${CHECK}/"
   log "dpkg -i, then apt-get -f install"
@@ -235,6 +261,7 @@ main() {
   WORK="$(mktemp -d "${MEMPROF_PACKAGE_PARENT:-/var/tmp}/memprof-package.XXXXXX")"
   chmod 0755 "${WORK}"
   unpack_tarball
+  configure_tarball
   build_debs
   check_contents
   run_lintian
