@@ -13,17 +13,19 @@
 #
 #   bash tests/package/package_test.sh BUILD_DIR SOURCE_DIR   (ctest -L package)
 #
-# What it packs is BUILD_DIR, as built (`bash dev.sh build`; cpack's
+# What it installs is BUILD_DIR, as built (`bash dev.sh build`; cpack's
 # preinstall step finds it up to date): building the same sources a second
 # time took ten minutes of two cores out of every test run. A release
 # tarball of SOURCE_DIR (`git archive` of its HEAD, unpacked with umask 002,
-# so every file has mode 0664) is still made and configured, so that a tree
-# without .git and with those modes is known to configure; its examples and
-# in-root script are the ones used.
+# so every file has mode 0664) is configured without the programs and
+# packed too, and the modes of those packages are checked as well: every
+# file and control file they take from a tree of such files must still get
+# Debian's mode. Its examples and in-root script are the ones used.
 #
-# MEMPROF_PACKAGE_FROM=tarball builds the packages from that tarball
-# instead, as a user builds it, with CMake's defaults, from nothing (the
-# CLI's twenty minutes on two cores): the check before a release.
+# MEMPROF_PACKAGE_FROM=tarball builds the packages under test from that
+# tarball instead, as a user builds them, with CMake's defaults, from
+# nothing (the CLI's twenty minutes on two cores): the check before a
+# release.
 #
 # Needs root (debootstrap, chroot, mount; exits 77, ctest's skip, otherwise),
 # the Debian mirror this machine's apt uses (MEMPROF_PACKAGE_MIRROR overrides)
@@ -102,19 +104,25 @@ unpack_tarball() {
   [[ "${mode}" == 664 ]] || fail "the tarball's packaging/triggers has mode ${mode}, not 664"
 }
 
-# Configures the tarball under umask 002 in TREE_BUILD; with
-# MEMPROF_PACKAGE_FROM=tarball, also builds what the packages hold there.
-# PACKED is the build directory cpack packs and the demo is taken from.
+# Configures the tarball under umask 002 in TREE_BUILD. By default without
+# the programs (-DMEMPROF_BUILD_*=OFF): what the packages take from the tree
+# itself, packed by build_debs to see that no mode comes from it. With
+# MEMPROF_PACKAGE_FROM=tarball, everything, then builds what the packages
+# hold there. PACKED is the build directory the packages under test come
+# from, and the demo with them.
 PACKED=""
 configure_tarball() {
-  local generator=()
+  local generator=() parts=()
   command -v ninja >/dev/null && generator=(-G Ninja)
+  [[ "${MEMPROF_PACKAGE_FROM:-build}" == tarball ]] ||
+    parts=(-DMEMPROF_BUILD_AGENT=OFF -DMEMPROF_BUILD_CLI=OFF -DMEMPROF_BUILD_TESTS=OFF)
   TREE_BUILD="${TREE}/build"
-  log "cmake ${generator[*]} of the tarball in ${TREE_BUILD}"
-  (umask 002 && cmake -S "${TREE}" -B "${TREE_BUILD}" "${generator[@]}" >"${WORK}/configure.log" 2>&1) ||
+  log "cmake ${generator[*]} ${parts[*]} of the tarball in ${TREE_BUILD}"
+  (umask 002 && cmake -S "${TREE}" -B "${TREE_BUILD}" "${generator[@]}" "${parts[@]}" \
+    >"${WORK}/configure.log" 2>&1) ||
     { tail -n 40 "${WORK}/configure.log" >&2; fail "the tarball does not configure"; }
   PACKED="${BUILD_DIR}"
-  [[ "${MEMPROF_PACKAGE_FROM:-build}" == tarball ]] || return 0
+  ((${#parts[@]} > 0)) && return 0
   log "build from the tarball, from nothing (MEMPROF_PACKAGE_FROM=tarball)"
   (umask 002 && cmake --build "${TREE_BUILD}" \
     --target memprofctl memprof_agent memprof_agent_server memprof-demo memprof_man \
@@ -123,24 +131,37 @@ configure_tarball() {
   PACKED="${TREE_BUILD}"
 }
 
-# Packs PACKED under umask 002, into ${WORK}/debs (cpack stages its install
-# there too). The install's manifests, which it writes into PACKED, go
+# pack BUILD OUT: cpack of BUILD under umask 002 into OUT, where it stages
+# its install too. The install's manifests, which it writes into BUILD, go
 # unless they were there before.
-build_debs() {
-  log "cpack of ${PACKED}, under umask 002"
-  local manifest manifests=()
-  for manifest in "${PACKED}"/install_manifest_{memprof,dev}.txt; do
+pack() {
+  local build="$1" out="$2" manifest manifests=() status=0
+  for manifest in "${build}"/install_manifest_{memprof,dev}.txt; do
     [[ -e "${manifest}" ]] || manifests+=("${manifest}")
   done
-  local status=0
-  (umask 002 && cpack --config "${PACKED}/CPackConfig.cmake" -B "${WORK}/debs") \
+  log "cpack of ${build}, under umask 002"
+  (umask 002 && cpack --config "${build}/CPackConfig.cmake" -B "${out}") \
     >"${WORK}/cpack.log" 2>&1 || status=$?
   rm -f "${manifests[@]}"
-  ((status == 0)) || { cat "${WORK}/cpack.log" >&2; fail "cpack failed"; }
+  ((status == 0)) || { cat "${WORK}/cpack.log" >&2; fail "cpack of ${build} failed"; }
+}
+
+# The packages under test (DEBS, from PACKED) and, when PACKED is not the
+# tarball's tree, that tree's packages without programs (TREE_DEBS): they
+# hold every file and control file taken from a tree of mode-0664 files.
+TREE_DEBS=()
+build_debs() {
+  pack "${PACKED}" "${WORK}/debs"
   DEBS=("${WORK}"/debs/memprof_*.deb "${WORK}"/debs/libmemprof-agent-dev_*.deb)
+  if [[ "${PACKED}" != "${TREE_BUILD}" ]]; then
+    pack "${TREE_BUILD}" "${WORK}/tree-debs"
+    TREE_DEBS=("${WORK}"/tree-debs/memprof_*.deb "${WORK}"/tree-debs/libmemprof-agent-dev_*.deb)
+  fi
   local deb
+  for deb in "${DEBS[@]}" "${TREE_DEBS[@]}"; do
+    [[ -f "${deb}" ]] || fail "cpack made no ${deb}"
+  done
   for deb in "${DEBS[@]}"; do
-    [[ -f "${deb}" ]] || fail "cpack made no ${deb##*/} (see ${WORK}/debs)"
     dpkg-deb --info "${deb}"
     dpkg-deb --contents "${deb}"
   done
@@ -174,10 +195,10 @@ check_contents() {
 # files 0644 or 0755 (programs), in the data and in the control archive.
 check_modes() {
   local deb bad
-  for deb in "${DEBS[@]}"; do
+  for deb in "${DEBS[@]}" "${TREE_DEBS[@]}"; do
     bad="$( (dpkg-deb --fsys-tarfile "${deb}" | tar -tv; dpkg-deb --ctrl-tarfile "${deb}" | tar -tv) |
       awk '$1 !~ /^(drwxr-xr-x|-rw-r--r--|-rwxr-xr-x|lrwxrwxrwx)$/')"
-    [[ -z "${bad}" ]] || fail "${deb##*/} has files with modes Debian does not want:
+    [[ -z "${bad}" ]] || fail "${deb} has files with modes Debian does not want:
 ${bad}"
   done
 }
