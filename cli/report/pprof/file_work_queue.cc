@@ -24,6 +24,7 @@ std::vector<FileWork> FilesWithCode(const std::vector<symbolize::MemoryMapping>&
     }
     files[it->second].code_bytes += mapping.end - mapping.start;
   }
+  for (FileWork& file : files) file.prepare_cost = file.code_bytes;
   std::stable_sort(files.begin(), files.end(), [](const FileWork& a, const FileWork& b) {
     return a.code_bytes > b.code_bytes;
   });
@@ -32,8 +33,12 @@ std::vector<FileWork> FilesWithCode(const std::vector<symbolize::MemoryMapping>&
 
 }  // namespace
 
-FileWorkQueue::FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings, CostFunction cost)
-    : sorted_(std::move(mappings)), files_(FilesWithCode(sorted_)), cost_(std::move(cost)) {
+FileWorkQueue::FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings, CostFunction cost,
+                             uint64_t min_early_cost)
+    : sorted_(std::move(mappings)),
+      files_(FilesWithCode(sorted_)),
+      cost_(std::move(cost)),
+      min_early_cost_(min_early_cost) {
   std::stable_sort(sorted_.begin(), sorted_.end(),
                    [](const auto& a, const auto& b) { return a.start < b.start; });
 }
@@ -47,7 +52,10 @@ void FileWorkQueue::OrderByCost() {
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<FileWork> ordered;
   ordered.reserve(files_.size());
-  for (const auto& [cost, i] : costs) ordered.push_back(std::move(files_[i]));
+  for (const auto& [cost, i] : costs) {
+    ordered.push_back(std::move(files_[i]));
+    ordered.back().prepare_cost = cost;
+  }
   files_ = std::move(ordered);
 }
 
@@ -56,7 +64,7 @@ std::optional<uint64_t> FileWorkQueue::ClaimToPrepare(size_t worker) {
   if (ready_) return std::nullopt;
   if (!ordered_) OrderByCost();
   for (FileWork& file : files_) {
-    if (file.owner) continue;
+    if (file.owner || file.prepare_cost < min_early_cost_) continue;
     file.owner = worker;
     return file.prepare_pc;
   }

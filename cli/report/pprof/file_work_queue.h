@@ -21,6 +21,7 @@ struct FileWork {
   std::string path;                 // "" for addresses in no file
   uint64_t prepare_pc = 0;          // an address in its code, for Symbolizer::Prepare
   uint64_t code_bytes = 0;          // the size of its executable mappings
+  uint64_t prepare_cost = 0;        // CostFunction's, else code_bytes
   std::optional<size_t> owner;      // the worker that prepared it, if one did
   bool taken = false;               // a worker is resolving it (or has)
   std::vector<uint64_t> addresses;  // lookup addresses, distinct
@@ -29,9 +30,11 @@ struct FileWork {
 
 // Who symbolizes which file, in two phases. Before the addresses are known
 // (the caller is still reading the profile), workers claim the files with
-// the most code first and prepare them; once SetAddresses has shared the
-// addresses out by file, each worker resolves the files it prepared, then
-// takes the unclaimed ones, those with the most addresses first. A file is
+// the most code first and prepare them (only those that cost at least
+// `min_early_cost`: a file cheaper to open than that is opened only once an
+// address needs it); once SetAddresses has shared the addresses out by
+// file, each worker resolves the files it prepared, then takes the
+// unclaimed ones, those with the most addresses first. A file is
 // only ever in one worker's hands: a libdwfl session is not thread-safe, and
 // opening a file is the costly part. Thread-safe.
 class FileWorkQueue {
@@ -41,11 +44,12 @@ class FileWorkQueue {
   using CostFunction = std::function<uint64_t(const FileWork&)>;
 
   // Without `cost`, a file's cost is its code_bytes.
-  explicit FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings, CostFunction cost = {});
+  explicit FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings, CostFunction cost = {},
+                         uint64_t min_early_cost = 0);
 
-  // Before SetAddresses: the prepare_pc of the next unclaimed file, now
-  // `worker`'s. When none is left, waits for SetAddresses or Stop; then
-  // nullopt.
+  // Before SetAddresses: the prepare_pc of the next unclaimed file that
+  // costs at least min_early_cost, now `worker`'s. When none is left, waits
+  // for SetAddresses or Stop; then nullopt.
   std::optional<uint64_t> ClaimToPrepare(size_t worker);
   // Groups `addresses` (duplicates allowed) by file and wakes the workers.
   void SetAddresses(std::span<const uint64_t> addresses);
@@ -65,6 +69,7 @@ class FileWorkQueue {
   std::vector<symbolize::MemoryMapping> sorted_;  // a copy, by start
   std::vector<FileWork> files_;  // costliest first, then files met in the addresses
   CostFunction cost_;
+  uint64_t min_early_cost_;
   bool ordered_ = false;
   std::vector<size_t> resolve_order_;  // indexes into files_, most addresses first
   std::mutex mutex_;

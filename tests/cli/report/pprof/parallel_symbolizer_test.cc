@@ -130,6 +130,30 @@ TEST(FileWorkQueueTest, HandsOutTheCostliestFileFirst) {
   EXPECT_EQ(by_cost.ClaimToPrepare(1), std::nullopt);
 }
 
+// A file that costs less than the queue's minimum is not prepared before
+// the addresses are in; then whichever worker is free takes it, but only
+// if an address lies in it.
+TEST(FileWorkQueueTest, LeavesCheapFilesUntilAnAddressNeedsThem) {
+  const std::vector<symbolize::MemoryMapping> mappings = {
+      CodeMapping(0x100000, 0x900000, "/lib/big.so"),
+      CodeMapping(0xa00000, 0xa10000, "/lib/small.so"),
+      CodeMapping(0xb00000, 0xb80000, "/lib/unused.so")};
+  FileWorkQueue queue(mappings, {}, 0x100000);
+  EXPECT_EQ(queue.ClaimToPrepare(1), 0x100000u);
+  const std::vector<uint64_t> addresses = {0x200000, 0xa00010, 0xa00020};
+  queue.SetAddresses(addresses);
+  EXPECT_EQ(queue.ClaimToPrepare(1), std::nullopt);
+  FileWork* small = queue.NextToResolve(0);  // unclaimed: the free worker's
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(small->path, "/lib/small.so");
+  EXPECT_EQ(small->addresses.size(), 2u);
+  FileWork* big = queue.NextToResolve(1);
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->path, "/lib/big.so");
+  EXPECT_EQ(queue.NextToResolve(0), nullptr);  // unused.so: no address needs it
+  EXPECT_EQ(queue.NextToResolve(1), nullptr);
+}
+
 TEST(ParallelSymbolizerTest, DistinctLookupAddressesOfAProfile) {
   report::HeapProfile profile;
   profile.samples.push_back({{0x10, 0x21, 0x31}, {}, {}});
