@@ -32,7 +32,12 @@ class SymbolizedLocations {
   // The location of interned_.addresses[id], symbolized when first met.
   uint32_t InternId(uint32_t id);
   bool IsCut(uint32_t location) const { return cut_[location] != 0; }
-  const std::vector<uint32_t>& NameIds(uint32_t location) const { return name_ids_[location]; }
+  // jeprof leaves the location out of every function table (IsIgnoredAddress).
+  bool IsIgnored(uint32_t location) const { return ignored_[location] != 0; }
+  std::span<const uint32_t> NameIds(uint32_t location) const {
+    return std::span(name_ids_).subspan(name_starts_[location],
+                                        name_starts_[location + 1] - name_starts_[location]);
+  }
   const Location& at(uint32_t location) const { return locations_[location]; }
   const std::vector<std::string>& names() const { return names_; }
   std::vector<Location> ReleaseLocations() { return std::move(locations_); }
@@ -50,8 +55,14 @@ class SymbolizedLocations {
   bool lines_;
   std::vector<uint32_t> by_id_;  // per interned address: its location, or kNoLocation
   std::vector<Location> locations_;
-  std::vector<uint8_t> cut_;  // bytes, not bits: read once per frame
-  std::vector<std::vector<uint32_t>> name_ids_;
+  // Per location, read once per frame: flat arrays rather than a field of
+  // each Location, which would take a cache line of its own.
+  std::vector<uint8_t> cut_;      // bytes, not bits
+  std::vector<uint8_t> ignored_;  // bytes, not bits
+  // The name ids of every location, one after another: location i's are
+  // name_ids_[name_starts_[i], name_starts_[i + 1]).
+  std::vector<uint32_t> name_ids_;
+  std::vector<uint32_t> name_starts_ = {0};
   absl::flat_hash_map<std::string, uint32_t> by_name_;
   std::vector<std::string> names_;
   // ShortFunctionName per full name: the addresses of one function share it,
@@ -99,9 +110,9 @@ uint32_t SymbolizedLocations::Add(uint64_t address) {
   cut_.push_back(outer.function.empty()
                      ? IsAllocatorModule(outer.module)
                      : IsAllocatorEntryPoint(ShortName(outer.function)));
-  std::vector<uint32_t> ids;
-  for (const std::string& name : location.names) ids.push_back(NameId(name));
-  name_ids_.push_back(std::move(ids));
+  ignored_.push_back(IsIgnoredAddress(address) ? 1 : 0);
+  for (const std::string& name : location.names) name_ids_.push_back(NameId(name));
+  name_starts_.push_back(static_cast<uint32_t>(name_ids_.size()));
   locations_.push_back(std::move(location));
   return index;
 }
@@ -265,7 +276,7 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks,
   for (size_t s = 0; s < stacks.size(); ++s) {
     bool first = true;
     for (uint32_t location : stacks[s].locations) {
-      if (IsIgnoredAddress(table.at(location).address)) continue;
+      if (table.IsIgnored(location)) continue;
       for (uint32_t id : table.NameIds(location)) {
         if (seen_in[id] == s) continue;
         seen_in[id] = s;
@@ -290,7 +301,7 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks,
 // The name Reduce gives the flat value of a cut stack (see FlatFunctionNames).
 std::string FlatName(const std::vector<uint32_t>& path, const SymbolizedLocations& table) {
   for (uint32_t location : path) {
-    if (IsIgnoredAddress(table.at(location).address)) continue;
+    if (table.IsIgnored(location)) continue;
     return table.names()[table.NameIds(location).front()];
   }
   return {};

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <iterator>
 
 #include "common/path.h"
 
@@ -17,10 +18,16 @@ bool IsPerlWord(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 
 // "demo::::Serve"); pprof keeps them (reservedNames in its profile/prune.go),
 // and so do we.
 constexpr std::string_view kReservedNames[] = {"(anonymous namespace)", "operator()"};
+static_assert(kReservedNames[0].front() == '(' && kReservedNames[1].front() == 'o' &&
+                  std::size(kReservedNames) == 2,
+              "ReservedNameAt looks only at names starting with '(' or 'o'");
 
 // The length of the reserved name that starts at `at`, or 0. A name must
 // start a word: "my_operator()" holds an empty argument list.
 size_t ReservedNameAt(std::string_view text, size_t at) {
+  // Called for every character of every name: most are no reserved name's
+  // first ('(' or 'o').
+  if (text[at] != '(' && text[at] != 'o') return 0;
   if (at > 0 && IsPerlWord(text[at - 1])) return 0;
   for (std::string_view name : kReservedNames) {
     if (text.substr(at).starts_with(name)) return name.size();
