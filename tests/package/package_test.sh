@@ -13,9 +13,10 @@
 #
 #   bash tests/package/package_test.sh BUILD_DIR SOURCE_DIR   (ctest -L package)
 #
-# What it installs is BUILD_DIR, as built (`bash dev.sh build`; cpack's
-# preinstall step finds it up to date): building the same sources a second
-# time took ten minutes of two cores out of every test run. A release
+# What it installs is BUILD_DIR as it is: cpack builds nothing (it runs the
+# tree's install scripts), so run it after `bash dev.sh build`, as ctest
+# does. Building the same sources a second time took ten minutes of two
+# cores out of every test run. A release
 # tarball of SOURCE_DIR (`git archive` of its HEAD, unpacked with umask 002,
 # so every file has mode 0664) is configured without the programs and
 # packed too, and the modes of those packages are checked as well: every
