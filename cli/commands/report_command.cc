@@ -79,8 +79,8 @@ void AddPresentationOptions(CLI::App& cmd, ReportOptions& options) {
       ->type_name("DIR")
       ->check(ExistingDirectoryValidator());
   cmd.add_flag("--no-cache", options.no_cache,
-               "Read compressed debug files as they are instead of keeping a plain copy of each "
-               "in $XDG_CACHE_HOME/memprof/debug-files (default ~/.cache/memprof/debug-files)");
+               "Read every file afresh instead of keeping plain copies of compressed debug files "
+               "and sorted symbol tables in $XDG_CACHE_HOME/memprof (default ~/.cache/memprof)");
 }
 
 }  // namespace
@@ -188,7 +188,7 @@ Result<report::ReportRequest> MakeReportRequest(const ReportOptions& options) {
   request.nearest_symbol = options.nearest_symbol;
   if (options.pid > 0) request.pid = options.pid;
   request.sysroot = options.sysroot;
-  request.debug_file_cache = !options.no_cache;
+  request.use_caches = !options.no_cache;
   request.trend = options.trend;
   request.lifetimes = options.lifetimes;
   if (auto ok = CheckLifetimesOptions(request); !ok) return Fail(ok.error());

@@ -26,6 +26,7 @@
 #include "cli/report/symbolize/debug_file_cache.h"
 #include "cli/report/symbolize/debuginfo_lookup.h"
 #include "cli/report/symbolize/memory_map.h"
+#include "cli/report/symbolize/symbol_index_cache.h"
 #include "cli/report/symbolize/symbolizer.h"
 #include "cli/report/trend_pipeline.h"
 #include "common/path.h"
@@ -252,19 +253,27 @@ Result<void> RunAllocationReport(const ReportRequest& request, std::ostream& out
   return RenderProfile(ranked, profile, early, out, symbolization, &loaded->samples.summary);
 }
 
-// Before any symbolizer starts: its threads read the setting.
-void UseDebugFileCache(const ReportRequest& request) {
-  std::optional<std::string> dir;
-  if (request.debug_file_cache) dir = report::symbolize::DefaultDebugFileCacheDir();
-  report::symbolize::SetDebugFileCache(
-      dir ? std::optional(report::symbolize::DebugFileCacheSettings{*dir}) : std::nullopt);
+// Before any symbolizer starts: its threads read the settings.
+void UseCaches(const ReportRequest& request) {
+  namespace symbolize = report::symbolize;
+  std::optional<std::string> debug_files;
+  std::optional<std::string> symbol_indexes;
+  if (request.use_caches) {
+    debug_files = symbolize::DefaultDebugFileCacheDir();
+    symbol_indexes = symbolize::DefaultSymbolIndexCacheDir();
+  }
+  symbolize::SetDebugFileCache(
+      debug_files ? std::optional(symbolize::DebugFileCacheSettings{*debug_files}) : std::nullopt);
+  symbolize::SetSymbolIndexCache(
+      symbol_indexes ? std::optional(symbolize::SymbolIndexCacheSettings{*symbol_indexes})
+                     : std::nullopt);
 }
 
 }  // namespace
 
 Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
                                report::aggregate::SymbolizationSummary* symbolization) {
-  UseDebugFileCache(request);
+  UseCaches(request);
   if (report::parse::IsAllocationProfileFile(request.dump_path)) {
     return RunAllocationReport(request, out, symbolization);
   }

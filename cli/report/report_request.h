@@ -50,9 +50,10 @@ struct ReportRequest {
   std::optional<pid_t> pid;
   // Root under which the dump's paths are looked up ("" = this host's /).
   std::string sysroot;
-  // Keep plain copies of compressed debug files in the user's cache
-  // (symbolize/debug_file_cache.h); --no-cache reads them as they are.
-  bool debug_file_cache = true;
+  // Keep plain copies of compressed debug files and the sorted indexes of
+  // big symbol tables in the user's cache (symbolize/debug_file_cache.h,
+  // symbolize/symbol_index_cache.h); --no-cache reads every file afresh.
+  bool use_caches = true;
   // --trend: rank call sites by steady growth over the dumps (text or json;
   // trend_pipeline.h) instead of reporting their sum.
   bool trend = false;

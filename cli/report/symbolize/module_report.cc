@@ -8,14 +8,15 @@
 #include "cli/report/symbolize/hex.h"
 
 namespace memprof::report::symbolize {
-namespace {
 
-std::string BuildIdOf(Dwfl_Module* module) {
+std::string ModuleBuildId(Dwfl_Module* module) {
   const unsigned char* bits = nullptr;
   GElf_Addr vaddr = 0;
   const int length = dwfl_module_build_id(module, &bits, &vaddr);
   return length > 0 ? LowerHex(bits, static_cast<size_t>(length)) : std::string();
 }
+
+namespace {
 
 bool HasSymtab(Elf* elf) {
   for (Elf_Scn* scn = elf != nullptr ? elf_nextscn(elf, nullptr) : nullptr; scn != nullptr;
@@ -37,7 +38,7 @@ int Knowledge(const ModuleReport& report) {
 ModuleReport DescribeModule(Dwfl_Module* module, const std::string& path) {
   ModuleReport report;
   report.path = path;
-  report.build_id = BuildIdOf(module);
+  report.build_id = ModuleBuildId(module);
   Dwarf_Addr bias = 0;
   Dwarf* dwarf = dwfl_module_getdwarf(module, &bias);
   report.debug_info = dwarf != nullptr;

@@ -27,6 +27,9 @@ struct ModuleReport {
 // DEBUGINFOD_URLS set, download one).
 ModuleReport DescribeModule(Dwfl_Module* module, const std::string& path);
 
+// The build ID of the module's main file in lowercase hex; "" when it has none.
+std::string ModuleBuildId(Dwfl_Module* module);
+
 // The reports of several symbolizers (one per worker thread) as one list:
 // one entry per path, the one that learned most about it.
 std::vector<ModuleReport> MergeModuleReports(std::vector<ModuleReport> reports);

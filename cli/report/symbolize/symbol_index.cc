@@ -3,14 +3,18 @@
 #include <gelf.h>
 
 #include <algorithm>
-#include <iterator>
+#include <numeric>
+#include <string>
 #include <tuple>
 #include <utility>
+
+#include "cli/report/symbolize/module_report.h"
+#include "cli/report/symbolize/symbol_index_cache.h"
 
 namespace memprof::report::symbolize {
 namespace {
 
-int BindingRank(unsigned char info) {
+uint32_t BindingRank(unsigned char info) {
   switch (GELF_ST_BIND(info)) {
     case STB_GLOBAL:
       return 3;
@@ -28,135 +32,252 @@ int BindingRank(unsigned char info) {
 // empty string: reading the name itself would touch the string table at
 // random, a page fault for most of libLLVM's 45,000 symbols. (A linker that
 // pointed an empty name at the end of another string would slip one
-// through; Find skips it.)
+// through; lookups skip it.)
 bool IsNamingSymbol(const char* name, const GElf_Sym& symbol, GElf_Word section) {
   if (name == nullptr || symbol.st_name == 0 || section == SHN_UNDEF) return false;
   const int type = GELF_ST_TYPE(symbol.st_info);
   return type != STT_SECTION && type != STT_FILE && type != STT_TLS;
 }
 
-// The module-relative range of the section a sizeless symbol lies in.
-std::pair<uint64_t, uint64_t> SectionRange(Elf* elf, GElf_Word section, Dwarf_Addr bias,
-                                           uint64_t start) {
+// The range of the section a sizeless symbol lies in, in the module's
+// addresses less `bias`.
+std::pair<uint64_t, uint64_t> SectionRange(Elf* elf, GElf_Word section, Dwarf_Addr elf_bias,
+                                           uint64_t bias, uint64_t start) {
   if (section >= SHN_LORESERVE) return {start, start + 1};  // absolute: exact match only
   GElf_Shdr header;
   Elf_Scn* scn = elf != nullptr ? elf_getscn(elf, section) : nullptr;
   if (scn == nullptr || gelf_getshdr(scn, &header) == nullptr) return {start, start + 1};
-  return {header.sh_addr + bias, header.sh_addr + bias + header.sh_size};
+  const uint64_t section_start = header.sh_addr + elf_bias - bias;
+  return {section_start, section_start + header.sh_size};
 }
 
 // Sort order: by start; among equal starts the preferred symbol last, so a
 // downward walk meets it first. A lambda rather than a function, so that
 // std::sort inlines it (libLLVM's 45,000 symbols).
-constexpr auto kLessPreferred = [](const IndexedSymbol& a, const IndexedSymbol& b) {
+constexpr auto kLessPreferred = [](const IndexEntry& a, const IndexEntry& b) {
   // Preference: higher binding, then smaller size, then earlier in the table.
   return std::tuple(a.start, a.binding_rank, b.size, b.order) <
          std::tuple(b.start, b.binding_rank, a.size, a.order);
 };
 
-// Index of the last symbol starting at or below `address`, or -1.
-ptrdiff_t LastAtOrBelow(const std::vector<IndexedSymbol>& symbols, uint64_t address) {
-  auto it = std::upper_bound(symbols.begin(), symbols.end(), address,
-                             [](uint64_t a, const IndexedSymbol& s) { return a < s.start; });
-  return (it - symbols.begin()) - 1;
+// Index of the last entry starting at or below `at`, or -1.
+ptrdiff_t LastAtOrBelow(std::span<const IndexEntry> entries, uint64_t at) {
+  auto it = std::upper_bound(entries.begin(), entries.end(), at,
+                             [](uint64_t a, const IndexEntry& e) { return a < e.start; });
+  return (it - entries.begin()) - 1;
 }
 
 }  // namespace
 
 SymbolIndex SymbolIndex::Build(Dwfl_Module* module) {
-  std::vector<IndexedSymbol> symbols;
   const int count = module != nullptr ? dwfl_module_getsymtab(module) : -1;
+  if (count <= 1) return SymbolIndex();
+  Dwarf_Addr bias = 0;
+  dwfl_module_getelf(module, &bias);
+  const std::string build_id = count >= kMinCachedSymbols ? ModuleBuildId(module) : std::string();
+  if (!build_id.empty()) {
+    if (std::optional<CachedSymbolIndex> cached = ReadCachedSymbolIndex(build_id, count)) {
+      SymbolIndex index;
+      index.module_ = module;
+      index.bias_ = bias;
+      index.symbol_count_ = count;
+      index.sized_ = cached->sized;
+      index.sizeless_ = cached->sizeless;
+      index.mapping_ = std::move(cached->mapping);
+      return index;
+    }
+  }
+  SymbolIndex index = Read(module, count, bias);
+  if (!build_id.empty()) CacheSymbolIndex(build_id, count, index.sized_, index.sizeless_);
+  return index;
+}
+
+SymbolIndex SymbolIndex::Read(Dwfl_Module* module, int count, uint64_t bias) {
+  std::vector<IndexEntry> entries;
   // Sized once: libLLVM has 45,000 symbols, and growing by doubling touched
   // twice the memory, which costs more than the reading.
-  if (count > 1) symbols.reserve(static_cast<size_t>(count - 1));
+  entries.reserve(static_cast<size_t>(count - 1));
   for (int i = 1; i < count; ++i) {
     GElf_Sym symbol;
     GElf_Addr address = 0;
     GElf_Word section = SHN_UNDEF;
     Elf* elf = nullptr;
-    Dwarf_Addr bias = 0;
+    Dwarf_Addr elf_bias = 0;
     const char* name =
-        dwfl_module_getsym_info(module, i, &symbol, &address, &section, &elf, &bias);
+        dwfl_module_getsym_info(module, i, &symbol, &address, &section, &elf, &elf_bias);
     if (!IsNamingSymbol(name, symbol, section)) continue;
-    IndexedSymbol& indexed = symbols.emplace_back();
-    indexed.start = address;
-    indexed.size = symbol.st_size;
-    indexed.binding_rank = BindingRank(symbol.st_info);
-    indexed.order = static_cast<uint32_t>(i);
-    indexed.name = name;
-    if (indexed.size == 0) {
-      std::tie(indexed.section_start, indexed.section_end) =
-          SectionRange(elf, section, bias, address);
+    IndexEntry& entry = entries.emplace_back();
+    entry.start = address - bias;
+    entry.size = symbol.st_size;
+    entry.binding_rank = BindingRank(symbol.st_info);
+    entry.order = static_cast<uint32_t>(i);
+    if (entry.size == 0) {
+      std::tie(entry.reach, entry.section_end) =
+          SectionRange(elf, section, elf_bias, bias, entry.start);
     }
   }
-  return FromSymbols(std::move(symbols));
-}
-
-SymbolIndex SymbolIndex::FromSymbols(std::vector<IndexedSymbol> symbols) {
   SymbolIndex index;
-  // Split in place: the sized symbols (nearly all) keep the vector.
-  auto sizeless = std::partition(symbols.begin(), symbols.end(),
-                                  [](const IndexedSymbol& s) { return s.size != 0; });
-  index.sizeless_.assign(std::make_move_iterator(sizeless), std::make_move_iterator(symbols.end()));
-  symbols.erase(sizeless, symbols.end());
-  index.sized_ = std::move(symbols);
-  std::sort(index.sized_.begin(), index.sized_.end(), kLessPreferred);
-  std::sort(index.sizeless_.begin(), index.sizeless_.end(), kLessPreferred);
-  uint64_t max_end = 0;
-  index.max_end_.reserve(index.sized_.size());
-  for (const IndexedSymbol& symbol : index.sized_) {
-    max_end = std::max(max_end, symbol.start + symbol.size);
-    index.max_end_.push_back(max_end);
-  }
+  index.module_ = module;
+  index.bias_ = bias;
+  index.symbol_count_ = count;
+  index.Sort(std::move(entries), {});
   return index;
 }
 
-std::optional<std::string_view> SymbolIndex::Find(uint64_t address) const {
-  const IndexedSymbol* found = FindSized(address);
-  if (found == nullptr) found = FindSizeless(address);
-  if (found == nullptr) return std::nullopt;
-  return found->name;
-}
-
-std::optional<SymbolIndex::Nearest> SymbolIndex::FindNearest(uint64_t address) const {
-  const IndexedSymbol* best = nullptr;
-  for (const std::vector<IndexedSymbol>* symbols : {&sized_, &sizeless_}) {
-    ptrdiff_t i = LastAtOrBelow(*symbols, address);
-    while (i >= 0 && (*symbols)[i].name[0] == '\0') --i;
-    if (i >= 0 && (best == nullptr || (*symbols)[i].start > best->start)) best = &(*symbols)[i];
+SymbolIndex SymbolIndex::FromSymbols(std::vector<IndexedSymbol> symbols) {
+  std::vector<IndexEntry> entries;
+  std::vector<const char*> names;
+  for (const IndexedSymbol& symbol : symbols) {
+    IndexEntry& entry = entries.emplace_back();
+    entry.start = symbol.start;
+    entry.size = symbol.size;
+    entry.binding_rank = static_cast<uint32_t>(symbol.binding_rank);
+    entry.order = symbol.order;
+    entry.reach = symbol.section_start;
+    entry.section_end = symbol.section_end;
+    names.push_back(symbol.name);
   }
-  if (best == nullptr) return std::nullopt;
-  return Nearest{best->name, best->start};
+  SymbolIndex index;
+  index.Sort(std::move(entries), std::move(names));
+  return index;
 }
 
-const IndexedSymbol* SymbolIndex::FindSized(uint64_t address) const {
-  // Walking down from the closest start, max_end_ says when no symbol
-  // further down can still reach the address.
-  for (ptrdiff_t i = LastAtOrBelow(sized_, address); i >= 0 && max_end_[i] > address; --i) {
-    const IndexedSymbol& symbol = sized_[i];
-    if (address - symbol.start < symbol.size && symbol.name[0] != '\0') return &symbol;
+void SymbolIndex::Sort(std::vector<IndexEntry> entries, std::vector<const char*> names) {
+  if (!names.empty()) {
+    // Sorted by position, so that the names follow; `order` then becomes
+    // the position of the entry's name.
+    std::vector<size_t> by(entries.size());
+    std::iota(by.begin(), by.end(), 0);
+    std::stable_partition(by.begin(), by.end(), [&](size_t i) { return entries[i].size != 0; });
+    const auto sized_end =
+        std::find_if(by.begin(), by.end(), [&](size_t i) { return entries[i].size == 0; });
+    const auto less = [&](size_t a, size_t b) { return kLessPreferred(entries[a], entries[b]); };
+    std::sort(by.begin(), sized_end, less);
+    std::sort(sized_end, by.end(), less);
+    std::vector<IndexEntry> sorted;
+    for (size_t i : by) {
+      sorted.push_back(entries[i]);
+      sorted.back().order = static_cast<uint32_t>(names_.size());
+      names_.push_back(names[i]);
+    }
+    entries = std::move(sorted);
+  } else {
+    const auto sizeless = std::partition(entries.begin(), entries.end(),
+                                         [](const IndexEntry& e) { return e.size != 0; });
+    std::sort(entries.begin(), sizeless, kLessPreferred);
+    std::sort(sizeless, entries.end(), kLessPreferred);
   }
-  return nullptr;
+  const size_t sized_count = static_cast<size_t>(std::count_if(
+      entries.begin(), entries.end(), [](const IndexEntry& e) { return e.size != 0; }));
+  uint64_t max_end = 0;
+  for (size_t i = 0; i < sized_count; ++i) {
+    max_end = std::max(max_end, entries[i].start + entries[i].size);
+    entries[i].reach = max_end;
+  }
+  owned_ = std::move(entries);
+  sized_ = std::span<const IndexEntry>(owned_).first(sized_count);
+  sizeless_ = std::span<const IndexEntry>(owned_).subspan(sized_count);
 }
 
-const IndexedSymbol* SymbolIndex::FindSizeless(uint64_t address) const {
-  const uint64_t lowest = LowestLabel(address);
-  for (ptrdiff_t i = LastAtOrBelow(sizeless_, address); i >= 0 && sizeless_[i].start >= lowest;
-       --i) {
-    const IndexedSymbol& symbol = sizeless_[i];
-    if (address >= symbol.section_start && address < symbol.section_end &&
-        symbol.name[0] != '\0') {
-      return &symbol;
+const char* SymbolIndex::NameOf(const IndexEntry& entry) const {
+  if (!names_.empty()) return names_[entry.order];
+  GElf_Sym symbol;
+  GElf_Addr address = 0;
+  GElf_Word section = SHN_UNDEF;
+  Elf* elf = nullptr;
+  Dwarf_Addr elf_bias = 0;
+  const char* name = dwfl_module_getsym_info(module_, static_cast<int>(entry.order), &symbol,
+                                             &address, &section, &elf, &elf_bias);
+  // An entry read here is the table's by construction; one from the cache
+  // must prove it.
+  if (from_cache() &&
+      (name == nullptr || address - bias_ != entry.start || symbol.st_size != entry.size)) {
+    return nullptr;
+  }
+  return name != nullptr ? name : "";
+}
+
+std::optional<std::string_view> SymbolIndex::Find(uint64_t address) {
+  const uint64_t at = address - bias_;
+  const char* name = nullptr;
+  bool wrong = false;
+  if (FindSized(at, name, wrong) == nullptr && !wrong) FindSizeless(at, name, wrong);
+  if (wrong) {
+    Rebuild();
+    return Find(address);
+  }
+  if (name == nullptr) return std::nullopt;
+  return std::string_view(name);
+}
+
+std::optional<SymbolIndex::Nearest> SymbolIndex::FindNearest(uint64_t address) {
+  const uint64_t at = address - bias_;
+  const IndexEntry* best = nullptr;
+  const char* best_name = nullptr;
+  for (std::span<const IndexEntry> entries : {sized_, sizeless_}) {
+    for (ptrdiff_t i = LastAtOrBelow(entries, at); i >= 0; --i) {
+      const char* name = NameOf(entries[i]);
+      if (name == nullptr) {
+        Rebuild();
+        return FindNearest(address);
+      }
+      if (name[0] == '\0') continue;
+      if (best == nullptr || entries[i].start > best->start) {
+        best = &entries[i];
+        best_name = name;
+      }
+      break;
     }
   }
+  if (best == nullptr) return std::nullopt;
+  return Nearest{best_name, best->start + bias_};
+}
+
+const IndexEntry* SymbolIndex::FindSized(uint64_t at, const char*& name, bool& wrong) const {
+  // Walking down from the closest start, `reach` says when no symbol
+  // further down can still reach the address.
+  for (ptrdiff_t i = LastAtOrBelow(sized_, at); i >= 0 && sized_[i].reach > at; --i) {
+    const IndexEntry& entry = sized_[i];
+    if (at - entry.start >= entry.size) continue;
+    name = NameOf(entry);
+    if (name == nullptr) {
+      wrong = true;
+      return nullptr;
+    }
+    if (name[0] != '\0') return &entry;
+  }
+  name = nullptr;
   return nullptr;
 }
 
-uint64_t SymbolIndex::LowestLabel(uint64_t address) const {
+const IndexEntry* SymbolIndex::FindSizeless(uint64_t at, const char*& name, bool& wrong) const {
+  const uint64_t lowest = LowestLabel(at);
+  for (ptrdiff_t i = LastAtOrBelow(sizeless_, at); i >= 0 && sizeless_[i].start >= lowest; --i) {
+    const IndexEntry& entry = sizeless_[i];
+    if (at < entry.reach || at >= entry.section_end) continue;
+    name = NameOf(entry);
+    if (name == nullptr) {
+      wrong = true;
+      return nullptr;
+    }
+    if (name[0] != '\0') return &entry;
+  }
+  name = nullptr;
+  return nullptr;
+}
+
+uint64_t SymbolIndex::LowestLabel(uint64_t at) const {
   // Only called when no sized symbol contains the address, so every sized
   // symbol starting at or below it also ends at or below it.
-  const ptrdiff_t last = LastAtOrBelow(sized_, address);
-  return last >= 0 ? max_end_[last] : 0;
+  const ptrdiff_t last = LastAtOrBelow(sized_, at);
+  return last >= 0 ? sized_[last].reach : 0;
+}
+
+void SymbolIndex::Rebuild() {
+  SymbolIndex fresh = Read(module_, symbol_count_, bias_);
+  const std::string build_id = ModuleBuildId(module_);
+  if (!build_id.empty()) CacheSymbolIndex(build_id, symbol_count_, fresh.sized_, fresh.sizeless_);
+  *this = std::move(fresh);
 }
 
 }  // namespace memprof::report::symbolize

@@ -65,7 +65,7 @@ struct Symbolizer::Impl {
   std::vector<Frame> ModuleFrames(Dwfl_Module* module, const Frame& base, uint64_t lookup);
   std::string SymbolName(Dwfl_Module* module, uint64_t address);
   void GuessName(Dwfl_Module* module, uint64_t lookup, Frame& frame);
-  const SymbolIndex& IndexOf(Dwfl_Module* module);
+  SymbolIndex& IndexOf(Dwfl_Module* module);
   Dwfl_Module* ModuleFor(const MemoryMapping& mapping, bool needed = true);
   void Prepare(uint64_t pc);
   Result<Dwfl_Module*> Load(const ModuleInstance& instance, std::string& opened_as);
@@ -114,7 +114,7 @@ std::vector<Frame> Symbolizer::Impl::ModuleFrames(Dwfl_Module* module, const Fra
   return frames;
 }
 
-const SymbolIndex& Symbolizer::Impl::IndexOf(Dwfl_Module* module) {
+SymbolIndex& Symbolizer::Impl::IndexOf(Dwfl_Module* module) {
   auto it = symbol_indexes.find(module);
   if (it == symbol_indexes.end()) {
     it = symbol_indexes.emplace(module, SymbolIndex::Build(module)).first;

@@ -33,14 +33,13 @@ IndexedSymbol Label(const char* name, uint64_t start, uint64_t section_start,
   return symbol;
 }
 
-std::string NameAt(const SymbolIndex& index, uint64_t address) {
+std::string NameAt(SymbolIndex& index, uint64_t address) {
   const auto name = index.Find(address);
   return name ? std::string(*name) : "<none>";
 }
 
 TEST(SymbolIndexTest, FindsTheSymbolThatContainsTheAddress) {
-  const SymbolIndex index =
-      SymbolIndex::FromSymbols({Sym("b", 0x2000, 0x10), Sym("a", 0x1000, 0x100)});
+  SymbolIndex index = SymbolIndex::FromSymbols({Sym("b", 0x2000, 0x10), Sym("a", 0x1000, 0x100)});
   EXPECT_EQ(NameAt(index, 0x1000), "a");
   EXPECT_EQ(NameAt(index, 0x10ff), "a");
   EXPECT_EQ(NameAt(index, 0x1100), "<none>");  // one past the end
@@ -50,7 +49,7 @@ TEST(SymbolIndexTest, FindsTheSymbolThatContainsTheAddress) {
 }
 
 TEST(SymbolIndexTest, NestedSymbolsPreferTheClosestStart) {
-  const SymbolIndex index = SymbolIndex::FromSymbols(
+  SymbolIndex index = SymbolIndex::FromSymbols(
       {Sym("outer", 0x1000, 0x1000), Sym("inner", 0x1400, 0x100), Sym("after", 0x1800, 0x10)});
   EXPECT_EQ(NameAt(index, 0x1450), "inner");
   EXPECT_EQ(NameAt(index, 0x1500), "outer");  // past inner, still inside outer
@@ -59,23 +58,23 @@ TEST(SymbolIndexTest, NestedSymbolsPreferTheClosestStart) {
 }
 
 TEST(SymbolIndexTest, AliasesPreferGlobalThenSmallerThenFirst) {
-  const SymbolIndex by_binding = SymbolIndex::FromSymbols(
-      {Sym("local", 0x1000, 0x10, 1, 1), Sym("global", 0x1000, 0x10, 3, 2),
-       Sym("weak", 0x1000, 0x10, 2, 3)});
+  SymbolIndex by_binding =
+      SymbolIndex::FromSymbols({Sym("local", 0x1000, 0x10, 1, 1), Sym("global", 0x1000, 0x10, 3, 2),
+                                Sym("weak", 0x1000, 0x10, 2, 3)});
   EXPECT_EQ(NameAt(by_binding, 0x1004), "global");
-  const SymbolIndex by_size = SymbolIndex::FromSymbols(
-      {Sym("big", 0x1000, 0x20, 3, 1), Sym("small", 0x1000, 0x10, 3, 2)});
+  SymbolIndex by_size =
+      SymbolIndex::FromSymbols({Sym("big", 0x1000, 0x20, 3, 1), Sym("small", 0x1000, 0x10, 3, 2)});
   EXPECT_EQ(NameAt(by_size, 0x1004), "small");
   EXPECT_EQ(NameAt(by_size, 0x1018), "big");  // only the big one reaches it
-  const SymbolIndex by_order = SymbolIndex::FromSymbols(
+  SymbolIndex by_order = SymbolIndex::FromSymbols(
       {Sym("second", 0x1000, 0x10, 3, 7), Sym("first", 0x1000, 0x10, 3, 4)});
   EXPECT_EQ(NameAt(by_order, 0x1004), "first");
 }
 
 TEST(SymbolIndexTest, SizelessLabelNamesWhatFollowsItInItsSection) {
-  const SymbolIndex index = SymbolIndex::FromSymbols(
-      {Label("asm_entry", 0x1000, 0x1000, 0x3000), Sym("func", 0x1800, 0x100),
-       Label("other_section", 0x3000, 0x3000, 0x4000)});
+  SymbolIndex index = SymbolIndex::FromSymbols({Label("asm_entry", 0x1000, 0x1000, 0x3000),
+                                                Sym("func", 0x1800, 0x100),
+                                                Label("other_section", 0x3000, 0x3000, 0x4000)});
   EXPECT_EQ(NameAt(index, 0x1100), "asm_entry");
   EXPECT_EQ(NameAt(index, 0x1850), "func");  // a sized symbol wins
   // func ends between the label and the address: the label is not its name.
@@ -85,7 +84,7 @@ TEST(SymbolIndexTest, SizelessLabelNamesWhatFollowsItInItsSection) {
 }
 
 TEST(SymbolIndexTest, AbsoluteSizelessSymbolMatchesOnlyItsOwnAddress) {
-  const SymbolIndex index = SymbolIndex::FromSymbols({Label("abs", 0x5000, 0x5000, 0x5001)});
+  SymbolIndex index = SymbolIndex::FromSymbols({Label("abs", 0x5000, 0x5000, 0x5001)});
   EXPECT_EQ(NameAt(index, 0x5000), "abs");
   EXPECT_EQ(NameAt(index, 0x5001), "<none>");
 }
@@ -93,7 +92,7 @@ TEST(SymbolIndexTest, AbsoluteSizelessSymbolMatchesOnlyItsOwnAddress) {
 // A name that is empty though its offset is not 0 (the index tells empty
 // names by the offset, without reading them): never what an address is named.
 TEST(SymbolIndexTest, AnEmptyNameIsSkippedAsIfItWereNotThere) {
-  const SymbolIndex index = SymbolIndex::FromSymbols(
+  SymbolIndex index = SymbolIndex::FromSymbols(
       {Sym("outer", 0x1000, 0x1000), Sym("", 0x1400, 0x100), Label("", 0x3000, 0x3000, 0x4000),
        Label("label", 0x2800, 0x2000, 0x4000)});
   EXPECT_EQ(NameAt(index, 0x1450), "outer");
@@ -104,7 +103,8 @@ TEST(SymbolIndexTest, AnEmptyNameIsSkippedAsIfItWereNotThere) {
 }
 
 TEST(SymbolIndexTest, EmptyIndexFindsNothing) {
-  EXPECT_EQ(NameAt(SymbolIndex::FromSymbols({}), 0x1000), "<none>");
+  SymbolIndex empty = SymbolIndex::FromSymbols({});
+  EXPECT_EQ(NameAt(empty, 0x1000), "<none>");
   EXPECT_EQ(SymbolIndex::Build(nullptr).size(), 0u);
 }
 
@@ -132,7 +132,7 @@ std::vector<std::pair<uint64_t, uint64_t>> CodeRanges(Dwfl_Module* module) {
 
 int CompareModule(Dwfl_Module* module, void**, const char* name, Dwarf_Addr, void* arg) {
   auto* checked = static_cast<size_t*>(arg);
-  const SymbolIndex index = SymbolIndex::Build(module);
+  SymbolIndex index = SymbolIndex::Build(module);
   for (const auto& [start, end] : CodeRanges(module)) {
     const uint64_t step = std::max<uint64_t>(1, (end - start) / 2000) | 1;  // odd: not aligned
     for (uint64_t address = start; address < end; address += step) {
@@ -164,8 +164,9 @@ TEST(SymbolIndexTest, AgreesWithDwflModuleAddrinfoOnThisProcess) {
 // --nearest-symbol: jeprof's guess for an address past every symbol's end
 // (a static function after an exported one in a stripped library).
 TEST(SymbolIndexTest, NearestIsTheClosestStartBelowCoveringOrNot) {
-  const SymbolIndex index = SymbolIndex::FromSymbols(
-      {Sym("exported", 0x1000, 0x20), Sym("later", 0x2000, 0x10), Label("label", 0x1800, 0x1000, 0x3000)});
+  SymbolIndex index =
+      SymbolIndex::FromSymbols({Sym("exported", 0x1000, 0x20), Sym("later", 0x2000, 0x10),
+                                Label("label", 0x1800, 0x1000, 0x3000)});
   EXPECT_FALSE(index.Find(0x1100).has_value());
   ASSERT_TRUE(index.FindNearest(0x1100).has_value());
   EXPECT_EQ(index.FindNearest(0x1100)->name, "exported");
