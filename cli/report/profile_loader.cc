@@ -65,8 +65,9 @@ std::vector<std::string> PeekMappedLibraries(const std::string& path) {
   return lines;
 }
 
-Result<report::HeapProfile> LoadProfile(const std::string& path) {
-  auto dump = report::parse::ParseHeapDumpFile(path);
+Result<report::HeapProfile> LoadProfile(const std::string& path,
+                                        const report::parse::StackObserver& observer) {
+  auto dump = report::parse::ParseHeapDumpFile(path, {}, observer);
   if (!dump) return Fail(dump.error());
   return report::aggregate::Unsample(std::move(*dump));
 }

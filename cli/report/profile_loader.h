@@ -5,13 +5,15 @@
 #include <vector>
 
 #include "cli/report/model/profile.h"
+#include "cli/report/parse/heap_v2_parser.h"
 #include "common/result.h"
 
 namespace memprof::report {
 
 // Parses and unsamples one heap profile, jemalloc's or gperftools' (errors:
-// see ParseHeapDumpFile).
-[[nodiscard]] Result<report::HeapProfile> LoadProfile(const std::string& path);
+// see ParseHeapDumpFile); `observer` sees each stack as it is parsed.
+[[nodiscard]] Result<report::HeapProfile> LoadProfile(
+    const std::string& path, const report::parse::StackObserver& observer = {});
 
 // Loads `paths` side by side on a few threads; the profiles come back in the
 // order of `paths`. On failure, the error of the first failing path in that

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <utility>
 
 #include "cli/report/aggregate/aggregate.h"
@@ -47,14 +49,61 @@ std::vector<std::string> BasePaths(const ReportRequest& request) {
   return paths;
 }
 
+// Offers the early symbolizer the lookup addresses of a dump as the parser
+// meets them, a batch at a time, so that its workers resolve the addresses
+// in the files they opened while the dump is still being read. An address
+// goes at most once, and only if no address offered before shares its bit
+// in a small filter: a million frames pass through here, and the filter
+// stays in the cache where a hash table would not. An address not offered
+// is resolved with the rest once the dump is read.
+class AddressOffer {
+ public:
+  explicit AddressOffer(report::pprof::ParallelSymbolizer& symbolizer)
+      : symbolizer_(symbolizer), seen_(kFilterBits / 64) {}
+  void Observe(std::span<const uint64_t> stack) {
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const uint64_t address = report::LookupAddress(stack, i);
+      const uint64_t bit = ((address * 0x9e3779b97f4a7c15u) >> 40) % kFilterBits;
+      uint64_t& word = seen_[bit / 64];
+      const uint64_t mask = uint64_t{1} << (bit % 64);
+      if ((word & mask) != 0) continue;
+      word |= mask;
+      batch_.push_back(address);
+    }
+    if (batch_.size() >= kBatch) Flush();
+  }
+  void Flush() {
+    symbolizer_.Offer(batch_);
+    batch_.clear();
+  }
+
+ private:
+  // 64 KiB: a few percent of a big profile's ten thousand distinct
+  // addresses share a bit with another.
+  static constexpr uint64_t kFilterBits = uint64_t{1} << 19;
+  // Small enough that a worker starts early, big enough that the handing
+  // over (a lock and a wake-up) costs nothing next to the resolving.
+  static constexpr size_t kBatch = 256;
+  report::pprof::ParallelSymbolizer& symbolizer_;
+  std::vector<uint64_t> seen_;
+  std::vector<uint64_t> batch_;
+};
+
 // The dumps (summed), minus the base dumps (summed) when there are any. All
 // are read side by side, then put in one address space: dumps of different
 // processes (or a base from before a restart) have their modules elsewhere.
-Result<report::HeapProfile> LoadRequestedProfile(const ReportRequest& request) {
+// A single dump's addresses go to `early` (if any) as they are read.
+Result<report::HeapProfile> LoadRequestedProfile(const ReportRequest& request,
+                                                 report::pprof::ParallelSymbolizer* early) {
   std::vector<std::string> paths = DumpPaths(request);
   const size_t dump_count = paths.size();
   if (dump_count == 1 && request.base_path.empty() && request.more_base_paths.empty()) {
-    return LoadProfile(request.dump_path);
+    if (early == nullptr) return LoadProfile(request.dump_path);
+    AddressOffer offer(*early);
+    auto profile = LoadProfile(request.dump_path,
+                               [&offer](std::span<const uint64_t> stack) { offer.Observe(stack); });
+    offer.Flush();
+    return profile;
   }
   const std::vector<std::string> bases = BasePaths(request);
   paths.insert(paths.end(), bases.begin(), bases.end());
@@ -280,7 +329,7 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
   if (request.lifetimes) return LifetimesNeedAllocationProfile(request.dump_path);
   if (request.trend) return RunTrendPipeline(request, out);
   EarlySymbolizer early = StartEarly(request);
-  auto profile = LoadRequestedProfile(request);
+  auto profile = LoadRequestedProfile(request, early.symbolizer.get());
   if (!profile) return Fail(profile.error());
   if (auto ok = CheckMetricHasData(*profile, request.metric, request.dump_path); !ok) {
     return Fail(ok.error());

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -110,7 +111,7 @@ inline bool IsObjectMetric(Metric metric) {
 // The address to symbolize for frame `index` of a raw stack: the leaf as is,
 // every caller's return address minus one, so it falls inside the call
 // instruction (jeprof's FixCallerAddresses; pprof does the same).
-inline uint64_t LookupAddress(const std::vector<uint64_t>& stack, size_t index) {
+inline uint64_t LookupAddress(std::span<const uint64_t> stack, size_t index) {
   return index == 0 ? stack[0] : stack[index] - 1;
 }
 

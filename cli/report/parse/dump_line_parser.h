@@ -16,7 +16,9 @@
 // last line without one is always a cut.
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,8 +34,8 @@ inline constexpr std::string_view kMapsMarker = "MAPPED_LIBRARIES:";
 template <typename Derived>
 class DumpLineParser {
  public:
-  DumpLineParser(std::string_view source, const ParseLimits& limits)
-      : source_(source), limits_(limits) {}
+  DumpLineParser(std::string_view source, const ParseLimits& limits, StackObserver observer = {})
+      : source_(source), limits_(limits), observer_(std::move(observer)) {}
 
   template <typename Reader>
   Result<HeapDump> Run(Reader& reader) {
@@ -100,8 +102,14 @@ class DumpLineParser {
     return {};
   }
 
+  // A stack the dump's record holds, for the observer if there is one.
+  void Observe(std::span<const uint64_t> stack) const {
+    if (observer_) observer_(stack);
+  }
+
   std::string source_;
   ParseLimits limits_;
+  StackObserver observer_;
   size_t line_number_ = 0;  // of the line being parsed
   size_t last_line_ = 0;    // the last line read: where the input ends
   size_t bytes_read_ = 0;   // up to the end of that line
@@ -121,15 +129,15 @@ Result<HeapDump> ParseStream(std::istream& in, std::string_view source, const Pa
 
 template <typename Parser>
 Result<HeapDump> ParseFileLines(FileLineReader& reader, std::string_view source,
-                                const ParseLimits& limits) {
-  return Parser(source, limits).Run(reader);
+                                const ParseLimits& limits, const StackObserver& observer = {}) {
+  return Parser(source, limits, observer).Run(reader);
 }
 
 template <typename Parser>
 Result<HeapDump> ParseInPlace(std::string_view text, std::string_view source,
-                              const ParseLimits& limits) {
+                              const ParseLimits& limits, const StackObserver& observer = {}) {
   BufferLineReader reader(text, limits.max_line_bytes);
-  return Parser(source, limits).Run(reader);
+  return Parser(source, limits, observer).Run(reader);
 }
 
 }  // namespace memprof::report::parse

@@ -121,6 +121,7 @@ Result<void> GperftoolsParser::StackLine(std::string_view line) {
   if (!ok) return Here(ok.error());
   if (dump_.format == DumpFormat::kGperftoolsHeapSample) counts->alloc = {};
   dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), *counts});
+  Observe(stack_);
   return {};
 }
 
@@ -142,13 +143,13 @@ Result<HeapDump> ParseGperftools(std::istream& in, std::string_view source_name,
 }
 
 Result<HeapDump> ParseGperftoolsText(std::string_view text, std::string_view source_name,
-                                     const ParseLimits& limits) {
-  return ParseInPlace<GperftoolsParser>(text, source_name, limits);
+                                     const ParseLimits& limits, const StackObserver& observer) {
+  return ParseInPlace<GperftoolsParser>(text, source_name, limits, observer);
 }
 
 Result<HeapDump> ParseGperftoolsLines(FileLineReader& reader, std::string_view source_name,
-                                      const ParseLimits& limits) {
-  return ParseFileLines<GperftoolsParser>(reader, source_name, limits);
+                                      const ParseLimits& limits, const StackObserver& observer) {
+  return ParseFileLines<GperftoolsParser>(reader, source_name, limits, observer);
 }
 
 }  // namespace memprof::report::parse

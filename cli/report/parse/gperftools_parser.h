@@ -32,12 +32,14 @@ namespace memprof::report::parse {
 // The same over a profile already in memory, parsed in place.
 [[nodiscard]] Result<HeapDump> ParseGperftoolsText(std::string_view text,
                                                    std::string_view source_name,
-                                                   const ParseLimits& limits = {});
+                                                   const ParseLimits& limits = {},
+                                                   const StackObserver& observer = {});
 
 // The same over the lines `reader` reads (line_reader.h).
 [[nodiscard]] Result<HeapDump> ParseGperftoolsLines(FileLineReader& reader,
                                                     std::string_view source_name,
-                                                    const ParseLimits& limits = {});
+                                                    const ParseLimits& limits = {},
+                                                    const StackObserver& observer = {});
 
 }  // namespace memprof::report::parse
 

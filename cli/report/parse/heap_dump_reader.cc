@@ -44,7 +44,8 @@ Result<DumpKind> KindOfDump(std::string_view head, std::string_view source_name)
 }
 
 // A dump that is not gzip'd, read through a buffer.
-Result<HeapDump> ParseHeapDumpLines(int fd, const std::string& path, const ParseLimits& limits) {
+Result<HeapDump> ParseHeapDumpLines(int fd, const std::string& path, const ParseLimits& limits,
+                                    const StackObserver& observer) {
   FileLineReader reader(fd, limits.max_line_bytes);
   const std::string_view head = reader.Peek();
   if (reader.read_error() != 0) {
@@ -53,31 +54,34 @@ Result<HeapDump> ParseHeapDumpLines(int fd, const std::string& path, const Parse
   }
   Result<DumpKind> kind = KindOfDump(head, path);
   if (!kind) return Fail(kind.error());
-  if (*kind == DumpKind::kJemalloc) return ParseHeapV2Lines(reader, path, limits);
-  return ParseGperftoolsLines(reader, path, limits);
+  if (*kind == DumpKind::kJemalloc) return ParseHeapV2Lines(reader, path, limits, observer);
+  return ParseGperftoolsLines(reader, path, limits, observer);
 }
 
 }  // namespace
 
 Result<HeapDump> ParseHeapDumpText(std::string_view text, std::string_view source_name,
-                                   const ParseLimits& limits) {
+                                   const ParseLimits& limits, const StackObserver& observer) {
   Result<DumpKind> kind = KindOfDump(text, source_name);
   if (!kind) return Fail(kind.error());
   if (*kind == DumpKind::kJemalloc) {
-    return ParseHeapV2Text(text, source_name, limits);
+    return ParseHeapV2Text(text, source_name, limits, observer);
   }
-  return ParseGperftoolsText(text, source_name, limits);
+  return ParseGperftoolsText(text, source_name, limits, observer);
 }
 
-Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& limits) {
+Result<HeapDump> ParseHeapDumpFile(const std::string& path, const ParseLimits& limits,
+                                   const StackObserver& observer) {
   Result<Fd> fd = OpenProfileFile(path);
   if (!fd) return Fail(fd.error());
-  if (!IsGzip(ReadHead(fd->get(), 2))) return ParseHeapDumpLines(fd->get(), path, limits);
+  if (!IsGzip(ReadHead(fd->get(), 2))) {
+    return ParseHeapDumpLines(fd->get(), path, limits, observer);
+  }
   Result<MappedFile> file = MappedFile::Map(*fd, path);
   if (!file) return Fail(file.error());
   Result<std::string> text = Gunzip(file->text(), path, limits.max_gunzipped_bytes);
   if (!text) return Fail(text.error());
-  return ParseHeapDumpText(*text, path, limits);
+  return ParseHeapDumpText(*text, path, limits, observer);
 }
 
 }  // namespace memprof::report::parse

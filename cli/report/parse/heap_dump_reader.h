@@ -16,15 +16,18 @@ namespace memprof::report::parse {
 // chosen parser's errors.
 [[nodiscard]] Result<HeapDump> ParseHeapDumpText(std::string_view text,
                                                  std::string_view source_name,
-                                                 const ParseLimits& limits = {});
+                                                 const ParseLimits& limits = {},
+                                                 const StackObserver& observer = {});
 
 // Reads `path` through a buffer (FileLineReader) and parses it as
 // ParseHeapDumpText does; the path
 // names the errors. A gzip'd file (magic 1f 8b) is inflated first, up to
 // limits.max_gunzipped_bytes (gzip_input.h); the line numbers and byte
-// offsets of errors are then those of the inflated text.
+// offsets of errors are then those of the inflated text. `observer` sees
+// each stack as it is parsed.
 [[nodiscard]] Result<HeapDump> ParseHeapDumpFile(const std::string& path,
-                                                 const ParseLimits& limits = {});
+                                                 const ParseLimits& limits = {},
+                                                 const StackObserver& observer = {});
 
 }  // namespace memprof::report::parse
 

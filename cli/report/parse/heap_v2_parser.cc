@@ -249,6 +249,7 @@ bool HeapV2Parser::TakeWellFormedStackLine(std::string_view raw) {
 // The stack in stack_ as the next record, whose counts come next.
 void HeapV2Parser::AddRecord() {
   dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), {}});
+  Observe(stack_);
   stack_line_ = line_number_;
   state_ = State::kStackCounts;
 }
@@ -305,13 +306,13 @@ Result<HeapDump> ParseHeapV2(std::istream& in, std::string_view source_name,
 }
 
 Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
-                                 const ParseLimits& limits) {
-  return ParseInPlace<HeapV2Parser>(text, source_name, limits);
+                                 const ParseLimits& limits, const StackObserver& observer) {
+  return ParseInPlace<HeapV2Parser>(text, source_name, limits, observer);
 }
 
 Result<HeapDump> ParseHeapV2Lines(FileLineReader& reader, std::string_view source_name,
-                                  const ParseLimits& limits) {
-  return ParseFileLines<HeapV2Parser>(reader, source_name, limits);
+                                  const ParseLimits& limits, const StackObserver& observer) {
+  return ParseFileLines<HeapV2Parser>(reader, source_name, limits, observer);
 }
 
 Result<HeapDump> ParseHeapV2File(const std::string& path, const ParseLimits& limits) {

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <istream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +72,11 @@ struct ParseLimits {
   size_t max_gunzipped_bytes = size_t{4} << 30;
 };
 
+// Called with each stack as the parser meets it, before the rest of the
+// dump is read (the report starts symbolizing its addresses meanwhile). A
+// dump that turns out malformed later has had some of its stacks observed.
+using StackObserver = std::function<void(std::span<const uint64_t> stack)>;
+
 // Parses a heap_v2 dump from `in`, streaming: memory beyond the result is
 // one line. Every problem is an Error "<source_name>:<line>: <what>", with
 // kInvalidArgument for malformed content and for a dump that ends early
@@ -83,12 +90,14 @@ struct ParseLimits {
 // The same over a dump already in memory, parsed in place (the lines are
 // not copied); same errors as ParseHeapV2.
 [[nodiscard]] Result<HeapDump> ParseHeapV2Text(std::string_view text, std::string_view source_name,
-                                               const ParseLimits& limits = {});
+                                               const ParseLimits& limits = {},
+                                               const StackObserver& observer = {});
 
 // The lines `reader` reads (line_reader.h), `source_name` in the errors.
 [[nodiscard]] Result<HeapDump> ParseHeapV2Lines(FileLineReader& reader,
                                                 std::string_view source_name,
-                                                const ParseLimits& limits = {});
+                                                const ParseLimits& limits = {},
+                                                const StackObserver& observer = {});
 
 // Reads `path` through a FileLineReader; the path names the errors.
 [[nodiscard]] Result<HeapDump> ParseHeapV2File(const std::string& path,

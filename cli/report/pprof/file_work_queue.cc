@@ -45,7 +45,18 @@ FileWorkQueue::FileWorkQueue(std::vector<symbolize::MemoryMapping> mappings, Cos
 
 void FileWorkQueue::OrderByCost() {
   ordered_ = true;
-  if (!cost_) return;
+  if (cost_) SortByCost();
+  // Which file each mapping belongs to, now that the files stay in place.
+  std::unordered_map<std::string, size_t> by_path;
+  for (size_t i = 0; i < files_.size(); ++i) by_path.emplace(files_[i].path, i);
+  mapping_files_.clear();
+  for (const symbolize::MemoryMapping& mapping : sorted_) {
+    auto it = by_path.find(mapping.path);
+    mapping_files_.push_back(it != by_path.end() ? std::optional(it->second) : std::nullopt);
+  }
+}
+
+void FileWorkQueue::SortByCost() {
   std::vector<std::pair<uint64_t, size_t>> costs;
   for (size_t i = 0; i < files_.size(); ++i) costs.emplace_back(cost_(files_[i]), i);
   std::stable_sort(costs.begin(), costs.end(),
@@ -68,8 +79,39 @@ std::optional<uint64_t> FileWorkQueue::ClaimToPrepare(size_t worker) {
     file.owner = worker;
     return file.prepare_pc;
   }
-  addresses_set_.wait(lock, [this] { return ready_; });
   return std::nullopt;
+}
+
+std::optional<size_t> FileWorkQueue::FileOf(uint64_t address) const {
+  auto it = std::upper_bound(sorted_.begin(), sorted_.end(), address,
+                             [](uint64_t a, const auto& mapping) { return a < mapping.start; });
+  if (it == sorted_.begin() || !std::prev(it)->Contains(address)) return std::nullopt;
+  return mapping_files_[static_cast<size_t>(std::prev(it) - sorted_.begin())];
+}
+
+void FileWorkQueue::Offer(std::span<const uint64_t> addresses) {
+  if (addresses.empty()) return;
+  std::unique_lock lock(mutex_);
+  if (ready_) return;
+  offered_.insert(offered_.end(), addresses.begin(), addresses.end());
+  addresses_set_.notify_all();
+}
+
+std::optional<std::vector<uint64_t>> FileWorkQueue::TakeOffered(size_t worker) {
+  std::unique_lock lock(mutex_);
+  if (offered_taken_.size() <= worker) offered_taken_.resize(worker + 1);
+  size_t& taken = offered_taken_[worker];
+  addresses_set_.wait(lock, [&] { return ready_ || offered_.size() > taken; });
+  // Once the addresses are in, files_ must stay as it is: NextToResolve
+  // hands out pointers into it.
+  if (ready_) return std::nullopt;
+  if (!ordered_) OrderByCost();
+  std::vector<uint64_t> mine;
+  for (; taken < offered_.size(); ++taken) {
+    const std::optional<size_t> file = FileOf(offered_[taken]);
+    if (file && files_[*file].owner == worker) mine.push_back(offered_[taken]);
+  }
+  return mine;
 }
 
 void FileWorkQueue::SetAddresses(std::span<const uint64_t> addresses) {

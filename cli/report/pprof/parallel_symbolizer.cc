@@ -13,14 +13,36 @@
 namespace memprof::report::pprof {
 namespace {
 
+// What a worker resolved ahead, while the profile was still being read.
+using EarlyFrames = absl::flat_hash_map<uint64_t, std::vector<aggregate::Frame>>;
+
 // One thread's share: the files `queue` gives `worker`, resolved with
-// `symbolizer`.
-void ResolveFiles(aggregate::AddressSymbolizer& symbolizer, FileWorkQueue& queue, size_t worker) {
+// `symbolizer` unless `early` has them already.
+void ResolveFiles(aggregate::AddressSymbolizer& symbolizer, FileWorkQueue& queue, size_t worker,
+                  EarlyFrames* early = nullptr) {
   while (FileWork* file = queue.NextToResolve(worker)) {
     file->frames.reserve(file->addresses.size());
     for (uint64_t address : file->addresses) {
+      if (early != nullptr) {
+        if (auto it = early->find(address); it != early->end()) {
+          file->frames.push_back(std::move(it->second));
+          continue;
+        }
+      }
       std::span<const aggregate::Frame> frames = symbolizer.Resolve(address);
       file->frames.emplace_back(frames.begin(), frames.end());
+    }
+  }
+}
+
+// The addresses offered while the profile is read that lie in the files
+// `worker` prepared, resolved into `early` until the addresses are all in.
+void ResolveOffered(aggregate::AddressSymbolizer& symbolizer, FileWorkQueue& queue, size_t worker,
+                    EarlyFrames& early) {
+  while (std::optional<std::vector<uint64_t>> offered = queue.TakeOffered(worker)) {
+    for (uint64_t address : *offered) {
+      std::span<const aggregate::Frame> frames = symbolizer.Resolve(address);
+      early.try_emplace(address, frames.begin(), frames.end());
     }
   }
 }
@@ -61,7 +83,8 @@ uint64_t PrepareCost(const FileWork& file, const std::vector<symbolize::MemoryMa
 }
 
 // A worker thread with a Symbolizer of its own (libdwfl sessions are not
-// thread-safe): prepares files until the addresses are in, then resolves.
+// thread-safe): prepares files, resolves what is offered meanwhile in them
+// until the addresses are in, then resolves its share.
 // What it found about the files it opened goes to `modules`, and the
 // symbolizer itself to `kept`: ending its libdwfl session (unmapping every
 // file, freeing the symbol indexes) took 5 ms that the caller waited for
@@ -78,7 +101,9 @@ void RunWorker(const std::vector<symbolize::MemoryMapping>& mappings,
   while (std::optional<uint64_t> pc = queue.ClaimToPrepare(worker)) symbolizer->Prepare(*pc);
   {
     DwflAddressSymbolizer adapter(*symbolizer);
-    ResolveFiles(adapter, queue, worker);
+    EarlyFrames early;
+    ResolveOffered(adapter, queue, worker, early);
+    ResolveFiles(adapter, queue, worker, &early);
   }
   modules = symbolizer->Modules();
   kept = std::move(*symbolizer);
@@ -121,6 +146,8 @@ ParallelSymbolizer::~ParallelSymbolizer() {
   queue_->Stop();
   workers_.clear();  // joins
 }
+
+void ParallelSymbolizer::Offer(std::span<const uint64_t> addresses) { queue_->Offer(addresses); }
 
 void ParallelSymbolizer::ResolveAll(std::span<const uint64_t> addresses) {
   queue_->SetAddresses(addresses);

@@ -46,6 +46,11 @@ class ParallelSymbolizer final : public aggregate::AddressSymbolizer {
                      std::span<const uint64_t> addresses, unsigned threads);
   ~ParallelSymbolizer() override;  // stops the workers when ResolveAll never ran
 
+  // Before ResolveAll, while the profile is read: lookup addresses met so
+  // far (each once over all calls), which the workers resolve ahead in the
+  // files they have opened. Every one of them must be among ResolveAll's:
+  // resolving an address marks its file as needed.
+  void Offer(std::span<const uint64_t> addresses);
   // Resolves `addresses` (lookup addresses, report::LookupAddress;
   // duplicates allowed) on every thread. Once.
   void ResolveAll(std::span<const uint64_t> addresses);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -92,6 +94,17 @@ TEST(HeapDumpReaderTest, AnEmptyFileNamesBothFormats) {
   EXPECT_EQ(dump.error().message,
             "x.heap:1: empty input: expected a heap profile, jemalloc's 'heap_v2/<sample "
             "period>' or gperftools' 'heap profile: ...'");
+}
+
+TEST(GperftoolsParserTest, TheObserverSeesEveryStackInOrder) {
+  std::vector<std::vector<uint64_t>> seen;
+  auto dump = ParseHeapDumpText(
+      kHeapProfile, "x.prof", {},
+      [&seen](std::span<const uint64_t> stack) { seen.emplace_back(stack.begin(), stack.end()); });
+  ASSERT_TRUE(dump.has_value()) << dump.error().message;
+  ASSERT_EQ(seen.size(), dump->records.size());
+  ASSERT_FALSE(seen.empty());
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], dump->records[i].stack);
 }
 
 TEST(HeapDumpReaderTest, AMissingFileIsAnError) {

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/report/parse/heap_dump_reader.h"
 #include "tests/cli/report/parse/test_util.h"
@@ -53,6 +56,22 @@ TEST_F(GzipInputTest, AGzippedDumpParsesLikeThePlainOne) {
   EXPECT_EQ(gzipped->records.size(), plain->records.size());
   EXPECT_EQ(gzipped->mapped_libraries, plain->mapped_libraries);
   EXPECT_EQ(gzipped->totals.inuse.bytes, plain->totals.inuse.bytes);
+}
+
+// Each stack goes to the observer as the parser meets it, in the order of
+// the records, whether the file is read through a buffer or inflated first.
+TEST_F(GzipInputTest, TheObserverSeesEveryStackInOrder) {
+  for (const std::string& path :
+       {DataPath("many_stacks_sampled.heap"), Write("d.heap.gz", Gzip(plain_))}) {
+    SCOPED_TRACE(path);
+    std::vector<std::vector<uint64_t>> seen;
+    auto dump = ParseHeapDumpFile(path, {}, [&seen](std::span<const uint64_t> stack) {
+      seen.emplace_back(stack.begin(), stack.end());
+    });
+    ASSERT_TRUE(dump.has_value()) << dump.error().message;
+    ASSERT_EQ(seen.size(), dump->records.size());
+    for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], dump->records[i].stack);
+  }
 }
 
 TEST_F(GzipInputTest, ConcatenatedMembersAreOneInput) {

@@ -7,7 +7,9 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
@@ -89,6 +91,31 @@ TEST(ParallelSymbolizerTest, StartedEarlyAnswersTheSameAndListsOnlyNeededFiles) 
             std::filesystem::canonical("/proc/self/exe"));
 }
 
+// Addresses offered while the profile is read are resolved ahead by the
+// worker that opened their file; the answers are the same as without, for
+// those and for the rest.
+TEST(ParallelSymbolizerTest, OfferedAddressesAnswerTheSame) {
+  const std::vector<symbolize::MemoryMapping> mappings = SelfMappings();
+  Result<symbolize::Symbolizer> serial = symbolize::Symbolizer::Create(mappings);
+  ASSERT_TRUE(serial.has_value()) << serial.error().message;
+  DwflAddressSymbolizer expected(*serial);
+  const std::vector<uint64_t> addresses = Addresses();
+  for (unsigned threads : {1u, 2u, 4u}) {
+    Result<symbolize::Symbolizer> own = symbolize::Symbolizer::Create(mappings);
+    ASSERT_TRUE(own.has_value()) << own.error().message;
+    ParallelSymbolizer parallel(std::move(*own), mappings, {}, threads);
+    parallel.Offer(std::span(addresses).first(2));
+    parallel.Offer(std::span(addresses).subspan(2, 1));
+    parallel.ResolveAll(addresses);
+    for (uint64_t address : addresses) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads, 0x" << std::hex << address);
+      std::vector<aggregate::Frame> want;
+      for (const aggregate::Frame& frame : expected.Resolve(address)) want.push_back(frame);
+      ExpectSameFrames(parallel.Resolve(address), want);
+    }
+  }
+}
+
 // Destroyed before any address came, it stops its waiting workers.
 TEST(ParallelSymbolizerTest, StartedAndNeverUsedStopsItsWorkers) {
   const std::vector<symbolize::MemoryMapping> mappings = SelfMappings();
@@ -162,6 +189,58 @@ TEST(ParallelSymbolizerTest, DistinctLookupAddressesOfAProfile) {
   std::sort(addresses.begin(), addresses.end());
   // The leaf as is, callers minus one (report::LookupAddress).
   EXPECT_EQ(addresses, (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40}));
+}
+
+// Offers before the addresses are all in: a worker is given, once, the
+// offered addresses in the files it prepared, and nothing of the others'
+// files or of files no one prepared; SetAddresses ends the offers.
+TEST(FileWorkQueueTest, GivesEachWorkerTheOfferedAddressesOfItsOwnFiles) {
+  const std::vector<symbolize::MemoryMapping> mappings = {
+      CodeMapping(0x100000, 0x900000, "/lib/big.so"),
+      CodeMapping(0xa00000, 0xa10000, "/lib/small.so"),
+      CodeMapping(0xb00000, 0xb80000, "/lib/middle.so")};
+  FileWorkQueue queue(mappings, {}, 0x20000);
+  EXPECT_EQ(queue.ClaimToPrepare(1), 0x100000u);
+  EXPECT_EQ(queue.ClaimToPrepare(2), 0xb00000u);
+  EXPECT_EQ(queue.ClaimToPrepare(1), std::nullopt);  // small.so: not worth it early
+  const std::vector<uint64_t> first = {0x200000, 0xa00010, 0xb00010, 0x300000, 0x1234};
+  queue.Offer(first);
+  EXPECT_EQ(queue.TakeOffered(1), (std::vector<uint64_t>{0x200000, 0x300000}));
+  EXPECT_EQ(queue.TakeOffered(2), (std::vector<uint64_t>{0xb00010}));
+  const std::vector<uint64_t> second = {0xb00020};
+  queue.Offer(second);
+  EXPECT_EQ(queue.TakeOffered(2), (std::vector<uint64_t>{0xb00020}));
+  EXPECT_EQ(queue.TakeOffered(1), std::vector<uint64_t>{});  // new offers, none its own
+  queue.SetAddresses(first);
+  EXPECT_EQ(queue.TakeOffered(1), std::nullopt);
+  queue.Offer(second);  // too late: ignored
+  EXPECT_EQ(queue.TakeOffered(2), std::nullopt);
+}
+
+// A worker waiting for offers is woken by the next offer, and by Stop.
+TEST(FileWorkQueueTest, AWorkerWaitingForOffersWakesUp) {
+  const std::vector<symbolize::MemoryMapping> mappings = {
+      CodeMapping(0x100000, 0x900000, "/lib/big.so")};
+  FileWorkQueue queue(mappings);
+  ASSERT_EQ(queue.ClaimToPrepare(1), 0x100000u);
+  std::vector<std::optional<std::vector<uint64_t>>> taken;
+  std::thread worker([&] {
+    while (true) {
+      taken.push_back(queue.TakeOffered(1));
+      if (!taken.back()) break;
+    }
+  });
+  const std::vector<uint64_t> offer = {0x200000};
+  queue.Offer(offer);
+  queue.Stop();
+  worker.join();
+  ASSERT_GE(taken.size(), 1u);
+  EXPECT_EQ(taken.back(), std::nullopt);
+  std::vector<uint64_t> all;
+  for (const auto& batch : taken) {
+    if (batch) all.insert(all.end(), batch->begin(), batch->end());
+  }
+  EXPECT_TRUE(all.empty() || all == offer);
 }
 
 }  // namespace
