@@ -40,6 +40,29 @@ TEST(PeekMappedLibrariesTest, SameLinesAsTheParser) {
   EXPECT_EQ(PeekMappedLibraries(path).size(), 4u);
 }
 
+// A maps section longer than the first, small read (a process with
+// thousands of mappings) is read whole by the second; one beyond the last
+// MiB is not peeked at all (the parser's own maps are used then).
+TEST(PeekMappedLibrariesTest, ALongMapsSectionIsReadWhole) {
+  test_support::TempDir dir;
+  std::string dump = kDump;
+  std::string more;
+  for (int i = 0; i < 2000; ++i) {
+    more += "7e" + std::to_string(100000 + i) + "000-7e" + std::to_string(100000 + i) +
+            "fff r-xp 00000000 08:01 42 /usr/lib/x86_64-linux-gnu/libmany" + std::to_string(i) +
+            ".so\n";
+  }
+  ASSERT_GT(more.size(), size_t{64} << 10);
+  const std::string path = Write(dir, dump + more);
+  auto profile = LoadProfile(path);
+  ASSERT_TRUE(profile.has_value()) << profile.error().message;
+  EXPECT_EQ(PeekMappedLibraries(path), profile->mapped_libraries);
+  EXPECT_EQ(PeekMappedLibraries(path).size(), 4u + 2000u);
+
+  while (more.size() <= size_t{1} << 20) more += more;
+  EXPECT_TRUE(PeekMappedLibraries(Write(dir, dump + more)).empty());
+}
+
 TEST(PeekMappedLibrariesTest, NothingWithoutAMapsSection) {
   test_support::TempDir dir;
   EXPECT_TRUE(PeekMappedLibraries(Write(dir, "heap_v2/1\n  t*: 0: 0 [0: 0]\n")).empty());
