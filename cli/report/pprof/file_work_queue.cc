@@ -82,11 +82,16 @@ std::optional<uint64_t> FileWorkQueue::ClaimToPrepare(size_t worker) {
   return std::nullopt;
 }
 
-std::optional<size_t> FileWorkQueue::FileOf(uint64_t address) const {
+std::optional<size_t> FileWorkQueue::MappingOf(uint64_t address) const {
   auto it = std::upper_bound(sorted_.begin(), sorted_.end(), address,
                              [](uint64_t a, const auto& mapping) { return a < mapping.start; });
   if (it == sorted_.begin() || !std::prev(it)->Contains(address)) return std::nullopt;
-  return mapping_files_[static_cast<size_t>(std::prev(it) - sorted_.begin())];
+  return static_cast<size_t>(std::prev(it) - sorted_.begin());
+}
+
+std::optional<size_t> FileWorkQueue::FileOf(uint64_t address) const {
+  const std::optional<size_t> mapping = MappingOf(address);
+  return mapping ? mapping_files_[*mapping] : std::nullopt;
 }
 
 void FileWorkQueue::Offer(std::span<const uint64_t> addresses) {
@@ -120,10 +125,8 @@ void FileWorkQueue::SetAddresses(std::span<const uint64_t> addresses) {
   for (size_t i = 0; i < files_.size(); ++i) by_path.emplace(files_[i].path, i);
   static const std::string kNone;
   for (uint64_t address : addresses) {
-    auto it = std::upper_bound(sorted_.begin(), sorted_.end(), address,
-                               [](uint64_t a, const auto& mapping) { return a < mapping.start; });
-    const bool inside = it != sorted_.begin() && std::prev(it)->Contains(address);
-    const std::string& path = inside ? std::prev(it)->path : kNone;
+    const std::optional<size_t> mapping = MappingOf(address);
+    const std::string& path = mapping ? sorted_[*mapping].path : kNone;
     auto [entry, inserted] = by_path.try_emplace(path, files_.size());
     if (inserted) files_.emplace_back().path = path;
     files_[entry->second].addresses.push_back(address);

@@ -76,15 +76,17 @@ class FileWorkQueue {
   // mapping_files_.
   void OrderByCost();
   void SortByCost();
+  // The index in sorted_ of the mapping that holds `address`, if one does.
+  std::optional<size_t> MappingOf(uint64_t address) const;
+  // The file of `address` (an index into files_), if it is in one with code.
+  // Once OrderByCost ran.
+  std::optional<size_t> FileOf(uint64_t address) const;
 
   std::vector<symbolize::MemoryMapping> sorted_;  // a copy, by start
   std::vector<FileWork> files_;  // costliest first, then files met in the addresses
   CostFunction cost_;
   uint64_t min_early_cost_;
   bool ordered_ = false;
-  // The file of `address` (an index into files_), if it is in one with code.
-  // Once OrderByCost ran.
-  std::optional<size_t> FileOf(uint64_t address) const;
   std::vector<std::optional<size_t>> mapping_files_;  // per sorted_ mapping, its file
 
   std::vector<size_t> resolve_order_;  // indexes into files_, most addresses first

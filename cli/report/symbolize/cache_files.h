@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/fd.h"
 
@@ -15,6 +17,25 @@ namespace memprof::report::symbolize {
 // in common: one directory of the user's, files named by build ID, written
 // whole or not at all, and bounded by size, the least recently used going
 // first.
+
+// A cache's process-wide settings: set by the report pipeline before the
+// symbolizing threads start, read by them.
+template <typename Settings>
+class CacheSetting {
+ public:
+  void Set(std::optional<Settings> settings) {
+    std::lock_guard lock(mu_);
+    settings_ = std::move(settings);
+  }
+  std::optional<Settings> Get() const {
+    std::lock_guard lock(mu_);
+    return settings_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::optional<Settings> settings_;  // guarded by mu_
+};
 
 // $XDG_CACHE_HOME/memprof/<name>, else $HOME/.cache/memprof/<name>;
 // nullopt when neither is set (or not absolute).

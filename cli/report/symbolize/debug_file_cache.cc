@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -16,13 +15,7 @@
 namespace memprof::report::symbolize {
 namespace {
 
-std::mutex g_mu;
-std::optional<DebugFileCacheSettings> g_settings;  // guarded by g_mu
-
-std::optional<DebugFileCacheSettings> CurrentSettings() {
-  std::lock_guard lock(g_mu);
-  return g_settings;
-}
+CacheSetting<DebugFileCacheSettings> g_debug_file_cache;
 
 bool HasCompressedSection(int fd) {
   Result<ElfPtr> elf = BeginElf(fd);
@@ -79,12 +72,11 @@ bool Decompress(int fd) {
 std::optional<std::string> DefaultDebugFileCacheDir() { return DefaultCacheDir("debug-files"); }
 
 void SetDebugFileCache(std::optional<DebugFileCacheSettings> settings) {
-  std::lock_guard lock(g_mu);
-  g_settings = std::move(settings);
+  g_debug_file_cache.Set(std::move(settings));
 }
 
 std::optional<CachedDebugFile> OpenCachedDebugFile(std::string_view build_id) {
-  const std::optional<DebugFileCacheSettings> settings = CurrentSettings();
+  const std::optional<DebugFileCacheSettings> settings = g_debug_file_cache.Get();
   if (!settings || !IsBuildId(build_id)) return std::nullopt;
   const std::string path = CopyPath(*settings, build_id);
   Fd origin_fd = OpenOwnCacheFile(path + kOriginSuffix);
@@ -99,7 +91,7 @@ std::optional<CachedDebugFile> OpenCachedDebugFile(std::string_view build_id) {
 }
 
 void CachePlainCopy(int fd, std::string_view build_id, const std::string& origin) {
-  const std::optional<DebugFileCacheSettings> settings = CurrentSettings();
+  const std::optional<DebugFileCacheSettings> settings = g_debug_file_cache.Get();
   if (!settings || !IsBuildId(build_id) || origin.empty() || origin.find('\n') != origin.npos ||
       !HasCompressedSection(fd) || !UsableCacheDirectory(settings->dir)) {
     return;

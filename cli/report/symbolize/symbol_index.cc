@@ -197,73 +197,58 @@ const char* SymbolIndex::NameOf(const IndexEntry& entry) const {
   return name != nullptr ? name : "";
 }
 
+// Walks `entries` down from the last one starting at or below `at` while
+// `within` holds, and stops at the first that `covers` and has a name.
+template <typename Within, typename Covers>
+SymbolIndex::Named SymbolIndex::FirstNamed(std::span<const IndexEntry> entries, uint64_t at,
+                                           Within within, Covers covers) const {
+  for (ptrdiff_t i = LastAtOrBelow(entries, at); i >= 0 && within(entries[i]); --i) {
+    if (!covers(entries[i])) continue;
+    const char* name = NameOf(entries[i]);
+    if (name == nullptr) return {nullptr, nullptr, true};
+    if (name[0] != '\0') return {&entries[i], name, false};
+  }
+  return {};
+}
+
 std::optional<std::string_view> SymbolIndex::Find(uint64_t address) {
   const uint64_t at = address - bias_;
-  const char* name = nullptr;
-  bool wrong = false;
-  if (FindSized(at, name, wrong) == nullptr && !wrong) FindSizeless(at, name, wrong);
-  if (wrong) {
+  // Walking down from the closest start, `reach` says when no sized symbol
+  // further down can still reach the address.
+  Named found = FirstNamed(
+      sized_, at, [at](const IndexEntry& e) { return e.reach > at; },
+      [at](const IndexEntry& e) { return at - e.start < e.size; });
+  if (found.entry == nullptr && !found.wrong) {
+    const uint64_t lowest = LowestLabel(at);
+    found = FirstNamed(
+        sizeless_, at, [lowest](const IndexEntry& e) { return e.start >= lowest; },
+        [at](const IndexEntry& e) { return at >= e.reach && at < e.section_end; });
+  }
+  if (found.wrong) {
     Rebuild();
     return Find(address);
   }
-  if (name == nullptr) return std::nullopt;
-  return std::string_view(name);
+  if (found.entry == nullptr) return std::nullopt;
+  return std::string_view(found.name);
 }
 
 std::optional<SymbolIndex::Nearest> SymbolIndex::FindNearest(uint64_t address) {
   const uint64_t at = address - bias_;
-  const IndexEntry* best = nullptr;
-  const char* best_name = nullptr;
+  const auto any = [](const IndexEntry&) { return true; };
+  Named best;
   for (std::span<const IndexEntry> entries : {sized_, sizeless_}) {
-    for (ptrdiff_t i = LastAtOrBelow(entries, at); i >= 0; --i) {
-      const char* name = NameOf(entries[i]);
-      if (name == nullptr) {
-        Rebuild();
-        return FindNearest(address);
-      }
-      if (name[0] == '\0') continue;
-      if (best == nullptr || entries[i].start > best->start) {
-        best = &entries[i];
-        best_name = name;
-      }
-      break;
+    const Named found = FirstNamed(entries, at, any, any);
+    if (found.wrong) {
+      Rebuild();
+      return FindNearest(address);
+    }
+    if (found.entry != nullptr &&
+        (best.entry == nullptr || found.entry->start > best.entry->start)) {
+      best = found;
     }
   }
-  if (best == nullptr) return std::nullopt;
-  return Nearest{best_name, best->start + bias_};
-}
-
-const IndexEntry* SymbolIndex::FindSized(uint64_t at, const char*& name, bool& wrong) const {
-  // Walking down from the closest start, `reach` says when no symbol
-  // further down can still reach the address.
-  for (ptrdiff_t i = LastAtOrBelow(sized_, at); i >= 0 && sized_[i].reach > at; --i) {
-    const IndexEntry& entry = sized_[i];
-    if (at - entry.start >= entry.size) continue;
-    name = NameOf(entry);
-    if (name == nullptr) {
-      wrong = true;
-      return nullptr;
-    }
-    if (name[0] != '\0') return &entry;
-  }
-  name = nullptr;
-  return nullptr;
-}
-
-const IndexEntry* SymbolIndex::FindSizeless(uint64_t at, const char*& name, bool& wrong) const {
-  const uint64_t lowest = LowestLabel(at);
-  for (ptrdiff_t i = LastAtOrBelow(sizeless_, at); i >= 0 && sizeless_[i].start >= lowest; --i) {
-    const IndexEntry& entry = sizeless_[i];
-    if (at < entry.reach || at >= entry.section_end) continue;
-    name = NameOf(entry);
-    if (name == nullptr) {
-      wrong = true;
-      return nullptr;
-    }
-    if (name[0] != '\0') return &entry;
-  }
-  name = nullptr;
-  return nullptr;
+  if (best.entry == nullptr) return std::nullopt;
+  return Nearest{best.name, best.entry->start + bias_};
 }
 
 uint64_t SymbolIndex::LowestLabel(uint64_t at) const {

@@ -98,8 +98,16 @@ class SymbolIndex {
   // The entry's name, "" for none; nullptr when the entry is not what the
   // module's symbol table has at its position (a cache file gone wrong).
   const char* NameOf(const IndexEntry& entry) const;
-  const IndexEntry* FindSized(uint64_t at, const char*& name, bool& wrong) const;
-  const IndexEntry* FindSizeless(uint64_t at, const char*& name, bool& wrong) const;
+  // What a walk over the entries found: the entry and its name (both null
+  // for none), or that an entry was not the module's (`wrong`).
+  struct Named {
+    const IndexEntry* entry = nullptr;
+    const char* name = nullptr;
+    bool wrong = false;
+  };
+  template <typename Within, typename Covers>
+  Named FirstNamed(std::span<const IndexEntry> entries, uint64_t at, Within within,
+                   Covers covers) const;
   // The largest end of a sized symbol that starts at or below `at` and ends
   // at or below it: labels below it are another function's.
   uint64_t LowestLabel(uint64_t at) const;

@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <functional>
-#include <mutex>
 #include <utility>
 
 #include "cli/report/symbolize/cache_files.h"
@@ -14,13 +13,7 @@
 namespace memprof::report::symbolize {
 namespace {
 
-std::mutex g_mu;
-std::optional<SymbolIndexCacheSettings> g_settings;  // guarded by g_mu
-
-std::optional<SymbolIndexCacheSettings> CurrentSettings() {
-  std::lock_guard lock(g_mu);
-  return g_settings;
-}
+CacheSetting<SymbolIndexCacheSettings> g_symbol_index_cache;
 
 constexpr char kSuffix[] = ".symidx";
 constexpr char kMagic[8] = {'m', 'p', 's', 'y', 'm', 'i', 'd', 'x'};
@@ -74,12 +67,11 @@ std::optional<std::string> DefaultSymbolIndexCacheDir() {
 }
 
 void SetSymbolIndexCache(std::optional<SymbolIndexCacheSettings> settings) {
-  std::lock_guard lock(g_mu);
-  g_settings = std::move(settings);
+  g_symbol_index_cache.Set(std::move(settings));
 }
 
 std::optional<CachedSymbolIndex> ReadCachedSymbolIndex(std::string_view build_id, int symbols) {
-  const std::optional<SymbolIndexCacheSettings> settings = CurrentSettings();
+  const std::optional<SymbolIndexCacheSettings> settings = g_symbol_index_cache.Get();
   if (!settings || !IsBuildId(build_id) || symbols <= 0) return std::nullopt;
   Fd fd = OpenOwnCacheFile(PathFor(*settings, build_id, symbols));
   if (!fd.valid()) return std::nullopt;
@@ -103,7 +95,7 @@ std::optional<CachedSymbolIndex> ReadCachedSymbolIndex(std::string_view build_id
 
 void CacheSymbolIndex(std::string_view build_id, int symbols, std::span<const IndexEntry> sized,
                       std::span<const IndexEntry> sizeless) {
-  const std::optional<SymbolIndexCacheSettings> settings = CurrentSettings();
+  const std::optional<SymbolIndexCacheSettings> settings = g_symbol_index_cache.Get();
   if (!settings || !IsBuildId(build_id) || symbols <= 0 || !UsableCacheDirectory(settings->dir)) {
     return;
   }
