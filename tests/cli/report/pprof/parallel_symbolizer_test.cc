@@ -45,6 +45,17 @@ void ExpectSameFrames(std::span<const aggregate::Frame> a, std::span<const aggre
   }
 }
 
+// What `parallel` answers for each of `addresses`, next to `expected`'s.
+void ExpectAnswersAs(DwflAddressSymbolizer& expected, ParallelSymbolizer& parallel,
+                     const std::vector<uint64_t>& addresses) {
+  for (uint64_t address : addresses) {
+    SCOPED_TRACE(::testing::Message() << "0x" << std::hex << address);
+    std::vector<aggregate::Frame> want;
+    for (const aggregate::Frame& frame : expected.Resolve(address)) want.push_back(frame);
+    ExpectSameFrames(parallel.Resolve(address), want);
+  }
+}
+
 // Whatever the number of threads, and for addresses it was not given too,
 // it answers exactly what one DwflAddressSymbolizer answers.
 TEST(ParallelSymbolizerTest, AnswersAsOneSerialSymbolizer) {
@@ -58,12 +69,8 @@ TEST(ParallelSymbolizerTest, AnswersAsOneSerialSymbolizer) {
     ASSERT_TRUE(own.has_value()) << own.error().message;
     ParallelSymbolizer parallel(std::move(*own), mappings, {},
                                 std::span(addresses).first(3), threads);
-    for (uint64_t address : addresses) {
-      SCOPED_TRACE(::testing::Message() << threads << " threads, 0x" << std::hex << address);
-      std::vector<aggregate::Frame> want;
-      for (const aggregate::Frame& frame : expected.Resolve(address)) want.push_back(frame);
-      ExpectSameFrames(parallel.Resolve(address), want);
-    }
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    ExpectAnswersAs(expected, parallel, addresses);
   }
   EXPECT_NE(expected.Resolve(addresses[0]).back().function.find("ParallelProbe"),
             std::string::npos);
@@ -107,12 +114,8 @@ TEST(ParallelSymbolizerTest, OfferedAddressesAnswerTheSame) {
     parallel.Offer(std::span(addresses).first(2));
     parallel.Offer(std::span(addresses).subspan(2, 1));
     parallel.ResolveAll(addresses);
-    for (uint64_t address : addresses) {
-      SCOPED_TRACE(::testing::Message() << threads << " threads, 0x" << std::hex << address);
-      std::vector<aggregate::Frame> want;
-      for (const aggregate::Frame& frame : expected.Resolve(address)) want.push_back(frame);
-      ExpectSameFrames(parallel.Resolve(address), want);
-    }
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    ExpectAnswersAs(expected, parallel, addresses);
   }
 }
 

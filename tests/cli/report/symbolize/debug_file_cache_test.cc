@@ -190,20 +190,16 @@ TEST_F(DebugFileCacheTest, ADirectoryOfAnotherUserIsNotUsed) {
 }
 
 TEST(DebugFileCacheDirTest, XdgCacheHomeFirstThenHome) {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const std::string saved_xdg = xdg != nullptr ? xdg : "";
-  const std::string saved_home = home != nullptr ? home : "";
-  ::setenv("XDG_CACHE_HOME", "/x/cache", 1);
-  ::setenv("HOME", "/home/u", 1);
+  using Env = testing::ScopedCacheEnvironment;
+  Env env;
+  Env::Set("XDG_CACHE_HOME", "/x/cache");
+  Env::Set("HOME", "/home/u");
   EXPECT_EQ(DefaultDebugFileCacheDir(), "/x/cache/memprof/debug-files");
-  ::setenv("XDG_CACHE_HOME", "relative", 1);  // not absolute: ignored, as the XDG spec says
+  Env::Set("XDG_CACHE_HOME", "relative");  // not absolute: ignored, as the XDG spec says
   EXPECT_EQ(DefaultDebugFileCacheDir(), "/home/u/.cache/memprof/debug-files");
-  ::unsetenv("XDG_CACHE_HOME");
-  ::unsetenv("HOME");
+  Env::Set("XDG_CACHE_HOME", nullptr);
+  Env::Set("HOME", nullptr);
   EXPECT_EQ(DefaultDebugFileCacheDir(), std::nullopt);
-  if (xdg != nullptr) ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
-  if (home != nullptr) ::setenv("HOME", saved_home.c_str(), 1);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include "cli/report/symbolize/module_report.h"
 #include "cli/report/symbolize/symbol_index.h"
+#include "tests/cli/report/symbolize/test_support.h"
 #include "tests/support/temp_dir.h"
 
 namespace memprof::report::symbolize {
@@ -232,19 +233,15 @@ TEST_F(SymbolIndexCacheTest, ADirectoryOfAnotherUserIsNotUsed) {
 }
 
 TEST(SymbolIndexCacheDirTest, XdgCacheHomeFirstThenHome) {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const std::string saved_xdg = xdg != nullptr ? xdg : "";
-  const std::string saved_home = home != nullptr ? home : "";
-  ::setenv("XDG_CACHE_HOME", "/x/cache", 1);
-  ::setenv("HOME", "/home/u", 1);
+  using Env = testing::ScopedCacheEnvironment;
+  Env env;
+  Env::Set("XDG_CACHE_HOME", "/x/cache");
+  Env::Set("HOME", "/home/u");
   EXPECT_EQ(DefaultSymbolIndexCacheDir(), "/x/cache/memprof/symbol-indexes");
-  ::unsetenv("XDG_CACHE_HOME");
+  Env::Set("XDG_CACHE_HOME", nullptr);
   EXPECT_EQ(DefaultSymbolIndexCacheDir(), "/home/u/.cache/memprof/symbol-indexes");
-  ::unsetenv("HOME");
+  Env::Set("HOME", nullptr);
   EXPECT_EQ(DefaultSymbolIndexCacheDir(), std::nullopt);
-  if (xdg != nullptr) ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
-  if (home != nullptr) ::setenv("HOME", saved_home.c_str(), 1);
 }
 
 }  // namespace

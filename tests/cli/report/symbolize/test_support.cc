@@ -1,5 +1,6 @@
 #include "tests/cli/report/symbolize/test_support.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -7,6 +8,31 @@
 #include "tests/support/wait_until.h"
 
 namespace memprof::report::symbolize::testing {
+
+namespace {
+
+std::optional<std::string> EnvValue(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+}
+
+}  // namespace
+
+ScopedCacheEnvironment::ScopedCacheEnvironment()
+    : xdg_(EnvValue("XDG_CACHE_HOME")), home_(EnvValue("HOME")) {}
+
+ScopedCacheEnvironment::~ScopedCacheEnvironment() {
+  Set("XDG_CACHE_HOME", xdg_ ? xdg_->c_str() : nullptr);
+  Set("HOME", home_ ? home_->c_str() : nullptr);
+}
+
+void ScopedCacheEnvironment::Set(const char* name, const char* value) {
+  if (value != nullptr) {
+    ::setenv(name, value, 1);
+  } else {
+    ::unsetenv(name);
+  }
+}
 
 FixtureProcess::FixtureProcess(const std::string& executable, std::chrono::milliseconds deadline) {
   test_support::SpawnOptions options;

@@ -7,12 +7,30 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tests/support/subprocess.h"
 
 namespace memprof::report::symbolize::testing {
+
+// Sets XDG_CACHE_HOME and HOME as a test of the caches' default places
+// needs them, and gives them back their values (or their absence) when it
+// goes, also when the test failed.
+class ScopedCacheEnvironment {
+ public:
+  ScopedCacheEnvironment();
+  ~ScopedCacheEnvironment();
+  ScopedCacheEnvironment(const ScopedCacheEnvironment&) = delete;
+  ScopedCacheEnvironment& operator=(const ScopedCacheEnvironment&) = delete;
+  // Sets `name` to `value`, or unsets it for nullptr.
+  static void Set(const char* name, const char* value);
+
+ private:
+  std::optional<std::string> xdg_;
+  std::optional<std::string> home_;
+};
 
 // A running symbolize_fixture (or a copy of it), a Subprocess of
 // tests/support. The constructor waits (with a deadline) until it has
