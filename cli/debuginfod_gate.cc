@@ -5,9 +5,10 @@
 // not found locally, whether or not DEBUGINFOD_URLS is set: one dlopen that
 // brings libcurl and some 25 libraries behind it (12 ms on the benchmark
 // machine, on the symbolizing thread a report waits for), for a client that
-// then asks no server. libdw calls dlopen through the global scope, where the
-// executable comes first: this definition, exported for that alone
-// (cli/CMakeLists.txt), answers "not loaded" for libdebuginfod when no
+// then asks no server. libdw's call binds to this definition: at link time
+// when libdw's archive is linked in (the default), else through the global
+// scope, where the executable comes first (it is exported for that alone,
+// cli/CMakeLists.txt). It answers "not loaded" for libdebuginfod when no
 // server is configured, which libdw takes as "no debuginfod support", and
 // hands every other call to the C library's dlopen. With DEBUGINFOD_URLS set
 // nothing changes: StrippedBinaryTest runs a real server both ways.
