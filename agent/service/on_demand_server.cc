@@ -36,6 +36,10 @@ void FinishGrpcShutdown(std::chrono::milliseconds wait) {
   if (grpc_is_initialized() == 0) NoteEpollDescriptorsGrpcKeeps();
 }
 
+GrpcReference::GrpcReference() { grpc_init(); }
+
+GrpcReference::~GrpcReference() { grpc_shutdown(); }
+
 Result<void> PrepareGrpcStart() {
   if (!PrivatizeInheritedGrpcDescriptors()) {
     return Fail(ErrorCode::kFailedPrecondition,
@@ -61,6 +65,7 @@ OnDemandServer::~OnDemandServer() { Shutdown(); }
 Result<void> OnDemandServer::Adopt(Fd connection) {
   if (!server_) {
     if (auto r = PrepareGrpcStart(); !r) return r;
+    GrpcReference held;
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
     ApplyServerLimits(builder, "memprof-agent");

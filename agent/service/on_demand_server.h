@@ -79,6 +79,18 @@ void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_na
 // something else (another server, the host) still holds it, waiting up to
 // `wait` for gRPC's own threads to drop their last references. See the .cc.
 void FinishGrpcShutdown(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+// Holds gRPC initialised while a server is built. Without it, each of the
+// builder's parts that takes and drops its own reference (the resource
+// quota) would shut gRPC down again, joining the threads it had just
+// started, before the server takes the reference that lasts.
+class GrpcReference {
+ public:
+  GrpcReference();
+  ~GrpcReference();
+  GrpcReference(const GrpcReference&) = delete;
+  GrpcReference& operator=(const GrpcReference&) = delete;
+};
+
 // Before any gRPC server starts in this process: in a forked child, replaces
 // what gRPC kept open in the parent (grpc_fork_repair.h); fails when the
 // host has closed it, and gRPC must then not start.

@@ -93,6 +93,7 @@ Result<std::unique_ptr<RemoteServer>> RemoteServer::Start(const TcpAddress& addr
                                                           grpc::Service& service) {
   if (auto probe = ProbeBind(address); !probe) return Fail(probe.error());
   if (auto r = PrepareGrpcStart(); !r) return Fail(r.error());
+  GrpcReference held;
   grpc::ServerBuilder builder;
   builder.RegisterService(&service);
   ApplyServerLimits(builder, "memprof-agent-remote");
