@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -57,7 +58,7 @@ class TreeBuilder {
   };
 
   uint32_t NameId(std::string name);
-  const std::vector<LocationFrame>& FramesOf(uint32_t location);
+  std::span<const LocationFrame> FramesOf(uint32_t location);
   void ExpandPaths();
   size_t Length(uint32_t stack) const { return starts_[stack + 1] - starts_[stack]; }
   uint32_t NameAt(uint32_t stack, uint32_t depth) const {
@@ -81,7 +82,17 @@ class TreeBuilder {
   double min_value_ = 0;       // nodes narrower than this get no callees
   FlameGraph graph_;           // graph_.names: the interned names
   std::unordered_map<std::string, uint32_t> name_ids_;
-  std::vector<std::vector<LocationFrame>> location_frames_;  // filled lazily
+  // Per location, where its frames are in frames_, made at its first use
+  // (kUnmade before). One flat array: ExpandPaths reads a location's frames
+  // for each of the profile's million frames, and a vector per location
+  // made each read a chase through a heap block of its own.
+  struct FrameRun {
+    uint32_t first;
+    uint32_t count;
+  };
+  static constexpr uint32_t kUnmade = UINT32_MAX;
+  std::vector<FrameRun> location_frames_;
+  std::vector<LocationFrame> frames_;
   // The drawn stacks (all in a diff, the positive ones otherwise), each as
   // its frames root first, back to back: stack i is [starts_[i], starts_[i + 1]).
   std::vector<const aggregate::StackSample*> drawn_;
@@ -103,7 +114,7 @@ class TreeBuilder {
 TreeBuilder::TreeBuilder(const aggregate::Aggregation& aggregation, double min_fraction)
     : aggregation_(aggregation),
       min_fraction_(aggregation.is_diff ? 0 : std::max(min_fraction, 0.0)),
-      location_frames_(aggregation.locations.size()) {
+      location_frames_(aggregation.locations.size(), FrameRun{kUnmade, 0}) {
   graph_.metric = aggregation.metric;
   graph_.profile_total = aggregation.total;
   graph_.is_diff = aggregation.is_diff;
@@ -121,16 +132,18 @@ uint32_t TreeBuilder::NameId(std::string name) {
 
 // Each inline frame is classified on its own, so a std:: helper inlined
 // into the program's code still reads as runtime.
-const std::vector<LocationFrame>& TreeBuilder::FramesOf(uint32_t location) {
-  std::vector<LocationFrame>& frames = location_frames_[location];
-  if (!frames.empty()) return frames;
-  const aggregate::Location& source = aggregation_.locations[location];
-  std::vector<std::string> names = aggregate::RootFirstFrameNames(source, aggregation_.lines);
-  for (size_t i = 0; i < names.size(); ++i) {
-    const aggregate::Frame& frame = source.frames[source.frames.size() - 1 - i];
-    frames.push_back({NameId(std::move(names[i])), ClassifyFrame(frame)});
+std::span<const LocationFrame> TreeBuilder::FramesOf(uint32_t location) {
+  FrameRun& run = location_frames_[location];
+  if (run.first == kUnmade) {
+    const aggregate::Location& source = aggregation_.locations[location];
+    std::vector<std::string> names = aggregate::RootFirstFrameNames(source, aggregation_.lines);
+    run = {static_cast<uint32_t>(frames_.size()), static_cast<uint32_t>(names.size())};
+    for (size_t i = 0; i < names.size(); ++i) {
+      const aggregate::Frame& frame = source.frames[source.frames.size() - 1 - i];
+      frames_.push_back({NameId(std::move(names[i])), ClassifyFrame(frame)});
+    }
   }
-  return frames;
+  return {frames_.data() + run.first, run.count};
 }
 
 // Stacks are leaf first; paths are root first. A stack with no positive
