@@ -68,6 +68,9 @@ class TreeBuilder {
   size_t EndStacksAt(const Group& group);
   void GroupByName(size_t begin, size_t end, uint32_t depth);
   size_t RunEnd(size_t run, size_t end, uint32_t depth) const;
+  size_t SharedLength(size_t begin, size_t end, uint32_t depth) const;
+  double SumValues(size_t begin, size_t end) const;
+  void MakeShared(const Group& group, size_t levels, std::vector<Group>& todo);
   uint32_t AddChild(uint32_t parent, uint32_t name, FrameKind kind, uint32_t depth);
   void Split(const Group& group, std::vector<Group>& todo);
   bool TooNarrow(uint32_t node) const;
@@ -93,9 +96,14 @@ class TreeBuilder {
   static constexpr uint32_t kUnmade = UINT32_MAX;
   std::vector<FrameRun> location_frames_;
   std::vector<LocationFrame> frames_;
-  // The drawn stacks (all in a diff, the positive ones otherwise), each as
-  // its frames root first, back to back: stack i is [starts_[i], starts_[i + 1]).
-  std::vector<const aggregate::StackSample*> drawn_;
+  // The drawn stacks (all in a diff, the positive ones otherwise): their
+  // values side by side (the tree sums them over and over), and each as its
+  // frames root first, back to back: stack i is [starts_[i], starts_[i + 1]).
+  struct StackValue {
+    double value;
+    double base;
+  };
+  std::vector<StackValue> drawn_;
   std::vector<uint32_t> path_names_;
   std::vector<FrameKind> path_kinds_;
   std::vector<size_t> starts_;
@@ -148,42 +156,52 @@ std::span<const LocationFrame> TreeBuilder::FramesOf(uint32_t location) {
 
 // Stacks are leaf first; paths are root first. A stack with no positive
 // value has no width to draw, except in a diff, where every change counts.
+// Two passes: the first makes each location's frames at its first use (in
+// the order the paths reach them) and counts the paths' frames, so that the
+// second writes them into arrays of their final size, with no regrowth.
 void TreeBuilder::ExpandPaths() {
+  std::vector<const aggregate::StackSample*> sources;
   size_t frames = 0;
-  for (const aggregate::StackSample& stack : aggregation_.stacks) frames += stack.locations.size();
-  path_names_.reserve(frames);
-  path_kinds_.reserve(frames);
-  // As many nodes as frames at most: pages of it never used are never touched.
-  graph_.nodes.reserve(frames + 1);
-  starts_.reserve(aggregation_.stacks.size() + 1);
-  starts_.push_back(0);
   for (const aggregate::StackSample& stack : aggregation_.stacks) {
     if (!graph_.is_diff && !(stack.value > 0)) {
       ++graph_.negative_stacks;
       continue;
     }
-    drawn_.push_back(&stack);
-    for (size_t l = stack.locations.size(); l-- > 0;) {
-      for (const LocationFrame& frame : FramesOf(stack.locations[l])) {
-        path_names_.push_back(frame.name_id);
-        path_kinds_.push_back(frame.kind);
+    drawn_.push_back({stack.value, stack.base});
+    sources.push_back(&stack);
+    for (size_t l = stack.locations.size(); l-- > 0;) frames += FramesOf(stack.locations[l]).size();
+  }
+  path_names_.resize(frames);
+  path_kinds_.resize(frames);
+  // As many nodes as frames at most: pages of it never used are never touched.
+  graph_.nodes.reserve(frames + 1);
+  starts_.resize(drawn_.size() + 1);
+  size_t next = 0;
+  for (size_t s = 0; s < sources.size(); ++s) {
+    starts_[s] = next;
+    const std::vector<uint32_t>& locations = sources[s]->locations;
+    for (size_t l = locations.size(); l-- > 0;) {
+      const FrameRun run = location_frames_[locations[l]];
+      for (uint32_t f = run.first; f < run.first + run.count; ++f, ++next) {
+        path_names_[next] = frames_[f].name_id;
+        path_kinds_[next] = frames_[f].kind;
       }
     }
-    starts_.push_back(path_names_.size());
   }
+  starts_[sources.size()] = next;
 }
 
 // The stacks through `node`, in the profile's order.
 void TreeBuilder::AddToNode(uint32_t node, size_t begin, size_t end) {
   if (!graph_.is_diff) {
     double& value = graph_.nodes[node].value;
-    for (size_t i = begin; i < end; ++i) value += drawn_[order_[i]]->value;
+    for (size_t i = begin; i < end; ++i) value += drawn_[order_[i]].value;
     return;
   }
   FrameChange& change = graph_.changes[node];
   for (size_t i = begin; i < end; ++i) {
-    change.change += drawn_[order_[i]]->value;
-    change.base += drawn_[order_[i]]->base;
+    change.change += drawn_[order_[i]].value;
+    change.base += drawn_[order_[i]].base;
   }
 }
 
@@ -207,7 +225,7 @@ size_t TreeBuilder::EndStacksAt(const Group& group) {
   const size_t split = static_cast<size_t>(out - order_.begin());
   if (graph_.is_diff) {
     double& own = own_change_[group.node];
-    for (size_t i = group.begin; i < split; ++i) own += drawn_[order_[i]]->value;
+    for (size_t i = group.begin; i < split; ++i) own += drawn_[order_[i]].value;
   }
   return split;
 }
@@ -262,12 +280,10 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
   const size_t begin = EndStacksAt(group);
   if (begin == group.end) return;
   const uint32_t depth = group.depth;
-  const auto first = order_.begin() + static_cast<ptrdiff_t>(begin);
-  const auto last = order_.begin() + static_cast<ptrdiff_t>(group.end);
-  const uint32_t name = NameAt(*first, depth);
-  const bool one_child =
-      std::all_of(first, last, [&](uint32_t stack) { return NameAt(stack, depth) == name; });
-  if (!one_child) GroupByName(begin, group.end, depth);
+  if (const size_t shared = SharedLength(begin, group.end, depth); shared > 0) {
+    return MakeShared({begin, group.end, depth, group.node}, shared, todo);
+  }
+  GroupByName(begin, group.end, depth);
   for (size_t run = begin; run < group.end;) {
     const size_t run_end = RunEnd(run, group.end, depth);
     const uint32_t child = AddChild(group.node, NameAt(order_[run], depth),
@@ -281,6 +297,53 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
     }
     run = run_end;
   }
+}
+
+// How many levels from `depth` on all stacks [begin, end) of order_ go on
+// through the same frames: they name the same function at each of them, and
+// none ends before them. Read along each stack's path, in memory order.
+size_t TreeBuilder::SharedLength(size_t begin, size_t end, uint32_t depth) const {
+  const uint32_t* first = path_names_.data() + starts_[order_[begin]] + depth;
+  size_t shared = Length(order_[begin]) - depth;
+  for (size_t i = begin + 1; i < end && shared > 0; ++i) {
+    const uint32_t* path = path_names_.data() + starts_[order_[i]] + depth;
+    const size_t limit = std::min(shared, Length(order_[i]) - depth);
+    size_t level = 0;
+    while (level < limit && path[level] == first[level]) ++level;
+    shared = level;
+  }
+  return shared;
+}
+
+// The stacks' values summed in their order, as AddToNode adds them.
+double TreeBuilder::SumValues(size_t begin, size_t end) const {
+  double sum = 0;
+  for (size_t i = begin; i < end; ++i) sum += drawn_[order_[i]].value;
+  return sum;
+}
+
+// The `levels` nodes that all of the group's stacks pass through below its
+// node, each the only child of the one before: the nodes Split would make
+// one level at a time, in the same order and with the same sums, made in
+// one go. The group then goes on below the last of them.
+void TreeBuilder::MakeShared(const Group& group, size_t levels, std::vector<Group>& todo) {
+  const uint32_t stack = order_[group.begin];
+  const double value = graph_.is_diff ? 0 : SumValues(group.begin, group.end);
+  uint32_t node = group.node;
+  for (size_t level = 0; level < levels; ++level) {
+    const auto depth = static_cast<uint32_t>(group.depth + level);
+    node = AddChild(node, NameAt(stack, depth), path_kinds_[starts_[stack] + depth], depth + 1);
+    if (graph_.is_diff) {
+      AddToNode(node, group.begin, group.end);
+    } else {
+      graph_.nodes[node].value = value;
+    }
+    if (TooNarrow(node)) {
+      graph_.unmade[node] = CountBelow({group.begin, group.end, depth + 1, node});
+      return;
+    }
+  }
+  todo.push_back({group.begin, group.end, static_cast<uint32_t>(group.depth + levels), node});
 }
 
 // Where the run of stacks from `run` (before `end`) with the same name at
@@ -313,6 +376,11 @@ size_t TreeBuilder::CountBelow(const Group& group) {
     }
     const size_t begin = EndStacksAt(next);
     if (begin == next.end) continue;
+    if (const size_t shared = SharedLength(begin, next.end, next.depth); shared > 0) {
+      count += shared;
+      todo.push_back({begin, next.end, static_cast<uint32_t>(next.depth + shared), next.node});
+      continue;
+    }
     GroupByName(begin, next.end, next.depth);
     for (size_t run = begin; run < next.end;) {
       const size_t run_end = RunEnd(run, next.end, next.depth);
@@ -339,7 +407,7 @@ void TreeBuilder::Chain(const Group& group) {
                     static_cast<uint32_t>(depth + 1));
     AddToNode(node, group.begin, group.end);
   }
-  if (graph_.is_diff) own_change_[node] += drawn_[stack]->value;  // it ends there
+  if (graph_.is_diff) own_change_[node] += drawn_[stack].value;  // it ends there
 }
 
 void TreeBuilder::GrowTree() {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -214,6 +215,75 @@ TEST(FlameGraphTest, WithAMinFractionNarrowFramesGetNoCalleesButStillCount) {
   WriteFlameGraphSvg(whole, from_whole, options, from_whole_svg);
   WriteFlameGraphSvg(pruned, from_pruned, options, from_pruned_svg);
   EXPECT_EQ(from_pruned_svg.str(), from_whole_svg.str());
+}
+
+// An aggregation of the given stacks (root first, by name), one location
+// per name.
+aggregate::Aggregation StacksOf(
+    const std::vector<std::pair<std::vector<std::string>, double>>& stacks) {
+  aggregate::Aggregation aggregation;
+  std::vector<std::string> names;
+  for (const auto& [path, value] : stacks) {
+    std::vector<uint32_t> locations;  // leaf first, as the aggregation keeps them
+    for (const std::string& name : path) {
+      auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) {
+        aggregation.locations.push_back({0x100 + names.size(), {{name, "", 0, "app", 0}}, {name}});
+        it = names.insert(names.end(), name);
+      }
+      locations.insert(locations.begin(), static_cast<uint32_t>(it - names.begin()));
+    }
+    aggregation.stacks.push_back({locations, value});
+    aggregation.total += value;
+  }
+  aggregation.shown_total = aggregation.total;
+  return aggregation;
+}
+
+// Stacks that go on through the same frames for several levels share one
+// node per level, also when one of them ends part way along the run and
+// when the rest part after it.
+TEST(FlameGraphTest, StacksSharingARunOfFramesShareItsNodes) {
+  const aggregate::Aggregation aggregation = StacksOf({{{"main", "a", "b", "c", "d"}, 5},
+                                                       {{"main", "a", "b"}, 3},
+                                                       {{"main", "a", "b", "c", "e"}, 2},
+                                                       {{"main", "f"}, 1}});
+  const FlameGraph graph = BuildFlameGraph(aggregation);
+  EXPECT_EQ(Describe(graph), "all=11/0 main=11/1 a=10/2 b=10/3 c=7/4 d=5/5 e=2/5 f=1/2");
+  EXPECT_EQ(graph.nodes.size(), 8u);
+}
+
+// A frame too narrow to draw on a run that its stacks share: it is made, the
+// run's nodes below it are not, and each of them still counts.
+TEST(FlameGraphTest, ANarrowRunOfSharedFramesStillCountsEveryNode) {
+  const aggregate::Aggregation aggregation = StacksOf({{{"main", "big"}, 10000},
+                                                       {{"main", "tiny", "p", "q", "r"}, 4},
+                                                       {{"main", "tiny", "p", "q", "s"}, 5},
+                                                       {{"main", "tiny", "p", "q"}, 1}});
+  const FlameGraph whole = BuildFlameGraph(aggregation);
+  const FlameGraph pruned = BuildFlameGraph(aggregation, 0.001);
+  EXPECT_EQ(Describe(whole),
+            "all=10010/0 main=10010/1 big=10000/2 tiny=10/2 p=10/3 q=10/4 "
+            "s=5/5 r=4/5");
+  EXPECT_EQ(Describe(pruned), "all=10010/0 main=10010/1 big=10000/2 tiny=10/2");
+  EXPECT_EQ(SubtreeSize(pruned, 3), 5u);  // tiny, p, q, r and s
+  EXPECT_EQ(SubtreeSize(whole, 3), 5u);
+}
+
+// In a diff, a shared run carries the net change of its stacks.
+TEST(FlameGraphTest, ADiffSumsTheChangeAlongASharedRun) {
+  aggregate::Aggregation aggregation =
+      StacksOf({{{"main", "a", "b", "c"}, 6}, {{"main", "a", "b", "d"}, -4}});
+  aggregation.is_diff = true;
+  aggregation.stacks[0].base = 10;
+  aggregation.stacks[1].base = 20;
+  const FlameGraph graph = BuildFlameGraph(aggregation);
+  ASSERT_EQ(graph.nodes.size(), 6u);
+  for (uint32_t node : {1u, 2u, 3u}) {  // main, a, b
+    EXPECT_EQ(graph.change(node).change, 2) << graph.name(graph.nodes[node]);
+    EXPECT_EQ(graph.change(node).base, 30) << graph.name(graph.nodes[node]);
+    EXPECT_EQ(graph.nodes[node].value, 10) << graph.name(graph.nodes[node]);  // |6| + |-4|
+  }
 }
 
 // A diff's widths are known only once its whole tree is: nothing is left out.
