@@ -156,39 +156,34 @@ std::span<const LocationFrame> TreeBuilder::FramesOf(uint32_t location) {
 
 // Stacks are leaf first; paths are root first. A stack with no positive
 // value has no width to draw, except in a diff, where every change counts.
-// Two passes: the first makes each location's frames at its first use (in
-// the order the paths reach them) and counts the paths' frames, so that the
-// second writes them into arrays of their final size, with no regrowth.
+// A location's frames are made at its first use, in the order the paths
+// reach them. One pass over the stacks (a second costs as much as the copy):
+// the arrays are sized for one frame per location and an inline frame in
+// eight, so only a profile richer in inline frames than that grows them.
 void TreeBuilder::ExpandPaths() {
-  std::vector<const aggregate::StackSample*> sources;
-  size_t frames = 0;
+  size_t locations = 0;
+  for (const aggregate::StackSample& stack : aggregation_.stacks)
+    locations += stack.locations.size();
+  path_names_.reserve(locations + locations / 8);
+  path_kinds_.reserve(locations + locations / 8);
+  starts_.reserve(aggregation_.stacks.size() + 1);
+  starts_.push_back(0);
   for (const aggregate::StackSample& stack : aggregation_.stacks) {
     if (!graph_.is_diff && !(stack.value > 0)) {
       ++graph_.negative_stacks;
       continue;
     }
     drawn_.push_back({stack.value, stack.base});
-    sources.push_back(&stack);
-    for (size_t l = stack.locations.size(); l-- > 0;) frames += FramesOf(stack.locations[l]).size();
-  }
-  path_names_.resize(frames);
-  path_kinds_.resize(frames);
-  // As many nodes as frames at most: pages of it never used are never touched.
-  graph_.nodes.reserve(frames + 1);
-  starts_.resize(drawn_.size() + 1);
-  size_t next = 0;
-  for (size_t s = 0; s < sources.size(); ++s) {
-    starts_[s] = next;
-    const std::vector<uint32_t>& locations = sources[s]->locations;
-    for (size_t l = locations.size(); l-- > 0;) {
-      const FrameRun run = location_frames_[locations[l]];
-      for (uint32_t f = run.first; f < run.first + run.count; ++f, ++next) {
-        path_names_[next] = frames_[f].name_id;
-        path_kinds_[next] = frames_[f].kind;
+    for (size_t l = stack.locations.size(); l-- > 0;) {
+      for (const LocationFrame& frame : FramesOf(stack.locations[l])) {
+        path_names_.push_back(frame.name_id);
+        path_kinds_.push_back(frame.kind);
       }
     }
+    starts_.push_back(path_names_.size());
   }
-  starts_[sources.size()] = next;
+  // As many nodes as frames at most: pages of it never used are never touched.
+  graph_.nodes.reserve(path_names_.size() + 1);
 }
 
 // The stacks through `node`, in the profile's order.
