@@ -189,7 +189,7 @@ CliEnvironment ProductionEnvironment() {
 
 int RunCli(const std::vector<std::string>& args, const CliEnvironment& env) {
   ConfigureLogging(*env.err, 0);
-  CommandLine cl;
+  CommandLine cl(args);
   SplitArguments split = SplitRunArguments(cl.app, args);
   if (auto done = Parse(cl, split.cli_args, env)) return *done;
   ConfigureLogging(*env.err, cl.quiet ? -1 : cl.verbosity);

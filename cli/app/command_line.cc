@@ -8,7 +8,38 @@
 
 namespace memprof::cli {
 
-CommandLine::CommandLine() : commands(MakeCommands()) {
+namespace {
+
+bool AsksForHelpOrVersion(const std::vector<std::string>& args) {
+  for (const std::string& word : args) {
+    if (word == "--") return false;
+    if (word == "-h" || word == "--help" || word == "--help-all" || word == "--version")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+CommandLine::CommandLine() {
+  AddGlobalOptions();
+  commands = MakeCommands();
+  AddCommands();
+}
+
+CommandLine::CommandLine(const std::vector<std::string>& args) {
+  AddGlobalOptions();
+  const std::optional<std::string> word = CommandWord(app, args);
+  if (word && !AsksForHelpOrVersion(args)) {
+    for (const CommandEntry& entry : CommandTable()) {
+      if (entry.name == *word) commands.push_back(entry.make());
+    }
+  }
+  if (commands.empty()) commands = MakeCommands();
+  AddCommands();
+}
+
+void CommandLine::AddGlobalOptions() {
   // Before the subcommands are added: they copy the formatter.
   app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", std::string("memprofctl ") + kVersion);
@@ -30,6 +61,9 @@ CommandLine::CommandLine() : commands(MakeCommands()) {
                  "$XDG_CONFIG_HOME/memprof/memprofctl.toml or ~/.config/memprof/memprofctl.toml "
                  "if it exists); holds tls-ca, tls-cert, tls-key for remote agents")
       ->type_name("FILE");
+}
+
+void CommandLine::AddCommands() {
   for (const auto& command : commands) {
     CLI::App* sub = command->Register(app);
     sub->fallthrough();  // global options may follow the command name

@@ -151,6 +151,18 @@ std::optional<std::string> FindUnknownWord(const CLI::App& app,
   return std::nullopt;
 }
 
+std::optional<std::string> CommandWord(const CLI::App& app, const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") break;
+    if (!IsOptionWord(word)) return word;
+    bool value_follows = false;
+    ReadOptionWord(app, nullptr, word, value_follows);
+    if (value_follows) ++i;
+  }
+  return std::nullopt;
+}
+
 std::string UnexpectedArgumentMessage(const CLI::App& app, const CLI::App* command,
                                       const std::string& argument) {
   if (IsOptionWord(argument)) return UnknownOption(app, command, OptionWordName(argument));

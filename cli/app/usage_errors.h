@@ -28,6 +28,11 @@ std::string ValidOptions(const CLI::App& app, bool with_help = true);
 std::optional<std::string> FindUnknownWord(const CLI::App& app,
                                            const std::vector<std::string>& args);
 
+// The word of `args` in the place of the command, as FindUnknownWord reads
+// them: the first that is neither an option of `app` nor the value of one
+// (before a "--"). Null when there is none. The word need not name a command.
+std::optional<std::string> CommandWord(const CLI::App& app, const std::vector<std::string>& args);
+
 // For an argument nobody consumed: an unknown command or option at the top
 // level, or an unexpected argument of the subcommand `command` (may be null).
 std::string UnexpectedArgumentMessage(const CLI::App& app, const CLI::App* command,

@@ -16,21 +16,25 @@
 
 namespace memprof::cli {
 
+namespace {
+
+constexpr CommandEntry kCommands[] = {
+    {"list", MakeListCommand},         {"status", MakeStatusCommand},
+    {"activate", MakeActivateCommand}, {"deactivate", MakeDeactivateCommand},
+    {"dump", MakeDumpCommand},         {"profile", MakeProfileCommand},
+    {"stats", MakeStatsCommand},       {"doctor", MakeDoctorCommand},
+    {"purge", MakePurgeCommand},       {"exporter", MakeExporterCommand},
+    {"report", MakeReportCommand},     {"run", MakeRunCommand},
+    {"attach", MakeAttachCommand},
+};
+
+}  // namespace
+
+std::span<const CommandEntry> CommandTable() { return kCommands; }
+
 std::vector<std::unique_ptr<Command>> MakeCommands() {
   std::vector<std::unique_ptr<Command>> commands;
-  commands.push_back(MakeListCommand());
-  commands.push_back(MakeStatusCommand());
-  commands.push_back(MakeActivateCommand());
-  commands.push_back(MakeDeactivateCommand());
-  commands.push_back(MakeDumpCommand());
-  commands.push_back(MakeProfileCommand());
-  commands.push_back(MakeStatsCommand());
-  commands.push_back(MakeDoctorCommand());
-  commands.push_back(MakePurgeCommand());
-  commands.push_back(MakeExporterCommand());
-  commands.push_back(MakeReportCommand());
-  commands.push_back(MakeRunCommand());
-  commands.push_back(MakeAttachCommand());
+  for (const CommandEntry& entry : kCommands) commands.push_back(entry.make());
   return commands;
 }
 
