@@ -331,10 +331,20 @@ TEST_P(ProfileSignalTest, ASecondInterruptAbortsAndLeavesNoFile) {
   TargetProcess* t = StartTarget();
   ASSERT_NE(t, nullptr);
   const std::string path = dir().File("p.heap");
-  auto cli =
-      SpawnCli({"profile", "--pid", std::to_string(t->pid()), "--duration", "60s", "--out", path});
+  auto cli = SpawnCli(
+      {"-v", "profile", "--pid", std::to_string(t->pid()), "--duration", "60s", "--out", path});
   ASSERT_NE(cli, nullptr);
   AwaitWindow(*t);
+  // The agent opens the window before its reply to Activate is out: stopped
+  // in between, it would leave memprofctl waiting for that reply rather
+  // than in the window. Its log line says it has the reply.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return cli->StderrText().find("pid " + std::to_string(t->pid()) +
+                                      ": profiling window of ") != std::string::npos;
+      },
+      seconds(30), milliseconds(5)))
+      << cli->StderrText();
   t->process().Signal(SIGSTOP);
   cli->Signal(SIGINT);
   EXPECT_TRUE(WaitUntil([&] { return HoldsTempFile(*cli); }, seconds(30), milliseconds(1)))
