@@ -21,11 +21,7 @@ bool AsksForHelpOrVersion(const std::vector<std::string>& args) {
 
 }  // namespace
 
-CommandLine::CommandLine() {
-  AddGlobalOptions();
-  commands = MakeCommands();
-  AddCommands();
-}
+CommandLine::CommandLine() : CommandLine(std::vector<std::string>{}) {}
 
 CommandLine::CommandLine(const std::vector<std::string>& args) {
   AddGlobalOptions();

@@ -69,7 +69,7 @@ class TreeBuilder {
   void GroupByName(size_t begin, size_t end, uint32_t depth);
   size_t RunEnd(size_t run, size_t end, uint32_t depth) const;
   size_t SharedLength(size_t begin, size_t end, uint32_t depth) const;
-  double SumValues(size_t begin, size_t end) const;
+  void CopyValue(uint32_t from, uint32_t to);
   void MakeShared(const Group& group, size_t levels, std::vector<Group>& todo);
   uint32_t AddChild(uint32_t parent, uint32_t name, FrameKind kind, uint32_t depth);
   void Split(const Group& group, std::vector<Group>& todo);
@@ -310,11 +310,10 @@ size_t TreeBuilder::SharedLength(size_t begin, size_t end, uint32_t depth) const
   return shared;
 }
 
-// The stacks' values summed in their order, as AddToNode adds them.
-double TreeBuilder::SumValues(size_t begin, size_t end) const {
-  double sum = 0;
-  for (size_t i = begin; i < end; ++i) sum += drawn_[order_[i]].value;
-  return sum;
+// Gives node `to` the sums of node `from`, which the same stacks pass through.
+void TreeBuilder::CopyValue(uint32_t from, uint32_t to) {
+  graph_.nodes[to].value = graph_.nodes[from].value;
+  if (graph_.is_diff) graph_.changes[to] = graph_.changes[from];
 }
 
 // The `levels` nodes that all of the group's stacks pass through below its
@@ -323,15 +322,15 @@ double TreeBuilder::SumValues(size_t begin, size_t end) const {
 // one go. The group then goes on below the last of them.
 void TreeBuilder::MakeShared(const Group& group, size_t levels, std::vector<Group>& todo) {
   const uint32_t stack = order_[group.begin];
-  const double value = graph_.is_diff ? 0 : SumValues(group.begin, group.end);
   uint32_t node = group.node;
   for (size_t level = 0; level < levels; ++level) {
     const auto depth = static_cast<uint32_t>(group.depth + level);
-    node = AddChild(node, NameAt(stack, depth), path_kinds_[starts_[stack] + depth], depth + 1);
-    if (graph_.is_diff) {
+    const uint32_t parent = node;
+    node = AddChild(parent, NameAt(stack, depth), path_kinds_[starts_[stack] + depth], depth + 1);
+    if (level == 0) {
       AddToNode(node, group.begin, group.end);
     } else {
-      graph_.nodes[node].value = value;
+      CopyValue(parent, node);
     }
     if (TooNarrow(node)) {
       graph_.unmade[node] = CountBelow({group.begin, group.end, depth + 1, node});
