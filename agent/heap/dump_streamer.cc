@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -111,7 +112,7 @@ void DumpProgress::Finish(Result<uint64_t> outcome) {
   finished_.notify_all();
 }
 
-Result<DumpProgress::Extent> DumpProgress::WaitBeyond(uint64_t offset, int fd) {
+Result<DumpProgress::Extent> DumpProgress::WaitFor(uint64_t size, int fd) {
   std::unique_lock lock(mu_);
   for (;;) {
     if (outcome_) {
@@ -119,9 +120,9 @@ Result<DumpProgress::Extent> DumpProgress::WaitBeyond(uint64_t offset, int fd) {
       return Extent{**outcome_, true};
     }
     // Below the file's size every byte is written: jemalloc only appends.
-    auto size = FileSize(fd);
-    if (!size) return Fail(size.error());
-    if (*size > offset) return Extent{*size, false};
+    auto written = FileSize(fd);
+    if (!written) return Fail(written.error());
+    if (*written >= size) return Extent{*written, false};
     finished_.wait_for(lock, kGrowthPoll);
   }
 }
@@ -151,10 +152,10 @@ HeapDump::~HeapDump() {
   slot_.Release();
 }
 
-Result<uint64_t> HeapDump::Readable() {
+Result<uint64_t> HeapDump::Readable(uint64_t size) {
   if (complete_) return size_;
   if (!fd_.Intact()) return Fail(DescriptorTaken(fd_.get()));
-  auto extent = progress_->WaitBeyond(offset_, fd_.get());
+  auto extent = progress_->WaitFor(size, fd_.get());
   if (!extent) return Fail(extent.error());
   if (extent->final) {
     size_ = extent->readable;
@@ -165,7 +166,7 @@ Result<uint64_t> HeapDump::Readable() {
 
 Result<bool> HeapDump::ReadNext(size_t max_bytes, std::string& out) {
   out.clear();
-  auto readable = Readable();
+  auto readable = Readable(offset_ + 1);
   if (!readable) return Fail(readable.error());
   if (offset_ >= *readable) return false;
   size_t want = static_cast<size_t>(std::min<uint64_t>(max_bytes, *readable - offset_));
@@ -188,6 +189,16 @@ Result<bool> HeapDump::ReadNext(size_t max_bytes, std::string& out) {
   offset_ += static_cast<uint64_t>(n);
   sha_.Update(out);
   return true;
+}
+
+Result<std::optional<uint64_t>> HeapDump::NextExtent(uint64_t min_bytes) {
+  if (complete_ && offset_ >= size_) return std::nullopt;
+  auto readable = Readable(offset_ + std::max<uint64_t>(min_bytes, 1));
+  if (!readable) return Fail(readable.error());
+  if (!fd_.Intact()) return Fail(DescriptorTaken(fd_.get()));
+  if (*readable <= offset_ && complete_) return std::nullopt;
+  offset_ = *readable;
+  return offset_;
 }
 
 Result<std::optional<DumpSlot>> DumpStreamer::Reserve(DumpQueue::Waiter& waiter) {

@@ -38,9 +38,9 @@ class DumpProgress {
     uint64_t readable = 0;
     bool final = false;
   };
-  // Waits until the file (`fd`) holds more than `offset` bytes or the dump
-  // has ended. The dump's error, if jemalloc failed.
-  [[nodiscard]] Result<Extent> WaitBeyond(uint64_t offset, int fd);
+  // Waits until the file (`fd`) holds at least `size` bytes or the dump has
+  // ended. The dump's error, if jemalloc failed.
+  [[nodiscard]] Result<Extent> WaitFor(uint64_t size, int fd);
 
  private:
   std::mutex mu_;
@@ -83,8 +83,21 @@ class HeapDump {
   // Hex SHA-256 of every byte read so far; call once, after the last chunk.
   std::string FinalSha256Hex() { return sha_.FinalHex(); }
 
+  // For a client that copies the file itself (DumpRequest.local_file)
+  // instead of having ReadNext read it: waits until `min_bytes` more bytes
+  // than last time are written, or the dump is complete, and returns how many
+  // are written now (final as they are); nullopt once the complete size has
+  // been returned. Fails as ReadNext does.
+  [[nodiscard]] Result<std::optional<uint64_t>> NextExtent(uint64_t min_bytes);
+  // The file, for a client to open as /proc/<pid>/fd/<descriptor>.
+  int descriptor() const { return fd_.get(); }
+  dev_t device() const { return fd_.device(); }
+  ino_t inode() const { return fd_.inode(); }
+
  private:
-  [[nodiscard]] Result<uint64_t> Readable();
+  // How many bytes may be read: waits until at least `size` are (or the dump
+  // is complete).
+  [[nodiscard]] Result<uint64_t> Readable(uint64_t size);
 
   OwnedFd fd_;
   uint64_t size_;

@@ -42,11 +42,17 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
     int32_t pid = 0;
     uint64_t sample_interval_bytes = 0;
     const char* format = "jemalloc_heap_v2";  // HeapProfiler::Format()
+    // DumpRequest.local_file from a client on this host: name the file and
+    // send progress instead of data.
+    bool local_file = false;
   };
 
   static constexpr uint32_t kDefaultChunkBytes = 256 * 1024;
   static constexpr uint32_t kMinChunkBytes = 4 * 1024;
   static constexpr uint32_t kMaxChunkBytes = 1024 * 1024;
+  // How long the agent keeps a dump's file after a stream whose client
+  // copied it itself (ReleaseLater).
+  static constexpr std::chrono::milliseconds kLocalCopyGrace{200};
 
   // A stream that ends at once with `status` (the dump could not be taken).
   DumpReactor(CallTracker& calls, const grpc::Status& status);
@@ -74,7 +80,11 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
   void TakeDump(DumpSlot slot);
   void SetMetadata(const HeapDump& dump);
   static void WriteDumpSoon(CallTracker& calls, std::function<void()> write_dump);
+  static void ReleaseLater(CallTracker& calls, std::unique_ptr<HeapDump> dump);
   void WriteNext();
+  // WriteNext's step for a client that copies the file itself: how far the
+  // file is written, or the trailer (without a checksum: nothing was sent).
+  Result<void> SetProgress(HeapDump& dump);
   void Write();
   static void OnStallAlarm(const std::shared_ptr<Stream>& stream, uint64_t writes_done);
 

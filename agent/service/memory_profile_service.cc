@@ -143,6 +143,22 @@ CaptureSettings CaptureSettingsOf(const v1::ActivateRequest& request) {
                          .near_limit_percent = request.capture_near_limit_percent()};
 }
 
+// A client may copy the dump out of the agent's file itself only on this
+// host: over the Unix socket (a connection the acceptor adopted, "fd:<n>";
+// or "unix:" in tests that listen on a path), never over TCP.
+bool OnLocalSocket(const grpc::CallbackServerContext& context) {
+  const std::string peer = context.peer();
+  return peer.starts_with("fd:") || peer.starts_with("unix");
+}
+
+DumpReactor::Header DumpHeader(int32_t pid, uint64_t sample_interval_bytes,
+                               const grpc::CallbackServerContext& context,
+                               const v1::DumpRequest& request) {
+  DumpReactor::Header header{pid, sample_interval_bytes};
+  header.local_file = request.local_file() && OnLocalSocket(context);
+  return header;
+}
+
 bool AsksForCapture(const v1::ActivateRequest& request) {
   return request.capture_growth_bytes() != 0 || request.capture_near_limit_percent() != 0;
 }
@@ -221,7 +237,8 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
   if (request->capture_sequence() != 0) return StreamCapture(context, *request);
   if (request->allocation_window() != 0) return StreamAllocations(context, *request);
   try {
-    DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
+    auto header =
+        DumpHeader(identity_.pid, allocator_.Info().sample_interval_bytes, *context, *request);
     if (auto profiler = allocator_.ReadyProfiler()) header.format = (*profiler)->Format();
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request->chunk_size_bytes());
     reactor->Start();  // the dump now, or a place in the queue
@@ -237,7 +254,7 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamCapture(
   try {
     auto opened = captures_.Open(request.capture_sequence());
     if (!opened) return new DumpReactor(calls_, ToGrpcStatus(opened.error()));
-    DumpReactor::Header header{identity_.pid, opened->info.sample_interval_bytes};
+    auto header = DumpHeader(identity_.pid, opened->info.sample_interval_bytes, *context, request);
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request.chunk_size_bytes());
     reactor->StartWith(std::move(opened->dump));
     return reactor;
@@ -252,7 +269,8 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamAllocations
   try {
     auto profile = allocations_.Fetch(request.allocation_window());
     if (!profile) return new DumpReactor(calls_, ToGrpcStatus(profile.error()));
-    DumpReactor::Header header{identity_.pid, allocator_.Info().sample_interval_bytes};
+    auto header =
+        DumpHeader(identity_.pid, allocator_.Info().sample_interval_bytes, *context, request);
     header.format = kAllocationProfileFormat;
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request.chunk_size_bytes());
     reactor->StartWith(std::move(*profile));

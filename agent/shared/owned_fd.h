@@ -33,6 +33,9 @@ class OwnedFd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
+  // The file's identity, recorded when it was taken (0 for none).
+  dev_t device() const { return dev_; }
+  ino_t inode() const { return ino_; }
   // Whether the number still refers to the file the agent opened.
   bool Intact() const;
   // Closes the descriptor if it is still the agent's; otherwise only forgets it.

@@ -60,6 +60,24 @@ class UserSwitchTest : public GuestTest {
     worker_ = std::stoi(report[0][0]);
   }
 
+  // The host in the default directory's shape (/tmp/memprof: root's,
+  // 01777), running as root until told to drop it.
+  void StartInStickyDirectory() {
+    ASSERT_EQ(::chmod(SocketDir().c_str(), 01777), 0);
+    TargetOptions options;
+    options.argv = {kUserSwitchingHost, std::to_string(user_.uid), std::to_string(user_.gid)};
+    options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
+    options.stdin_pipe = true;
+    host_ = Start(options);
+    ASSERT_NE(host_, nullptr);
+  }
+
+  // The host gives up root for the service user, for good.
+  void DropRoot() {
+    Command("drop");
+    ASSERT_EQ(AwaitStdout(*host_, std::regex("dropped\n")).size(), 1u) << HostOutput();
+  }
+
   void Command(const std::string& line) {
     ASSERT_TRUE(host_->process().WriteStdin(line + "\n")) << line << HostOutput();
   }
@@ -170,18 +188,13 @@ TEST_F(UserSwitchTest, AWorkerThatCannotWriteTheDirectorySaysWhy) {
 // (user_change_hooks.cc). The service's own user is then served, and the
 // process removes its socket when it exits, though it is no longer root.
 TEST_F(UserSwitchTest, AServiceThatDropsRootHandsItsSocketToItsUser) {
-  ASSERT_EQ(::chmod(SocketDir().c_str(), 01777), 0);
-  TargetOptions options;
-  options.argv = {kUserSwitchingHost, std::to_string(user_.uid), std::to_string(user_.gid)};
-  options.env = {{"LD_PRELOAD", kAgentPreload}, {"MALLOC_CONF", kProfilingReadyConf}};
-  options.stdin_pipe = true;
-  host_ = Start(options);
-  ASSERT_NE(host_, nullptr);
+  StartInStickyDirectory();
+  ASSERT_FALSE(HasFatalFailure());
   struct stat st{};
   ASSERT_EQ(::lstat(SocketOf(host_->pid()).c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u) << "published while the process is root";
-  Command("drop");
-  ASSERT_EQ(AwaitStdout(*host_, std::regex("dropped\n")).size(), 1u) << HostOutput();
+  DropRoot();
+  ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(::lstat(SocketOf(host_->pid()).c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, user_.uid) << "handed over to the user the process became";
   EXPECT_EQ(st.st_gid, user_.gid);
@@ -208,6 +221,33 @@ TEST_F(UserSwitchTest, AServiceThatDropsRootHandsItsSocketToItsUser) {
   EXPECT_FALSE(::lstat(SocketOf(host_->pid()).c_str(), &st) == 0)
       << "the process removed its socket at exit" << HostOutput();
   EXPECT_TRUE(AgentEntries().empty()) << ::testing::PrintToString(AgentEntries());
+}
+
+// A dump as a user the kernel does not let open the process's files (it
+// changed its user, so it is not dumpable) comes over the socket; root's
+// is copied out of the agent's file (docs/protocol.md, "Dump"). Both are
+// whole profiles.
+TEST_F(UserSwitchTest, ADumpReachesAUserWhoCannotOpenTheProcessFiles) {
+  StartInStickyDirectory();
+  ASSERT_FALSE(HasFatalFailure());
+  DropRoot();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string p = std::to_string(host_->pid());
+  const std::vector<std::string> as_user =
+      user_.Wrap({kMemprofctl, "-vv", "dump", "--pid", p, "--out", "-"});
+  CommandResult streamed = RunCommand(as_user, {{"MEMPROF_SOCKET_DIR", SocketDir()}});
+  ASSERT_EQ(streamed.exit_code, 0) << streamed << HostOutput();
+  EXPECT_TRUE(streamed.out.starts_with("heap_v2/")) << streamed.out.substr(0, 100);
+  EXPECT_NE(streamed.out.find("\nMAPPED_LIBRARIES:\n"), std::string::npos);
+  EXPECT_EQ(streamed.err.find("the agent's file"), std::string::npos) << streamed.err;
+  CommandResult copied = Cli({"-vv", "dump", "--pid", p, "--out", "-"});
+  ASSERT_EQ(copied.exit_code, 0) << copied << HostOutput();
+  EXPECT_TRUE(copied.out.starts_with("heap_v2/")) << copied.out.substr(0, 100);
+  EXPECT_NE(copied.out.find("\nMAPPED_LIBRARIES:\n"), std::string::npos);
+  EXPECT_NE(copied.err.find("copying the profile out of the agent's file, /proc/" + p + "/task/"),
+            std::string::npos)
+      << copied.err;
+  StopHost();
 }
 
 // The host closes every descriptor again and again while the agent's gRPC

@@ -150,13 +150,13 @@ TEST(DumpProgressTest, AStreamerWaitsForGrowthAndSeesTheFinalSize) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     ASSERT_EQ(::write(file.get(), "heap_v2/", 8), 8);
   });
-  auto grown = progress.WaitBeyond(0, file.get());
+  auto grown = progress.WaitFor(1, file.get());
   writer.join();
   ASSERT_TRUE(grown) << grown.error().message;
   EXPECT_EQ(grown->readable, 8u);
   EXPECT_FALSE(grown->final);
   progress.Finish(8);
-  auto final = progress.WaitBeyond(8, file.get());
+  auto final = progress.WaitFor(9, file.get());
   ASSERT_TRUE(final);
   EXPECT_EQ(final->readable, 8u);
   EXPECT_TRUE(final->final);
@@ -167,7 +167,7 @@ TEST(DumpProgressTest, AWriterThatFailsEndsTheStreamWithItsError) {
   ASSERT_TRUE(file);
   DumpProgress progress{DumpSlot()};
   std::thread writer([&] { progress.Finish(Fail(ErrorCode::kInternal, "prof.dump failed")); });
-  auto waited = progress.WaitBeyond(0, file.get());
+  auto waited = progress.WaitFor(1, file.get());
   writer.join();
   ASSERT_FALSE(waited);
   EXPECT_EQ(waited.error().code, ErrorCode::kInternal);

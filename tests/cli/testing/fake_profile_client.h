@@ -21,6 +21,10 @@ class FakeProfileClient : public ProfileClient {
   Result<memprof::v1::StatsResponse> stats_result = memprof::v1::StatsResponse();
   Result<memprof::v1::PurgeResponse> purge_result = memprof::v1::PurgeResponse();
   std::vector<memprof::v1::DumpChunk> dump_chunks;
+  // When set, Dump streams this instead of dump_chunks, per request.
+  std::function<std::vector<memprof::v1::DumpChunk>(const memprof::v1::DumpRequest&)>
+      dump_chunks_for;
+  std::vector<memprof::v1::DumpRequest> dump_requests;
   Result<void> dump_result;  // returned after all chunks were sunk
   // Called before chunk `index` is handed to the sink; a failure ends Dump with it.
   std::function<Result<void>(size_t index)> before_chunk;
@@ -66,14 +70,17 @@ class FakeProfileClient : public ProfileClient {
     Record(target, "Purge");
     return purge_result;
   }
-  Result<void> Dump(const Target& target, const memprof::v1::DumpRequest&,
+  Result<void> Dump(const Target& target, const memprof::v1::DumpRequest& request,
                     const DumpChunkSink& sink) override {
     Record(target, "Dump");
-    for (size_t i = 0; i < dump_chunks.size(); ++i) {
+    dump_requests.push_back(request);
+    const std::vector<memprof::v1::DumpChunk> chunks =
+        dump_chunks_for ? dump_chunks_for(request) : dump_chunks;
+    for (size_t i = 0; i < chunks.size(); ++i) {
       if (before_chunk) {
         if (auto ok = before_chunk(i); !ok) return ok;
       }
-      if (auto ok = sink(dump_chunks[i]); !ok) return ok;
+      if (auto ok = sink(chunks[i]); !ok) return ok;
     }
     return dump_result;
   }
