@@ -202,12 +202,17 @@ TEST_F(ContainerTest, HostCliUsesAnAgentInAContainer) {
   EXPECT_EQ(ParseJsonOutput(stats)["allocator"], "jemalloc");
 
   const std::string out = dir().File("container.heap");
-  CommandResult dump = Cli({"dump", "--pid", pid, "--out", out, "--json"});
+  CommandResult dump = Cli({"-vv", "dump", "--pid", pid, "--out", out, "--json"});
   ASSERT_EQ(dump.exit_code, 0) << dump;
   const std::string profile = ReadFile(out);
   EXPECT_TRUE(profile.starts_with("heap_v2/")) << profile.substr(0, 200);
   EXPECT_EQ(ParseJsonOutput(dump)["size_bytes"], profile.size());
   EXPECT_EQ(ParseJsonOutput(dump)["sha256"], Sha256Hex(profile));
+  // Copied out of the agent's file, found among the threads by its host
+  // number (the agent names its thread by the container's).
+  EXPECT_NE(dump.err.find("copying the profile out of the agent's file, /proc/" + pid + "/task/"),
+            std::string::npos)
+      << dump.err;
 
   // list: by its host pid, marked as in a container.
   CommandResult list = Cli({"list", "--json"});
