@@ -2,13 +2,17 @@
 // connection over a socketpair.
 #include "agent/service/memory_profile_service.h"
 
+#include <fcntl.h>
 #include <grpcpp/create_channel_posix.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
+#include <cstring>
+#include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "agent/heap/heap_engine.h"
 #include "agent/service/on_demand_server.h"
@@ -234,6 +238,68 @@ TEST_F(MemoryProfileServiceTest, DumpStreamsMetadataDataAndVerifiableTrailer) {
   Sha256 sha;
   sha.Update(data);
   EXPECT_EQ(trailer.sha256_hex(), sha.FinalHex());
+}
+
+// How many descriptors of this process are the agent's dump files (the
+// service here shares the test's descriptor table).
+int DumpFilesOpen() {
+  int count = 0;
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    std::error_code link_ec;
+    const std::string target = std::filesystem::read_symlink(fd.path(), link_ec).string();
+    if (target.find("memprof-heap-dump") != std::string::npos) ++count;
+  }
+  return count;
+}
+
+// A client on the same host asks to copy the file itself: the metadata names
+// it, progress replaces data, the trailer has no checksum, and the agent
+// keeps the file a moment after the stream, then lets it go.
+TEST_F(MemoryProfileServiceTest, ALocalClientIsToldWhereTheFileIsAndHowFarItIsWritten) {
+  ASSERT_TRUE(profiling_->Activate(std::nullopt));
+  UseUpSampleCountdown();
+  auto blocks = AllocateForProfile(256, 4096);
+  grpc::ClientContext ctx;
+  v1::DumpRequest req;
+  req.set_local_file(true);
+  req.set_chunk_size_bytes(4096);
+  auto reader = stub_->Dump(&ctx, req);
+  v1::DumpChunk chunk;
+  ASSERT_TRUE(reader->Read(&chunk));
+  ASSERT_TRUE(chunk.has_metadata());
+  const v1::DumpMetadata meta = chunk.metadata();
+  ASSERT_NE(meta.file_inode(), 0u);
+  ASSERT_GT(meta.file_thread(), 0);
+  const std::string path = "/proc/self/task/" + std::to_string(meta.file_thread()) + "/fd/" +
+                           std::to_string(meta.file_descriptor());
+  Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(file) << path << ": " << std::strerror(errno);
+  struct stat st {};
+  ASSERT_EQ(::fstat(file.get(), &st), 0);
+  EXPECT_EQ(st.st_ino, meta.file_inode());
+  EXPECT_EQ(st.st_dev, meta.file_device());
+  std::vector<uint64_t> written;
+  v1::DumpTrailer trailer;
+  while (reader->Read(&chunk)) {
+    EXPECT_FALSE(chunk.has_data());
+    if (chunk.has_progress()) written.push_back(chunk.progress().written_bytes());
+    if (chunk.has_trailer()) trailer = chunk.trailer();
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  FreeAll(blocks);
+  ASSERT_FALSE(written.empty());
+  for (size_t i = 1; i + 1 < written.size(); ++i) {
+    EXPECT_GE(written[i], written[i - 1] + 4096) << "at least a chunk more each time";
+  }
+  EXPECT_EQ(written.back(), trailer.size_bytes());
+  EXPECT_TRUE(trailer.sha256_hex().empty());
+  std::string data(trailer.size_bytes(), '\0');
+  ASSERT_EQ(::pread(file.get(), data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  EXPECT_EQ(data.rfind("heap_v2/", 0), 0u);
+  file.Reset();
+  EXPECT_EQ(DumpFilesOpen(), 1) << "the agent still holds it, so that it frees the pages";
+  EXPECT_TRUE(WaitUntil([] { return DumpFilesOpen() == 0; }, std::chrono::seconds(5)));
 }
 
 // Reads a whole Dump stream: its status and the data bytes.
