@@ -8,7 +8,8 @@
 namespace memprof {
 
 // Incremental SHA-256 (OpenSSL's EVP), used to verify a dump end to end: the
-// agent hashes what it sends and the CLI what it receives.
+// agent hashes what it sends and the CLI what it receives (or, for a dump it
+// copies out of the agent's file, what it copied).
 class Sha256 {
  public:
   Sha256();
