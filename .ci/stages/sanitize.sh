@@ -27,7 +27,7 @@ readonly TSAN_TARGETS=(memprof_agent memprof_agent_server agent_jemalloc_tests a
 # memory or need glibc's malloc are left out (docs/reliability.md lists what
 # is and is not covered, and why).
 # memprof's own sampler's unit tests (agent_sampler_tests) are all in: "sampler.".
-readonly SANITIZER_UNIT_TESTS="^sampler\\.|^(AgentConfig|AgentConfigRemote|AgentThread|AllocationRecorder|RecordCounter|CaptureDue|CaptureKeeper|CaptureWatcher|CloseTcpSocketsOnPort|ConnectionAcceptor|DumpProgress|DumpQueue|DumpStreamer|JemallocControl|MemoryProfileService|OnDemandServer|OwnedFd|PeerAllowed|PeerRegistry|PrivateFdTable|ProfilingController|ProfilingOff|ProtoLayout|RemoteRefusal|RemoteServer|ScopedFsIdentity|SocketRegistry|TcpAddress|TlsMaterial)Test\\."
+readonly SANITIZER_UNIT_TESTS="^sampler\\.|^(AgentConfig|AgentConfigRemote|AgentThread|AllocationRecorder|RecordCounter|CaptureDue|CaptureKeeper|CaptureWatcher|CloseTcpSocketsOnPort|ConnectionAcceptor|DumpLinger|DumpProgress|DumpQueue|DumpStreamer|JemallocControl|MemoryProfileService|OnDemandServer|OwnedFd|PeerAllowed|PeerRegistry|PrivateFdTable|ProfilingController|ProfilingOff|ProtoLayout|RemoteRefusal|RemoteServer|ScopedFsIdentity|SocketRegistry|TcpAddress|TlsMaterial)Test\\."
 readonly ASAN_END_TO_END_TESTS="^(AllShapes/(Status|Activation|Lifecycle|Stats)Test\\.|AgentShapes/AgentOffTest\\.|(AgentLifecycle|Error|Fork|RemoteAgent|Prefork|UserSwitch|List|ExecChildren)Test\\.|Exits/ExecChildrenExitTest\\.|GuestCloseRange)"
 # TSan: the concurrency-heavy end-to-end tests that hold under it: fork and
 # remote (TLS) access. LoadTest and FaultTest are left out: they end on the

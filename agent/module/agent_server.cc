@@ -47,8 +47,9 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(const AgentConfig& conf
   PeerRegistry* peers = s->peers_.get();
   s->service_ = std::make_unique<MemoryProfileService>(
       *s->engine_, [peers](const CallPeer& peer) { return peers->Refusal(peer.address); });
-  s->server_ =
-      std::make_unique<OnDemandServer>(*s->service_, s->service_->calls(), config.idle_timeout);
+  MemoryProfileService* service = s->service_.get();
+  s->server_ = std::make_unique<OnDemandServer>(*service, service->calls(), config.idle_timeout,
+                                                [service] { service->ReleaseLingeringDumps(); });
   if (config.remote) s->StartRemote();
   return s;
 }

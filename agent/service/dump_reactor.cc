@@ -158,25 +158,6 @@ void DumpReactor::WriteDumpSoon(CallTracker& calls, std::function<void()> write_
   });
 }
 
-// A client that copies the file itself closes its own descriptor of it as
-// soon as it has the last byte. Whoever lets go of the file last has the
-// kernel free all its pages (8 ms for a 134 MiB profile): better here, off
-// the client's path, than in the client before it can finish. So the agent
-// keeps the file (and its slot) a moment longer, counted as a call of its
-// own so that the agent does not stop with it held.
-void DumpReactor::ReleaseLater(CallTracker& calls, std::unique_ptr<HeapDump> dump) {
-  struct Held {
-    grpc::Alarm alarm;
-    std::unique_ptr<HeapDump> dump;
-  };
-  auto* held = new Held{grpc::Alarm(), std::move(dump)};
-  calls.Begin();
-  held->alarm.Set(std::chrono::system_clock::now() + kLocalCopyGrace, [held, &calls](bool) {
-    delete held;  // fired or cancelled: the file and its slot go now
-    calls.End();
-  });
-}
-
 void DumpReactor::OnCancel() {
   // Still waiting: leave the queue (having held nothing) and end the call. A
   // call that has its slot ends through its writes (or OnSlot) instead.
@@ -194,8 +175,8 @@ void DumpReactor::OnDone() {
     stream_->idle.wait(lock, [&] { return stream_->alarms_running == 0; });
     dump = std::move(stream_->dump);
   }
-  if (dump && header_.local_file) {
-    ReleaseLater(calls_, std::move(dump));
+  if (dump && header_.local_file && header_.linger != nullptr) {
+    header_.linger->Hold(std::move(dump));  // see DumpLinger: the client lets go first
   } else {
     dump.reset();  // releases the dump's memory and slot before the call counts as over
   }

@@ -13,6 +13,7 @@
 #include "agent/heap/dump_queue.h"
 #include "agent/heap/dump_streamer.h"
 #include "agent/service/call_tracker.h"
+#include "agent/service/dump_linger.h"
 #include "memprof/v1/memory_profile.pb.h"
 
 namespace memprof::agent {
@@ -43,16 +44,15 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
     uint64_t sample_interval_bytes = 0;
     const char* format = "jemalloc_heap_v2";  // HeapProfiler::Format()
     // DumpRequest.local_file from a client on this host: name the file and
-    // send progress instead of data.
+    // send progress instead of data, and after the stream leave the dump to
+    // `linger` (which must outlive the call) rather than free it at once.
     bool local_file = false;
+    DumpLinger* linger = nullptr;
   };
 
   static constexpr uint32_t kDefaultChunkBytes = 256 * 1024;
   static constexpr uint32_t kMinChunkBytes = 4 * 1024;
   static constexpr uint32_t kMaxChunkBytes = 1024 * 1024;
-  // How long the agent keeps a dump's file after a stream whose client
-  // copied it itself (ReleaseLater).
-  static constexpr std::chrono::milliseconds kLocalCopyGrace{200};
 
   // A stream that ends at once with `status` (the dump could not be taken).
   DumpReactor(CallTracker& calls, const grpc::Status& status);
@@ -80,7 +80,6 @@ class DumpReactor final : public grpc::ServerWriteReactor<v1::DumpChunk>,
   void TakeDump(DumpSlot slot);
   void SetMetadata(const HeapDump& dump);
   static void WriteDumpSoon(CallTracker& calls, std::function<void()> write_dump);
-  static void ReleaseLater(CallTracker& calls, std::unique_ptr<HeapDump> dump);
   void WriteNext();
   // WriteNext's step for a client that copies the file itself: how far the
   // file is written, or the trailer (without a checksum: nothing was sent).

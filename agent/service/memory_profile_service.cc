@@ -153,9 +153,10 @@ bool OnLocalSocket(const grpc::CallbackServerContext& context) {
 
 DumpReactor::Header DumpHeader(int32_t pid, uint64_t sample_interval_bytes,
                                const grpc::CallbackServerContext& context,
-                               const v1::DumpRequest& request) {
+                               const v1::DumpRequest& request, DumpLinger& linger) {
   DumpReactor::Header header{pid, sample_interval_bytes};
   header.local_file = request.local_file() && OnLocalSocket(context);
+  header.linger = &linger;
   return header;
 }
 
@@ -237,8 +238,8 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::Dump(
   if (request->capture_sequence() != 0) return StreamCapture(context, *request);
   if (request->allocation_window() != 0) return StreamAllocations(context, *request);
   try {
-    auto header =
-        DumpHeader(identity_.pid, allocator_.Info().sample_interval_bytes, *context, *request);
+    auto header = DumpHeader(identity_.pid, allocator_.Info().sample_interval_bytes, *context,
+                             *request, linger_);
     if (auto profiler = allocator_.ReadyProfiler()) header.format = (*profiler)->Format();
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request->chunk_size_bytes());
     reactor->Start();  // the dump now, or a place in the queue
@@ -254,7 +255,8 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamCapture(
   try {
     auto opened = captures_.Open(request.capture_sequence());
     if (!opened) return new DumpReactor(calls_, ToGrpcStatus(opened.error()));
-    auto header = DumpHeader(identity_.pid, opened->info.sample_interval_bytes, *context, request);
+    auto header =
+        DumpHeader(identity_.pid, opened->info.sample_interval_bytes, *context, request, linger_);
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request.chunk_size_bytes());
     reactor->StartWith(std::move(opened->dump));
     return reactor;
@@ -269,8 +271,8 @@ grpc::ServerWriteReactor<v1::DumpChunk>* MemoryProfileService::StreamAllocations
   try {
     auto profile = allocations_.Fetch(request.allocation_window());
     if (!profile) return new DumpReactor(calls_, ToGrpcStatus(profile.error()));
-    auto header =
-        DumpHeader(identity_.pid, allocator_.Info().sample_interval_bytes, *context, request);
+    auto header = DumpHeader(identity_.pid, allocator_.Info().sample_interval_bytes, *context,
+                             request, linger_);
     header.format = kAllocationProfileFormat;
     auto* reactor = new DumpReactor(calls_, context, dumps_, header, request.chunk_size_bytes());
     reactor->StartWith(std::move(*profile));

@@ -14,6 +14,7 @@
 #include "agent/heap/process_identity.h"
 #include "agent/heap/profiling_controller.h"
 #include "agent/service/call_tracker.h"
+#include "agent/service/dump_linger.h"
 #include "memprof/v1/memory_profile.grpc.pb.h"
 
 namespace memprof::agent {
@@ -62,6 +63,13 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
 
   // Every call is counted from its start until it has finished.
   CallTracker& calls() { return calls_; }
+
+  // How long a dump a local client copied out of the agent's file is kept
+  // after its stream (DumpLinger).
+  static constexpr std::chrono::milliseconds kLocalCopyGrace{200};
+  // Frees the dumps kept so: the server calls it once its calls are over,
+  // before it shuts gRPC down.
+  void ReleaseLingeringDumps() { linger_.ReleaseAll(); }
 
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
                                    const v1::StatusRequest* request,
@@ -112,6 +120,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   StateChanges& changes_;
   Authorizer authorizer_;
   CallTracker calls_;
+  DumpLinger linger_{calls_, kLocalCopyGrace};  // after calls_: its alarms count as calls
 };
 
 }  // namespace memprof::agent

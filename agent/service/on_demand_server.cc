@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "agent/logging/agent_logger.h"
 #include "agent/service/grpc_fork_repair.h"
@@ -57,8 +58,12 @@ void ApplyServerLimits(grpc::ServerBuilder& builder, const std::string& quota_na
 }
 
 OnDemandServer::OnDemandServer(grpc::Service& service, CallTracker& calls,
-                               std::chrono::milliseconds idle_timeout)
-    : service_(service), calls_(calls), idle_timeout_(idle_timeout) {}
+                               std::chrono::milliseconds idle_timeout,
+                               std::function<void()> before_grpc_shutdown)
+    : service_(service),
+      calls_(calls),
+      idle_timeout_(idle_timeout),
+      before_grpc_shutdown_(std::move(before_grpc_shutdown)) {}
 
 OnDemandServer::~OnDemandServer() { Shutdown(); }
 
@@ -95,6 +100,7 @@ void OnDemandServer::Shutdown(std::chrono::milliseconds grace) {
   if (!server_) return;
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_.reset();
+  if (before_grpc_shutdown_) before_grpc_shutdown_();
   FinishGrpcShutdown();
   Logger().debug("gRPC server stopped (idle)");
 }

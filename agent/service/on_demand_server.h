@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,8 +48,10 @@ class OnDemandServer {
   // process run to several MiB.
   static constexpr int kMaxResponseBytes = 64 * 1024 * 1024;
 
-  OnDemandServer(grpc::Service& service, CallTracker& calls,
-                 std::chrono::milliseconds idle_timeout);
+  // `before_grpc_shutdown` runs once the server's calls are over, before
+  // gRPC itself is shut down (a service's own gRPC alarms end there).
+  OnDemandServer(grpc::Service& service, CallTracker& calls, std::chrono::milliseconds idle_timeout,
+                 std::function<void()> before_grpc_shutdown = {});
   ~OnDemandServer();
   OnDemandServer(const OnDemandServer&) = delete;
   OnDemandServer& operator=(const OnDemandServer&) = delete;
@@ -67,6 +70,7 @@ class OnDemandServer {
   grpc::Service& service_;
   CallTracker& calls_;
   const std::chrono::milliseconds idle_timeout_;
+  std::function<void()> before_grpc_shutdown_;
   std::unique_ptr<grpc::Server> server_;
 };
 

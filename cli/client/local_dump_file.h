@@ -47,7 +47,7 @@ class LocalDumpFile {
 
   // Lets go of the file: at once after the last byte, while the agent still
   // holds it (whoever lets go last has the kernel free all its pages; see
-  // DumpReactor::ReleaseLater).
+  // DumpLinger).
   void Close() { fd_.Reset(); }
 
  private:

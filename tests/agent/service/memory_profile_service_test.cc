@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grpcpp/create_channel_posix.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,7 +44,8 @@ class MemoryProfileServiceTest : public ::testing::Test {
     service_ = std::make_unique<MemoryProfileService>(
         *engine_, [this](const CallPeer& peer) { return peers_.Refusal(peer.address); });
     server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(),
-                                               std::chrono::milliseconds(200));
+                                               std::chrono::milliseconds(200),
+                                               [this] { service_->ReleaseLingeringDumps(); });
     Connect();
   }
   void TearDown() override {
@@ -300,6 +302,33 @@ TEST_F(MemoryProfileServiceTest, ALocalClientIsToldWhereTheFileIsAndHowFarItIsWr
   file.Reset();
   EXPECT_EQ(DumpFilesOpen(), 1) << "the agent still holds it, so that it frees the pages";
   EXPECT_TRUE(WaitUntil([] { return DumpFilesOpen() == 0; }, std::chrono::seconds(5)));
+}
+
+// The linger on its own: a dump is freed after the grace period, or at once
+// by ReleaseAll, and counts as a call in flight until then.
+TEST(DumpLingerTest, FreesAfterTheGraceOrAtOnceWhenReleased) {
+  CallTracker calls;
+  DumpLinger linger(calls, std::chrono::milliseconds(100));
+  auto dump_file = [] {
+    Fd file(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
+    EXPECT_TRUE(file);
+    return std::make_unique<HeapDump>(std::move(file), 0, 1, 0);
+  };
+  linger.Hold(dump_file());
+  EXPECT_EQ(DumpFilesOpen(), 1);
+  EXPECT_EQ(calls.in_flight(), 1);
+  EXPECT_TRUE(WaitUntil([&] { return linger.held() == 0; }, std::chrono::seconds(5)));
+  EXPECT_EQ(DumpFilesOpen(), 0);
+  EXPECT_EQ(calls.in_flight(), 0);
+
+  DumpLinger slow(calls, std::chrono::hours(1));
+  slow.Hold(dump_file());
+  slow.Hold(dump_file());
+  EXPECT_EQ(DumpFilesOpen(), 2);
+  slow.ReleaseAll();
+  EXPECT_EQ(slow.held(), 0u);
+  EXPECT_EQ(DumpFilesOpen(), 0);
+  EXPECT_EQ(calls.in_flight(), 0);
 }
 
 // Reads a whole Dump stream: its status and the data bytes.
