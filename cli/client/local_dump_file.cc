@@ -32,18 +32,34 @@ bool CanOpenFilesOf(pid_t pid) {
   return ::readlink(ProcPath(pid, "exe").c_str(), target, sizeof target) >= 0;
 }
 
+namespace {
+
+bool IsNamedFile(const struct stat& st, const memprof::v1::DumpMetadata& metadata) {
+  return S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_dev) == metadata.file_device() &&
+         static_cast<uint64_t>(st.st_ino) == metadata.file_inode();
+}
+
+}  // namespace
+
 Fd LocalDumpFile::OpenIfNamed(const std::string& path, const memprof::v1::DumpMetadata& metadata,
                               bool& refused) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // Looked at before it is opened: the same number in another thread's table
+  // is one of the host's files, and opening some (a FIFO, a watchdog or tape
+  // device) blocks or does something. stat() follows the link without
+  // opening; the open then checks again (the number may change in between),
+  // and never waits or takes a terminal.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    refused = refused || errno == EACCES || errno == EPERM;
+    return Fd();
+  }
+  if (!IsNamedFile(st, metadata)) return Fd();
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd) {
     refused = refused || errno == EACCES || errno == EPERM;
     return Fd();
   }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != metadata.file_device() ||
-      static_cast<uint64_t>(st.st_ino) != metadata.file_inode()) {
-    return Fd();
-  }
+  if (::fstat(fd.get(), &st) != 0 || !IsNamedFile(st, metadata)) return Fd();
   return fd;
 }
 

@@ -53,8 +53,9 @@ class LocalDumpFile {
  private:
   LocalDumpFile(Fd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
 
-  // The file at `path` if it is the one `metadata` names; an empty Fd if
-  // the path is another file or none, `refused` set if the kernel said no.
+  // The file at `path` if it is the one `metadata` names (looked at before
+  // it is opened); an empty Fd if the path is another file or none,
+  // `refused` set if the kernel said no.
   static Fd OpenIfNamed(const std::string& path, const memprof::v1::DumpMetadata& metadata,
                         bool& refused);
 

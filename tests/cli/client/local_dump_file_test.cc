@@ -1,5 +1,6 @@
 #include "cli/client/local_dump_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "common/fd.h"
 #include "common/sha256.h"
 #include "tests/cli/testing/fake_profile_client.h"
+#include "tests/support/temp_dir.h"
 
 namespace memprof::cli {
 namespace {
@@ -148,6 +150,23 @@ TEST_F(LocalDumpFileTest, AnotherFileAtTheNamedDescriptorIsNotTakenForIt) {
                                     std::to_string(file_.get()) + ")");
   EXPECT_TRUE(receiver_.local_file_refused());  // the caller asks for the bytes instead
   EXPECT_TRUE(written_.empty());
+}
+
+// The number the agent named is, in the tables it is looked up in, one of
+// the host's files: a FIFO nobody writes to, which a plain open would wait on
+// forever. It is looked at, not opened.
+TEST_F(LocalDumpFileTest, AHostsFifoAtTheNumberIsNotOpened) {
+  auto dir = test_support::TempDir::Create("local-dump-file");
+  ASSERT_TRUE(dir);
+  const std::string fifo = dir->File("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Fd host_file(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  ASSERT_TRUE(host_file);
+  auto metadata = Metadata();
+  metadata.mutable_metadata()->set_file_descriptor(host_file.get());
+  auto opened = LocalDumpFile::Open(::getpid(), metadata.metadata());
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code, ErrorCode::kNotFound);
 }
 
 TEST_F(LocalDumpFileTest, AFileThatIsGoneIsRefusedBeforeAnythingIsWritten) {
