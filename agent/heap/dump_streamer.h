@@ -89,7 +89,9 @@ class HeapDump {
   // are written now (final as they are); nullopt once the complete size has
   // been returned. Fails as ReadNext does.
   [[nodiscard]] Result<std::optional<uint64_t>> NextExtent(uint64_t min_bytes);
-  // The file, for a client to open as /proc/<pid>/fd/<descriptor>.
+  // The file, for a client to open as /proc/<pid>/task/<tid>/fd/<descriptor>
+  // (tid: a thread of the agent's descriptor table) and recognise by its
+  // device and inode.
   int descriptor() const { return fd_.get(); }
   dev_t device() const { return fd_.device(); }
   ino_t inode() const { return fd_.inode(); }

@@ -4,7 +4,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,7 +34,7 @@ struct DumpSummary {
 // the rest when the trailer gives the size.
 class DumpReceiver {
  public:
-  using Writer = std::function<Result<void>(std::string_view data)>;
+  using Writer = LocalDumpFile::Writer;
 
   explicit DumpReceiver(Writer write, pid_t local_pid = 0);
 
@@ -57,6 +56,8 @@ class DumpReceiver {
   Result<void> OnProgress(const memprof::v1::DumpProgress& progress);
   // Counts, checks, hashes and writes the next bytes of the profile.
   Result<void> Accept(std::string_view data);
+  // Accepts the named file's bytes up to `end`.
+  Result<void> CopyLocalUpTo(uint64_t end);
   // Whether the metadata gave the size: 0 means the agent streams the dump
   // while jemalloc writes it, and only the trailer knows the size.
   bool SizeAnnounced() const { return metadata_.size_bytes() != 0; }

@@ -20,11 +20,14 @@ std::string ProcPath(pid_t pid, const std::string& rest) {
   return "/proc/" + std::to_string(pid) + "/" + rest;
 }
 
-std::unexpected<Error> CopyLoss(const std::string& what) {
-  return Fail(ErrorCode::kDataLoss, "heap profile transfer failed: " + what);
-}
+// Whether a failed stat or open of a /proc descriptor was the kernel's no.
+bool Refused(int err) { return err == EACCES || err == EPERM; }
 
 }  // namespace
+
+std::unexpected<Error> TransferLoss(const std::string& what) {
+  return Fail(ErrorCode::kDataLoss, "heap profile transfer failed: " + what);
+}
 
 bool CanOpenFilesOf(pid_t pid) {
   if (pid <= 0) return false;
@@ -50,13 +53,13 @@ Fd LocalDumpFile::OpenIfNamed(const std::string& path, const memprof::v1::DumpMe
   // and never waits or takes a terminal.
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    refused = refused || errno == EACCES || errno == EPERM;
+    refused = refused || Refused(errno);
     return Fd();
   }
   if (!IsNamedFile(st, metadata)) return Fd();
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd) {
-    refused = refused || errno == EACCES || errno == EPERM;
+    refused = refused || Refused(errno);
     return Fd();
   }
   if (::fstat(fd.get(), &st) != 0 || !IsNamedFile(st, metadata)) return Fd();
@@ -79,7 +82,7 @@ Result<LocalDumpFile> LocalDumpFile::Open(pid_t pid, const memprof::v1::DumpMeta
     const std::string path = entry.path().string() + fd_part;
     if (Fd fd = OpenIfNamed(path, metadata, refused)) return LocalDumpFile(std::move(fd), path);
   }
-  const std::string what = "/proc/" + std::to_string(pid) + "/task/*" + fd_part;
+  const std::string what = ProcPath(pid, "task/*") + fd_part;
   if (refused) {
     return Fail(ErrorCode::kPermissionDenied,
                 "cannot open the agent's dump file (" + what + "): permission denied");
@@ -96,10 +99,10 @@ Result<void> LocalDumpFile::CopyUpTo(uint64_t end, const Writer& write) {
       n = ::pread(fd_.get(), buffer_.data(), want, static_cast<off_t>(copied_));
     } while (n < 0 && errno == EINTR);
     if (n < 0)
-      return CopyLoss(std::string("reading the agent's dump file: ") + std::strerror(errno));
+      return TransferLoss(std::string("reading the agent's dump file: ") + std::strerror(errno));
     if (n == 0) {
-      return CopyLoss("the agent's dump file ends at " + std::to_string(copied_) +
-                      " bytes, before the " + std::to_string(end) + " it said were written");
+      return TransferLoss("the agent's dump file ends at " + std::to_string(copied_) +
+                          " bytes, before the " + std::to_string(end) + " it said were written");
     }
     copied_ += static_cast<uint64_t>(n);
     if (auto written = write(std::string_view(buffer_.data(), static_cast<size_t>(n))); !written) {

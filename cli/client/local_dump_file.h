@@ -19,9 +19,13 @@ namespace memprof::cli {
 // process's memory, which reading the link /proc/<pid>/exe asks too.
 bool CanOpenFilesOf(pid_t pid);
 
+// The kDataLoss error of a dump transfer that failed: "heap profile
+// transfer failed: <what>".
+[[nodiscard]] std::unexpected<Error> TransferLoss(const std::string& what);
+
 // The agent's in-memory file of one dump, opened by this process through
-// /proc/<pid>/fd/<n> (DumpRequest.local_file), so that the profile's bytes
-// never cross the socket: the agent only says how far jemalloc has written.
+// /proc (DumpRequest.local_file), so that the profile's bytes never cross
+// the socket: the agent only says how far jemalloc has written.
 class LocalDumpFile {
  public:
   using Writer = std::function<Result<void>(std::string_view data)>;
@@ -41,7 +45,6 @@ class LocalDumpFile {
   // that (the agent said they were written).
   [[nodiscard]] Result<void> CopyUpTo(uint64_t end, const Writer& write);
 
-  uint64_t copied() const { return copied_; }
   // Where it was opened: /proc/<pid>/task/<tid>/fd/<n>.
   const std::string& path() const { return path_; }
 
