@@ -6,6 +6,7 @@
 #include <iterator>
 #include <memory>
 #include <span>
+#include <thread>
 #include <utility>
 
 #include "cli/report/aggregate/aggregate.h"
@@ -134,15 +135,16 @@ report::render::SvgOptions SvgOptionsFor(const ReportRequest& request) {
   return options;
 }
 
+// `symbolization` may be null for the formats that do not show it.
 std::unique_ptr<report::render::ReportRenderer> MakeRenderer(
-    const ReportRequest& request, const report::aggregate::SymbolizationSummary& symbolization,
+    const ReportRequest& request, const report::aggregate::SymbolizationSummary* symbolization,
     const report::AllocationSummary* allocation) {
   report::render::ReportOptions options;
   options.allocation = allocation;
   options.show_bytes = request.show_bytes;
   options.sort_by_cum = request.sort_by_cum;
   options.top = request.top;
-  options.symbolization = &symbolization;
+  options.symbolization = symbolization;
   switch (request.format) {
     case Format::kCollapsed: return std::make_unique<report::render::CollapsedReportRenderer>();
     case Format::kJson: return std::make_unique<report::render::JsonReportRenderer>(options);
@@ -182,25 +184,55 @@ SummaryContext SummaryContextFor(const ReportRequest& request,
   return context;
 }
 
+// The renderers of these formats read neither the summary nor, for svg
+// and collapsed, the function table: those are made on another thread
+// while the report is written (RenderAggregated).
+bool SummaryBesideRender(Format format) {
+  return ReportThreadCount() >= 2 &&
+         (format == Format::kText || format == Format::kSvg || format == Format::kCollapsed);
+}
+bool DrawsStacksOnly(Format format) {
+  return format == Format::kSvg || format == Format::kCollapsed;
+}
+
 Result<void> RenderAggregated(const ReportRequest& request, const report::HeapProfile& profile,
                               const report::aggregate::InternedAddresses& interned,
                               report::pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
                               report::aggregate::SymbolizationSummary* symbolization,
                               const report::AllocationSummary* allocation) {
+  namespace aggregate = report::aggregate;
   const SummaryContext context = SummaryContextFor(request, interned, symbolizer);
-  report::aggregate::AggregateOptions options{request.metric, request.focus, request.ignore,
-                                              &interned, request.lines};
-  auto aggregation = report::aggregate::AggregateProfile(profile, symbolizer, options);
+  aggregate::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
+                                      request.lines};
+  const bool beside = SummaryBesideRender(request.format);
+  const bool stacks_only = beside && DrawsStacksOnly(request.format);
+  auto aggregation = stacks_only ? aggregate::AggregateStacks(profile, symbolizer, options)
+                                 : aggregate::AggregateProfile(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
-  report::aggregate::SymbolizationSummary summary =
-      SummarizeSymbolization(*aggregation, [&] { return symbolizer.Modules(); }, context);
+  aggregate::SymbolizationSummary summary;
+  bool any_row_shown = false;
+  auto summarize = [&] {
+    auto shown = [](const std::vector<aggregate::FunctionRow>& rows) {
+      return std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.shown(); });
+    };
+    any_row_shown = stacks_only ? shown(aggregate::FunctionRows(*aggregation).functions)
+                                : shown(aggregation->functions);
+    summary = SummarizeSymbolization(
+        *aggregation, [&] { return symbolizer.Modules(); }, context);
+  };
+  Result<void> rendered;
+  if (beside) {
+    std::jthread side(summarize);
+    rendered = MakeRenderer(request, nullptr, allocation)->Render(*aggregation, out);
+  } else {
+    summarize();
+  }
   summary.is_diff = aggregation->is_diff;
-  summary.empty = std::none_of(aggregation->functions.begin(), aggregation->functions.end(),
-                               [](const auto& row) { return row.shown(); });
+  summary.empty = !any_row_shown;
   if (request.describe_files) summary.files_read = FilesRead(symbolizer.Modules());
   summary.sampler = profile.sampler;
+  if (!beside) rendered = MakeRenderer(request, &summary, allocation)->Render(*aggregation, out);
   if (symbolization != nullptr) *symbolization = summary;
-  Result<void> rendered = MakeRenderer(request, summary, allocation)->Render(*aggregation, out);
   if (request.process_ends_after) LeaveToExit(std::move(*aggregation));
   return rendered;
 }

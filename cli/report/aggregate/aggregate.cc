@@ -5,6 +5,7 @@
 #include <optional>
 #include <regex>
 #include <span>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -267,9 +268,9 @@ void ApplyFilters(std::vector<StackSample>& stacks, FrameMatcher& focus, FrameMa
 // once per stack; flat goes to the first (innermost) name of the stack.
 // kDiff adds the base sums: a template, so that the hot loop of an ordinary
 // report does no more than it used to.
-template <bool kDiff>
-std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks,
-                                const SymbolizedLocations& table, double& shown_total) {
+template <bool kDiff, typename Table>
+std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks, const Table& table,
+                                double& shown_total) {
   const std::vector<std::string>& names = table.names();
   std::vector<FunctionRow> rows(names.size());
   std::vector<size_t> seen_in(names.size(), kNotSeen);
@@ -297,6 +298,39 @@ std::vector<FunctionRow> Reduce(const std::vector<StackSample>& stacks,
   }
   return used;
 }
+
+// What Reduce reads of SymbolizedLocations, made again from an
+// aggregation's locations (FunctionRows): the same names, numbered in the
+// same order.
+class LocationNames {
+ public:
+  explicit LocationNames(const std::vector<Location>& locations) {
+    absl::flat_hash_map<std::string_view, uint32_t> by_name;
+    ignored_.reserve(locations.size());
+    name_starts_.reserve(locations.size() + 1);
+    for (const Location& location : locations) {
+      ignored_.push_back(IsIgnoredAddress(location.address) ? 1 : 0);
+      for (const std::string& name : location.names) {
+        auto [it, inserted] = by_name.emplace(name, static_cast<uint32_t>(names_.size()));
+        if (inserted) names_.push_back(name);
+        name_ids_.push_back(it->second);
+      }
+      name_starts_.push_back(static_cast<uint32_t>(name_ids_.size()));
+    }
+  }
+  bool IsIgnored(uint32_t location) const { return ignored_[location] != 0; }
+  std::span<const uint32_t> NameIds(uint32_t location) const {
+    return std::span(name_ids_).subspan(name_starts_[location],
+                                        name_starts_[location + 1] - name_starts_[location]);
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<uint8_t> ignored_;
+  std::vector<uint32_t> name_ids_;
+  std::vector<uint32_t> name_starts_ = {0};
+  std::vector<std::string> names_;
+};
 
 // The name Reduce gives the flat value of a cut stack (see FlatFunctionNames).
 std::string FlatName(const std::vector<uint32_t>& path, const SymbolizedLocations& table) {
@@ -390,8 +424,13 @@ InternedAddresses InternLookupAddresses(const HeapProfile& profile) { return Int
 
 InternedAddresses TakeLookupAddresses(HeapProfile& profile) { return Intern(profile); }
 
-Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymbolizer& symbolizer,
-                                     const AggregateOptions& options) {
+namespace {
+
+// AggregateProfile up to the function table, which `reduce` makes, if
+// given, from the stacks and the table of their locations.
+template <typename Reduce>
+Result<Aggregation> Aggregate(const HeapProfile& profile, AddressSymbolizer& symbolizer,
+                              const AggregateOptions& options, Reduce reduce) {
   auto focus = FrameMatcher::Create(options.focus, "--focus");
   if (!focus) return Fail(focus.error());
   auto ignore = FrameMatcher::Create(options.ignore, "--ignore");
@@ -405,12 +444,39 @@ Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymboliz
   SymbolizedLocations table(symbolizer, interned, options.lines);
   aggregation.stacks = CutAndMerge(profile, options.metric, interned, table, aggregation);
   ApplyFilters(aggregation.stacks, *focus, *ignore, table);
-  aggregation.functions = aggregation.is_diff
-                              ? Reduce<true>(aggregation.stacks, table, aggregation.shown_total)
-                              : Reduce<false>(aggregation.stacks, table, aggregation.shown_total);
-  SortFunctionRows(aggregation.functions, false, aggregation.is_diff);
+  reduce(aggregation, table);
   aggregation.locations = table.ReleaseLocations();
   return aggregation;
+}
+
+template <typename Table>
+FunctionTable MakeFunctionTable(const Aggregation& aggregation, const Table& table) {
+  FunctionTable made;
+  made.functions = aggregation.is_diff ? Reduce<true>(aggregation.stacks, table, made.shown_total)
+                                       : Reduce<false>(aggregation.stacks, table, made.shown_total);
+  SortFunctionRows(made.functions, false, aggregation.is_diff);
+  return made;
+}
+
+}  // namespace
+
+Result<Aggregation> AggregateProfile(const HeapProfile& profile, AddressSymbolizer& symbolizer,
+                                     const AggregateOptions& options) {
+  return Aggregate(profile, symbolizer, options,
+                   [](Aggregation& aggregation, const SymbolizedLocations& table) {
+                     FunctionTable made = MakeFunctionTable(aggregation, table);
+                     aggregation.functions = std::move(made.functions);
+                     aggregation.shown_total = made.shown_total;
+                   });
+}
+
+Result<Aggregation> AggregateStacks(const HeapProfile& profile, AddressSymbolizer& symbolizer,
+                                    const AggregateOptions& options) {
+  return Aggregate(profile, symbolizer, options, [](Aggregation&, const SymbolizedLocations&) {});
+}
+
+FunctionTable FunctionRows(const Aggregation& aggregation) {
+  return MakeFunctionTable(aggregation, LocationNames(aggregation.locations));
 }
 
 }  // namespace memprof::report::aggregate

@@ -102,6 +102,21 @@ struct Aggregation {
                                                    AddressSymbolizer& symbolizer,
                                                    const AggregateOptions& options);
 
+// AggregateProfile without its function table (`functions` empty,
+// `shown_total` 0), for the reports that draw the stacks: FunctionRows
+// makes the table from the result, on another thread if need be.
+[[nodiscard]] Result<Aggregation> AggregateStacks(const HeapProfile& profile,
+                                                  AddressSymbolizer& symbolizer,
+                                                  const AggregateOptions& options);
+
+// The `functions` and `shown_total` AggregateProfile gives, made from what
+// AggregateStacks gives; reads `aggregation`, writes nothing.
+struct FunctionTable {
+  std::vector<FunctionRow> functions;
+  double shown_total = 0;
+};
+FunctionTable FunctionRows(const Aggregation& aggregation);
+
 // The function each sample's flat value goes to in AggregateProfile's
 // table: the innermost name of the first location left after the
 // allocator's frames are cut (addresses jeprof ignores skipped); "" when

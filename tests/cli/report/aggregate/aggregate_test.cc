@@ -115,6 +115,45 @@ TEST(AggregateTest, InternedAddressesGiveTheSameAggregation) {
   }
 }
 
+// The function table made apart from the stacks (svg and collapsed make it
+// on another thread) is the one AggregateProfile makes, row for row, in
+// every metric, with --lines and the filters, and of a --base diff.
+TEST(AggregateTest, FunctionRowsOfTheStacksAreAggregateProfilesTable) {
+  auto expect_same_table = [](const HeapProfile& profile, const AggregateOptions& options) {
+    FakeSymbolizer symbolizer;
+    auto whole = AggregateProfile(profile, symbolizer, options);
+    auto stacks = AggregateStacks(profile, symbolizer, options);
+    ASSERT_TRUE(whole.has_value() && stacks.has_value());
+    EXPECT_TRUE(stacks->functions.empty());
+    EXPECT_EQ(stacks->shown_total, 0);
+    const FunctionTable table = FunctionRows(*stacks);
+    EXPECT_EQ(table.shown_total, whole->shown_total);
+    ASSERT_EQ(table.functions.size(), whole->functions.size());
+    ASSERT_FALSE(table.functions.empty());
+    for (size_t i = 0; i < table.functions.size(); ++i) {
+      const FunctionRow& a = table.functions[i];
+      const FunctionRow& b = whole->functions[i];
+      EXPECT_EQ(a.name, b.name) << "row " << i;
+      EXPECT_EQ(a.flat, b.flat) << a.name;
+      EXPECT_EQ(a.cum, b.cum) << a.name;
+      EXPECT_EQ(a.flat_base, b.flat_base) << a.name;
+      EXPECT_EQ(a.cum_base, b.cum_base) << a.name;
+    }
+  };
+  for (Metric metric : {Metric::kInuseSpace, Metric::kInuseObjects, Metric::kAllocSpace}) {
+    AggregateOptions options;
+    options.metric = metric;
+    expect_same_table(SharedProfile(), options);
+    options.lines = true;
+    expect_same_table(SharedProfile(), options);
+  }
+  AggregateOptions filtered;
+  filtered.focus = "main";
+  filtered.ignore = "Recursive";
+  expect_same_table(SharedProfile(), filtered);
+  expect_same_table(testing::SharedDiffProfile(), {});
+}
+
 TEST(AggregateTest, CutStacksKeepLeafFirstLocations) {
   Aggregation aggregation = Aggregate(SharedProfile());
   ASSERT_EQ(aggregation.stacks.size(), 5u);
