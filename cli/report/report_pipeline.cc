@@ -119,7 +119,7 @@ Result<report::HeapProfile> LoadRequestedProfile(const ReportRequest& request,
       report::merge::SumProfiles(std::move(space.profiles), space.mapped_libraries);
   if (base_profiles.empty()) return profile;
   report::HeapProfile base = report::merge::SumProfiles(std::move(base_profiles), {});
-  return report::aggregate::SubtractBase(profile, base);
+  return report::aggregate::SubtractBase(std::move(profile), std::move(base));
 }
 
 // With --base the renderer draws a differential flame graph and adds what

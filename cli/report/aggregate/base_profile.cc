@@ -1,8 +1,12 @@
 #include "cli/report/aggregate/base_profile.h"
 
 #include <cstdint>
-#include <map>
+#include <optional>
+#include <utility>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "cli/report/model/stack_hash.h"
 
 namespace memprof::report::aggregate {
 namespace {
@@ -20,33 +24,60 @@ Amount Difference(const Amount& a, const Amount& b, bool drop_negative) {
 // jeprof writes `0 - $B->{$k}` for base-only stacks.
 Amount Negated(const Amount& b) { return {0.0 - b.objects, 0.0 - b.bytes}; }
 
+struct SameStack {
+  bool operator()(const std::vector<uint64_t>* a, const std::vector<uint64_t>* b) const {
+    return *a == *b;
+  }
+};
+
+// The base's samples by stack (pointing into `base`, not copying it); each
+// matches at most one sample of the profile.
+class BaseIndex {
+ public:
+  explicit BaseIndex(const HeapProfile& base) : matched_(base.samples.size(), 0) {
+    index_.reserve(base.samples.size());
+    for (size_t i = 0; i < base.samples.size(); ++i) index_.emplace(&base.samples[i].stack, i);
+  }
+  // The base sample with this stack not matched before, or nullptr.
+  std::optional<size_t> Match(const std::vector<uint64_t>& stack) {
+    auto it = index_.find(&stack);
+    if (it == index_.end() || matched_[it->second] != 0) return std::nullopt;
+    matched_[it->second] = 1;
+    return it->second;
+  }
+  bool matched(size_t base_sample) const { return matched_[base_sample] != 0; }
+
+ private:
+  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackHasher, SameStack> index_;
+  std::vector<uint8_t> matched_;
+};
+
 }  // namespace
 
-HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base, bool drop_negative) {
+HeapProfile SubtractBase(HeapProfile profile, HeapProfile base, bool drop_negative) {
   HeapProfile result;
   result.format = profile.format;
   result.sample_period = profile.sample_period;
   result.has_alloc = profile.has_alloc || base.has_alloc;
-  result.mapped_libraries = profile.mapped_libraries;
+  result.mapped_libraries = std::move(profile.mapped_libraries);
   result.is_diff = !drop_negative;
   result.sampler = profile.sampler;
-  std::map<const std::vector<uint64_t>*, const Sample*,
-           decltype([](const auto* a, const auto* b) { return *a < *b; })>
-      base_by_stack;
-  for (const Sample& sample : base.samples) base_by_stack.emplace(&sample.stack, &sample);
+  BaseIndex index(base);
   static const Sample kNone;
-  for (const Sample& sample : profile.samples) {
-    auto it = base_by_stack.find(&sample.stack);
-    const Sample& old = it == base_by_stack.end() ? kNone : *it->second;
-    if (it != base_by_stack.end()) base_by_stack.erase(it);
-    result.samples.push_back({sample.stack, Difference(sample.inuse, old.inuse, drop_negative),
+  result.samples.reserve(profile.samples.size() + (drop_negative ? 0 : base.samples.size()));
+  for (Sample& sample : profile.samples) {
+    const std::optional<size_t> match = index.Match(sample.stack);
+    const Sample& old = match ? base.samples[*match] : kNone;
+    result.samples.push_back({std::move(sample.stack),
+                              Difference(sample.inuse, old.inuse, drop_negative),
                               Difference(sample.alloc, old.alloc, drop_negative)});
     if (!drop_negative) result.base.push_back({old.inuse, old.alloc});
   }
   if (drop_negative) return result;
-  for (const Sample& old : base.samples) {
-    if (!base_by_stack.contains(&old.stack)) continue;  // matched above
-    result.samples.push_back({old.stack, Negated(old.inuse), Negated(old.alloc)});
+  for (size_t i = 0; i < base.samples.size(); ++i) {
+    if (index.matched(i)) continue;
+    Sample& old = base.samples[i];
+    result.samples.push_back({std::move(old.stack), Negated(old.inuse), Negated(old.alloc)});
     result.base.push_back({old.inuse, old.alloc});
   }
   return result;

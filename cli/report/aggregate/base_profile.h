@@ -14,8 +14,9 @@ namespace memprof::report::aggregate {
 // `profile`'s period and maps. Without `drop_negative` it also records what
 // the base had per stack (HeapProfile::base), for the differential reports;
 // a clamped difference is a growth-only profile, not a diff, and has none.
-HeapProfile SubtractBase(const HeapProfile& profile, const HeapProfile& base,
-                         bool drop_negative = false);
+// Both are taken (their stacks move into the result): pass copies to keep
+// them.
+HeapProfile SubtractBase(HeapProfile profile, HeapProfile base, bool drop_negative = false);
 
 }  // namespace memprof::report::aggregate
 

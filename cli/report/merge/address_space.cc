@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <iterator>
+#include <utility>
 
 namespace memprof::report::merge {
 namespace {
@@ -114,15 +115,37 @@ std::vector<Relocation> AddressSpace::Place(const std::vector<std::string>& mapp
   return moves;
 }
 
+namespace {
+
+// The delta of the relocation holding `lookup`, 0 if none does.
+uint64_t DeltaOf(uint64_t lookup, const std::vector<Relocation>& relocations) {
+  auto next = std::upper_bound(relocations.begin(), relocations.end(), lookup,
+                               [](uint64_t a, const Relocation& r) { return a < r.start; });
+  if (next == relocations.begin()) return 0;
+  const Relocation& r = *std::prev(next);
+  return lookup < r.end ? r.delta : 0;
+}
+
+}  // namespace
+
 void Relocate(std::vector<uint64_t>& stack, const std::vector<Relocation>& relocations) {
   if (relocations.empty()) return;
   for (size_t i = 0; i < stack.size(); ++i) {
+    stack[i] += DeltaOf(i == 0 ? stack[i] : stack[i] - 1, relocations);
+  }
+}
+
+Relocator::Relocator(std::vector<Relocation> relocations) : relocations_(std::move(relocations)) {
+  if (!relocations_.empty()) cache_.resize(kCacheSize);
+}
+
+void Relocator::Relocate(std::vector<uint64_t>& stack) {
+  if (relocations_.empty()) return;
+  for (size_t i = 0; i < stack.size(); ++i) {
     const uint64_t lookup = i == 0 ? stack[i] : stack[i] - 1;
-    auto next = std::upper_bound(relocations.begin(), relocations.end(), lookup,
-                                 [](uint64_t a, const Relocation& r) { return a < r.start; });
-    if (next == relocations.begin()) continue;
-    const Relocation& r = *std::prev(next);
-    if (lookup < r.end) stack[i] += r.delta;
+    Slot& slot = cache_[(lookup ^ (lookup >> kCacheBits)) & (kCacheSize - 1)];
+    if (!slot.valid || slot.lookup != lookup) slot = {lookup, DeltaOf(lookup, relocations_), true};
+    stack[i] += slot.delta;
   }
 }
 

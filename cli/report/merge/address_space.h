@@ -74,6 +74,27 @@ class AddressSpace {
 // mapping still counts as inside it.
 void Relocate(std::vector<uint64_t>& stack, const std::vector<Relocation>& relocations);
 
+// Relocate for the many stacks of one dump: a direct-mapped cache of
+// lookup addresses in front of the search, as a dump's million frames
+// repeat a few thousand addresses.
+class Relocator {
+ public:
+  explicit Relocator(std::vector<Relocation> relocations);
+  void Relocate(std::vector<uint64_t>& stack);
+
+ private:
+  static constexpr unsigned kCacheBits = 13;
+  static constexpr size_t kCacheSize = size_t{1} << kCacheBits;
+  struct Slot {
+    uint64_t lookup = 0;
+    uint64_t delta = 0;
+    bool valid = false;
+  };
+
+  std::vector<Relocation> relocations_;  // sorted by start
+  std::vector<Slot> cache_;
+};
+
 }  // namespace memprof::report::merge
 
 #endif  // MEMPROF_CLI_REPORT_MERGE_ADDRESS_SPACE_H_

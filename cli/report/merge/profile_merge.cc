@@ -12,9 +12,8 @@ namespace memprof::report::merge {
 SharedSpace IntoOneAddressSpace(std::vector<report::HeapProfile> profiles) {
   AddressSpace space;
   for (report::HeapProfile& profile : profiles) {
-    const std::vector<Relocation> moves = space.Place(profile.mapped_libraries);
-    if (moves.empty()) continue;
-    for (report::Sample& sample : profile.samples) Relocate(sample.stack, moves);
+    Relocator relocator(space.Place(profile.mapped_libraries));
+    for (report::Sample& sample : profile.samples) relocator.Relocate(sample.stack);
   }
   return {std::move(profiles), space.mapped_libraries()};
 }

@@ -65,6 +65,33 @@ TEST(AddressSpaceTest, SameBinaryElsewhereMovesOntoTheFirstPlace) {
   EXPECT_EQ(space.mapped_libraries().size(), 2u);  // nothing new to describe
 }
 
+// The cached relocation of a whole dump moves every address as Relocate
+// does, also when addresses share a cache slot or repeat at the leaf (not
+// looked up minus one) and in a caller's place.
+TEST(AddressSpaceTest, ARelocatorMovesWhatRelocateMoves) {
+  AddressSpace space;
+  (void)space.Place(ServerMaps(0x555500000000));
+  const std::vector<Relocation> moves = space.Place(ServerMaps(0x563300000000));
+  ASSERT_FALSE(moves.empty());
+  std::vector<std::vector<uint64_t>> stacks;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    const uint64_t text = 0x563300000000 + (i * 0x2001) % 0x9001;
+    stacks.push_back({text, text + 1, 0x563300009000, 0x7f0000000000 + i * (uint64_t{1} << 13)});
+  }
+  stacks.push_back({0x563300009000, 0x563300009000});
+  Relocator relocator(moves);
+  for (const std::vector<uint64_t>& stack : stacks) {
+    std::vector<uint64_t> expected = stack;
+    Relocate(expected, moves);
+    std::vector<uint64_t> cached = stack;
+    relocator.Relocate(cached);
+    ASSERT_EQ(cached, expected);
+  }
+  std::vector<uint64_t> unmoved = stacks.front();
+  Relocator({}).Relocate(unmoved);
+  EXPECT_EQ(unmoved, stacks.front());
+}
+
 TEST(AddressSpaceTest, NewModuleOnAClaimedRangeMovesAboveAndIsDescribed) {
   AddressSpace space;
   (void)space.Place(ServerMaps(0x555500000000));
