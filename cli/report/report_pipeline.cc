@@ -184,17 +184,28 @@ SummaryContext SummaryContextFor(const ReportRequest& request,
   return context;
 }
 
-// The renderers of these formats read neither the summary nor, for svg
-// and collapsed, the function table: those are made on another thread
-// while the report is written (RenderAggregated).
-bool SummaryBesideRender(Format format) {
-  return ReportThreadCount() >= 2 &&
-         (format == Format::kText || format == Format::kSvg || format == Format::kCollapsed);
-}
+// The svg and collapsed renderers read no function table: theirs is made
+// beside the summary, only to tell whether the report is empty.
 bool DrawsStacksOnly(Format format) {
   return format == Format::kSvg || format == Format::kCollapsed;
 }
 
+bool AnyRowShown(const std::vector<report::aggregate::FunctionRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.shown(); });
+}
+
+// Gives `aggregation` its function table; whether a row of it is shown.
+bool AddFunctionTable(report::aggregate::Aggregation& aggregation) {
+  report::aggregate::FunctionTable table = report::aggregate::FunctionRows(aggregation);
+  aggregation.functions = std::move(table.functions);
+  aggregation.shown_total = table.shown_total;
+  return AnyRowShown(aggregation.functions);
+}
+
+// After the aggregation, with two threads: the second makes the
+// symbolization summary (reading the stacks and locations) while the first
+// makes the function table and, but for json (whose head holds the
+// summary), writes the report.
 Result<void> RenderAggregated(const ReportRequest& request, const report::HeapProfile& profile,
                               const report::aggregate::InternedAddresses& interned,
                               report::pprof::ParallelSymbolizer& symbolizer, std::ostream& out,
@@ -204,34 +215,33 @@ Result<void> RenderAggregated(const ReportRequest& request, const report::HeapPr
   const SummaryContext context = SummaryContextFor(request, interned, symbolizer);
   aggregate::AggregateOptions options{request.metric, request.focus, request.ignore, &interned,
                                       request.lines};
-  const bool beside = SummaryBesideRender(request.format);
-  const bool stacks_only = beside && DrawsStacksOnly(request.format);
-  auto aggregation = stacks_only ? aggregate::AggregateStacks(profile, symbolizer, options)
-                                 : aggregate::AggregateProfile(profile, symbolizer, options);
+  auto aggregation = aggregate::AggregateStacks(profile, symbolizer, options);
   if (!aggregation) return Fail(aggregation.error());
+  const bool stacks_only = DrawsStacksOnly(request.format);
   aggregate::SymbolizationSummary summary;
   bool any_row_shown = false;
   auto summarize = [&] {
-    auto shown = [](const std::vector<aggregate::FunctionRow>& rows) {
-      return std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.shown(); });
-    };
-    any_row_shown = stacks_only ? shown(aggregate::FunctionRows(*aggregation).functions)
-                                : shown(aggregation->functions);
+    if (stacks_only) any_row_shown = AnyRowShown(aggregate::FunctionRows(*aggregation).functions);
     summary = SummarizeSymbolization(
         *aggregation, [&] { return symbolizer.Modules(); }, context);
   };
+  const bool json = request.format == Format::kJson;
   Result<void> rendered;
-  if (beside) {
-    std::jthread side(summarize);
-    rendered = MakeRenderer(request, nullptr, allocation)->Render(*aggregation, out);
-  } else {
-    summarize();
+  {
+    std::jthread side;
+    if (ReportThreadCount() >= 2) {
+      side = std::jthread(summarize);
+    } else {
+      summarize();
+    }
+    if (!stacks_only) any_row_shown = AddFunctionTable(*aggregation);
+    if (!json) rendered = MakeRenderer(request, nullptr, allocation)->Render(*aggregation, out);
   }
   summary.is_diff = aggregation->is_diff;
   summary.empty = !any_row_shown;
   if (request.describe_files) summary.files_read = FilesRead(symbolizer.Modules());
   summary.sampler = profile.sampler;
-  if (!beside) rendered = MakeRenderer(request, &summary, allocation)->Render(*aggregation, out);
+  if (json) rendered = MakeRenderer(request, &summary, allocation)->Render(*aggregation, out);
   if (symbolization != nullptr) *symbolization = summary;
   if (request.process_ends_after) LeaveToExit(std::move(*aggregation));
   return rendered;
