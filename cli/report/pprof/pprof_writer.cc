@@ -1,7 +1,9 @@
 #include "cli/report/pprof/pprof_writer.h"
 
 #include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <cmath>
 #include <cstddef>
@@ -9,7 +11,7 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "cli/report/pprof/gzip_writer.h"
+#include "cli/report/pprof/gzip_thread.h"
 #include "cli/report/pprof/location_table.h"
 #include "cli/report/pprof/mapping_table.h"
 #include "cli/report/pprof/string_table.h"
@@ -115,36 +117,71 @@ MappingTable::BuildIdReader CachedBuildIds(const PprofOptions& options) {
   };
 }
 
-// protobuf's serializer writes through a CopyingOutputStream; this one
-// compresses into the GzipWriter and keeps the first error.
-class GzipCopyingStream final : public google::protobuf::io::CopyingOutputStream {
- public:
-  explicit GzipCopyingStream(GzipWriter& gzip) : gzip_(gzip) {}
-
-  bool Write(const void* buffer, int size) override {
-    result_ = gzip_.Write({static_cast<const std::byte*>(buffer), static_cast<size_t>(size)});
-    return result_.has_value();
+// The elements [from, to) of a repeated message field, as the message
+// they are in serializes them: each its tag, length and bytes.
+template <typename Message>
+std::string SerializedElements(int field,
+                               const google::protobuf::RepeatedPtrField<Message>& elements,
+                               int from, int to) {
+  using google::protobuf::internal::WireFormatLite;
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream raw(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&raw);
+    const uint32_t tag = WireFormatLite::MakeTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+    for (int i = from; i < to; ++i) {
+      coded.WriteTag(tag);
+      coded.WriteVarint32(static_cast<uint32_t>(elements.Get(i).ByteSizeLong()));
+      elements.Get(i).SerializeWithCachedSizes(&coded);
+    }
   }
+  return bytes;
+}
 
-  const Result<void>& result() const { return result_; }
+// The message is serialized as it is made, so that its compression (most
+// of the time of a pprof report) runs on another thread meanwhile: the
+// sample types, then the samples a chunk at a time, then the rest of the
+// message without them. protobuf writes a message's fields in the order of
+// their numbers, and these are fields 1 and 2, so the bytes are those of
+// serializing the whole message at the end.
+class StreamedProfile {
+ public:
+  StreamedProfile(pb::Profile& profile, std::ostream& out) : profile_(profile), gzip_(out) {}
+
+  void SendSampleTypes() {
+    gzip_.Write(SerializedElements(pb::Profile::kSampleTypeFieldNumber, profile_.sample_type(), 0,
+                                   profile_.sample_type_size()));
+  }
+  // After each sample added: sends a chunk's worth.
+  void SampleAdded() {
+    if (profile_.sample_size() - sent_ >= kSamplesPerChunk) SendSamples();
+  }
+  [[nodiscard]] Result<void> Finish() {
+    SendSamples();
+    profile_.mutable_sample_type()->Clear();
+    profile_.mutable_sample()->Clear();
+    std::string rest;
+    if (!profile_.SerializeToString(&rest)) {
+      return Fail(ErrorCode::kInternal, "serializing the pprof profile failed");
+    }
+    gzip_.Write(std::move(rest));
+    return gzip_.Finish();
+  }
 
  private:
-  GzipWriter& gzip_;
-  Result<void> result_;
-};
+  // About 64 KiB of a big profile's samples (about 50 frames each).
+  static constexpr int kSamplesPerChunk = 256;
 
-Result<void> Serialize(const pb::Profile& profile, std::ostream& out) {
-  GzipWriter gzip(out);
-  GzipCopyingStream stream(gzip);
-  {
-    constexpr int kBlockSize = 256 * 1024;
-    google::protobuf::io::CopyingOutputStreamAdaptor adaptor(&stream, kBlockSize);
-    bool written = profile.SerializeToZeroCopyStream(&adaptor) && adaptor.Flush();
-    if (!stream.result()) return stream.result();
-    if (!written) return Fail(ErrorCode::kInternal, "serializing the pprof profile failed");
+  void SendSamples() {
+    const int to = profile_.sample_size();
+    gzip_.Write(SerializedElements(pb::Profile::kSampleFieldNumber, profile_.sample(), sent_, to));
+    sent_ = to;
   }
-  return gzip.Finish();
-}
+
+  pb::Profile& profile_;
+  GzipThread gzip_;
+  int sent_ = 0;
+};
 
 // WritePprof; of a profile that is not const, each stack is freed once in
 // the message (WritePprofReleasing).
@@ -160,12 +197,15 @@ Result<void> Write(Heap& heap, aggregate::AddressSymbolizer& symbolizer,
   SetHeader(profile, strings, heap, options);
   MappingTable mapping_table(profile, strings, mappings, CachedBuildIds(options));
   LocationTable locations(profile, strings, mapping_table, symbolizer);
+  StreamedProfile streamed(profile, out);
+  streamed.SendSampleTypes();
   profile.mutable_sample()->Reserve(static_cast<int>(heap.samples.size()));
   for (auto& sample : heap.samples) {
     AddSample(profile, locations, sample, heap.has_alloc, options.allocation_profile);
     if constexpr (!std::is_const_v<Heap>) std::vector<uint64_t>().swap(sample.stack);
+    streamed.SampleAdded();
   }
-  return Serialize(profile, out);
+  return streamed.Finish();
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/report/pprof/gzip_thread.h"
+
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
@@ -56,6 +59,54 @@ TEST(GzipWriterTest, WriteAfterFinishFails) {
   GzipWriter gzip(out);
   ASSERT_TRUE(gzip.Finish().has_value());
   EXPECT_FALSE(gzip.Write(Bytes("late")).has_value());
+}
+
+// Compressible text (so deflate's choices matter) cut into pieces of every
+// size, handed to the thread: byte for byte what one GzipWriter makes of
+// the whole, whatever the cuts.
+TEST(GzipThreadTest, WritesWhatOneWriterWritesWhereverTheStreamIsCut) {
+  std::mt19937 random(7);
+  std::string input;
+  while (input.size() < 2000000) input += "frame " + std::to_string(random() % 5000) + "\n";
+  std::ostringstream whole;
+  GzipWriter gzip(whole);
+  ASSERT_TRUE(gzip.Write(Bytes(input)).has_value());
+  ASSERT_TRUE(gzip.Finish().has_value());
+  for (size_t most : {size_t{1}, size_t{100}, size_t{70000}, size_t{3000000}}) {
+    std::ostringstream out;
+    {
+      GzipThread thread(out);
+      for (size_t at = 0; at < input.size();) {
+        const size_t size = std::min(input.size() - at, 1 + random() % most);
+        thread.Write(input.substr(at, size));
+        at += size;
+      }
+      ASSERT_TRUE(thread.Finish().has_value());
+    }
+    EXPECT_TRUE(out.str() == whole.str()) << "pieces of at most " << most;
+  }
+}
+
+TEST(GzipThreadTest, AFailingStreamIsAnErrorAtTheFinish) {
+  std::ostringstream out;
+  out.setstate(std::ios::badbit);
+  GzipThread thread(out);
+  thread.Write(std::string(200000, 'x'));
+  thread.Write("more");
+  Result<void> finished = thread.Finish();
+  ASSERT_FALSE(finished.has_value());
+  EXPECT_EQ(finished.error().code, ErrorCode::kInternal);
+}
+
+// A caller that fails before the finish leaves: the thread stops, nothing
+// waits.
+TEST(GzipThreadTest, LeavingWithoutTheFinishStopsTheThread) {
+  std::ostringstream out;
+  {
+    GzipThread thread(out);
+    thread.Write(std::string(1 << 20, 'y'));
+  }
+  EXPECT_NE(testing::Gunzip(out.str()), std::string(1 << 20, 'y'));  // never finished
 }
 
 }  // namespace
