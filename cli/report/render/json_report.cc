@@ -5,8 +5,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "cli/report/render/allocation_header.h"
@@ -221,10 +223,11 @@ std::string MemberText(const char* key, Json value) {
   return text.substr(2, text.size() - 4);  // without "{\n" and "\n}"
 }
 
-// Writes `"name": [` one compact line per item `]`, flushing every megabyte.
+// Writes `"name": [` one compact line per item `]`, flushing every megabyte;
+// without `close`, leaves the array open after the last item (more follow).
 template <typename Items, typename AppendItem>
 void WriteArray(std::string_view name, const Items& items, const AppendItem& append_item,
-                std::ostream& out) {
+                std::ostream& out, bool close = true) {
   std::string text = "  \"" + std::string(name) + "\": [";
   text.reserve(kReportFlushBytes + (64 << 10));
   bool first = true;
@@ -237,8 +240,44 @@ void WriteArray(std::string_view name, const Items& items, const AppendItem& app
       text.clear();
     }
   }
-  text += first ? "]" : "\n  ]";
+  if (close) text += first ? "]" : "\n  ]";
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+// Fewer are written at once.
+constexpr size_t kStacksForTwoThreads = 4096;
+
+// The items of "stacks" from `from` on, each after ",\n    ", in pieces of
+// about kReportFlushBytes.
+std::vector<std::string> FormatStacksFrom(const aggregate::Aggregation& aggregation, size_t from) {
+  std::vector<std::string> pieces(1);
+  for (size_t i = from; i < aggregation.stacks.size(); ++i) {
+    if (pieces.back().size() >= kReportFlushBytes) pieces.emplace_back();
+    pieces.back() += ",\n    ";
+    AppendStack(pieces.back(), aggregation.stacks[i], aggregation.is_diff);
+  }
+  return pieces;
+}
+
+// A big profile's stacks are most of the report: the second half is
+// formatted on another core while this thread formats and writes the first.
+void WriteStacks(const aggregate::Aggregation& aggregation, std::ostream& out) {
+  auto append = [&](std::string& text, const aggregate::StackSample& stack) {
+    AppendStack(text, stack, aggregation.is_diff);
+  };
+  const std::span<const aggregate::StackSample> stacks(aggregation.stacks);
+  if (stacks.size() < kStacksForTwoThreads || std::thread::hardware_concurrency() < 2) {
+    return WriteArray("stacks", stacks, append, out, true);
+  }
+  const size_t half = stacks.size() / 2;
+  std::vector<std::string> second;
+  {
+    std::jthread helper([&] { second = FormatStacksFrom(aggregation, half); });
+    WriteArray("stacks", stacks.first(half), append, out, false);
+  }
+  for (const std::string& piece : second)
+    out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  out << "\n  ]";
 }
 
 }  // namespace
@@ -275,12 +314,7 @@ Result<void> JsonReportRenderer::Render(const aggregate::Aggregation& aggregatio
   out.write(head.data(), static_cast<std::streamsize>(head.size()));
   WriteArray("locations", aggregation.locations, AppendLocation, out);
   out << ",\n";
-  WriteArray(
-      "stacks", aggregation.stacks,
-      [&](std::string& text, const aggregate::StackSample& stack) {
-        AppendStack(text, stack, aggregation.is_diff);
-      },
-      out);
+  WriteStacks(aggregation, out);
   out << "\n}\n";
   return CheckWritten(out);
 }

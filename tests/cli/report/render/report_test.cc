@@ -201,6 +201,37 @@ TEST(JsonReportTest, StacksShareTheirLocations) {
   }
 }
 
+// A profile with many stacks is written by two threads (the second half
+// formatted on the side): every stack once, in order, one line each, with
+// the same bytes as when the profile is small enough for one.
+TEST(JsonReportTest, ManyStacksComeOutInOrderOneLineEach) {
+  aggregate::Aggregation aggregation = Aggregate();
+  const std::vector<aggregate::StackSample> few = aggregation.stacks;
+  aggregation.stacks.clear();
+  for (size_t i = 0; i < 10001; ++i) {
+    aggregate::StackSample stack = few[i % few.size()];
+    stack.value = 0.5 + static_cast<double>(i);
+    aggregation.stacks.push_back(stack);
+  }
+  const std::string text = Render(JsonReportRenderer({}), aggregation);
+  auto json = nlohmann::json::parse(text);
+  ASSERT_EQ(json["stacks"].size(), aggregation.stacks.size());
+  for (size_t s = 0; s < aggregation.stacks.size(); ++s) {
+    ASSERT_EQ(json["stacks"][s]["value"], aggregation.stacks[s].value) << s;
+    ASSERT_EQ(json["stacks"][s]["locations"].get<std::vector<uint32_t>>(),
+              aggregation.stacks[s].locations);
+  }
+  const std::string stack_lines = text.substr(text.find("\n  \"stacks\": [\n"));
+  EXPECT_EQ(std::count(stack_lines.begin(), stack_lines.end(), '\n'),
+            static_cast<long>(aggregation.stacks.size()) + 4);
+  // Its first stacks' lines are those of a small report's.
+  aggregate::Aggregation small = aggregation;
+  small.stacks.resize(few.size());
+  const std::string small_text = Render(JsonReportRenderer({}), small);
+  const std::string small_head = small_text.substr(0, small_text.rfind("\n  ]"));
+  EXPECT_EQ(text.substr(0, small_head.size()), small_head);
+}
+
 // One line per location and per stack (the big arrays stay greppable and
 // streamable), valid JSON also for a stack the allocator cut emptied and a
 // report without stacks.
