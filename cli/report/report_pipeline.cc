@@ -190,7 +190,7 @@ bool DrawsStacksOnly(Format format) {
   return format == Format::kSvg || format == Format::kCollapsed;
 }
 
-bool AnyRowShown(const std::vector<report::aggregate::FunctionRow>& rows) {
+bool AnyRowShownIn(const std::vector<report::aggregate::FunctionRow>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.shown(); });
 }
 
@@ -199,7 +199,7 @@ bool AddFunctionTable(report::aggregate::Aggregation& aggregation) {
   report::aggregate::FunctionTable table = report::aggregate::FunctionRows(aggregation);
   aggregation.functions = std::move(table.functions);
   aggregation.shown_total = table.shown_total;
-  return AnyRowShown(aggregation.functions);
+  return AnyRowShownIn(aggregation.functions);
 }
 
 // After the aggregation, with two threads: the second makes the
@@ -221,7 +221,7 @@ Result<void> RenderAggregated(const ReportRequest& request, const report::HeapPr
   aggregate::SymbolizationSummary summary;
   bool any_row_shown = false;
   auto summarize = [&] {
-    if (stacks_only) any_row_shown = AnyRowShown(aggregate::FunctionRows(*aggregation).functions);
+    if (stacks_only) any_row_shown = aggregate::AnyRowShown(*aggregation);
     summary = SummarizeSymbolization(
         *aggregation, [&] { return symbolizer.Modules(); }, context);
   };

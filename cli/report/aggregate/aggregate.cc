@@ -479,4 +479,19 @@ FunctionTable FunctionRows(const Aggregation& aggregation) {
   return MakeFunctionTable(aggregation, LocationNames(aggregation.locations));
 }
 
+bool AnyRowShown(const Aggregation& aggregation) {
+  auto shown = [](const FunctionRow& row) { return row.shown(); };
+  if (aggregation.is_diff) {
+    const std::vector<FunctionRow> rows = FunctionRows(aggregation).functions;
+    return std::any_of(rows.begin(), rows.end(), shown);
+  }
+  return std::any_of(
+      aggregation.stacks.begin(), aggregation.stacks.end(), [&](const StackSample& stack) {
+        return stack.value != 0 &&
+               std::any_of(stack.locations.begin(), stack.locations.end(), [&](uint32_t location) {
+                 return !IsIgnoredAddress(aggregation.locations[location].address);
+               });
+      });
+}
+
 }  // namespace memprof::report::aggregate

@@ -117,6 +117,13 @@ struct FunctionTable {
 };
 FunctionTable FunctionRows(const Aggregation& aggregation);
 
+// Whether FunctionRows would give a row with something in it (shown()),
+// without making the table where it can tell: outside a diff every stack
+// kept has a value, so a row shows as soon as one stack has a location
+// the table does not ignore; a diff's changes can cancel out, and its
+// table is made.
+bool AnyRowShown(const Aggregation& aggregation);
+
 // The function each sample's flat value goes to in AggregateProfile's
 // table: the innermost name of the first location left after the
 // allocator's frames are cut (addresses jeprof ignores skipped); "" when

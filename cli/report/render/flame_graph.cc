@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <span>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -37,6 +41,95 @@ struct LocationFrame {
   FrameKind kind;
 };
 
+// Stacks [begin, end) of the builder's order, all through `node` at `depth`.
+struct Group {
+  size_t begin;
+  size_t end;
+  uint32_t depth;
+  uint32_t node;
+};
+
+// What one thread regrouping stacks needs: GroupByName's counting sort
+// (per name, its rank in the group being split, valid where stamp is the
+// current one; per stack, its name's rank) and room for the stable moves.
+struct Scratch {
+  void Reset(size_t names) {
+    name_rank.assign(names, 0);
+    name_stamp.assign(names, 0);
+    stamp = 0;
+  }
+  std::vector<uint32_t> stacks;
+  std::vector<uint32_t> name_rank;
+  std::vector<uint32_t> name_stamp;
+  uint32_t stamp = 0;
+  std::vector<uint32_t> ranks;
+  std::vector<uint32_t> counts;
+};
+
+// Counts the nodes below each frame too narrow to draw, on a thread of its
+// own while the tree grows (with one core, at once on the caller's): the
+// count walks the frame's stacks as the tree would, a third of a big
+// graph's building, and only the number is kept.
+class NarrowCounter {
+ public:
+  using Count = std::function<size_t(const Group&, Scratch&)>;
+  using Counted = std::vector<std::pair<uint32_t, size_t>>;  // node, nodes below it
+
+  ~NarrowCounter() { (void)Finish(); }
+  void Start(size_t names, Count count) {
+    scratch_.Reset(names);
+    count_ = std::move(count);
+    if (std::thread::hardware_concurrency() >= 2) thread_ = std::jthread([this] { Run(); });
+  }
+  void Add(const Group& group) {
+    if (!thread_.joinable()) {
+      counted_.emplace_back(group.node, count_(group, scratch_));
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(group);
+    }
+    changed_.notify_one();
+  }
+  // Waits for every count.
+  Counted Finish() {
+    if (thread_.joinable()) {
+      {
+        std::lock_guard lock(mutex_);
+        finishing_ = true;
+      }
+      changed_.notify_one();
+      thread_.join();
+    }
+    return std::move(counted_);
+  }
+
+ private:
+  void Run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [this] { return next_ < queue_.size() || finishing_; });
+      if (next_ == queue_.size()) return;  // finishing, and nothing left
+      const Group group = queue_[next_++];
+      lock.unlock();
+      const size_t below = count_(group, scratch_);
+      lock.lock();
+      counted_.emplace_back(group.node, below);
+    }
+  }
+
+  Count count_;
+  Scratch scratch_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Group> queue_;
+  size_t next_ = 0;
+  bool finishing_ = false;
+  Counted counted_;
+  std::jthread thread_;
+};
+
 // Builds the tree top down: the stacks through a node, kept in the
 // profile's order, are grouped by their next frame's name, and each group
 // is a child. So a node's value is its stacks' values summed in the
@@ -49,14 +142,6 @@ class TreeBuilder {
   FlameGraph Build();
 
  private:
-  // Stacks [begin, end) of order_, all through `node` at `depth`.
-  struct Group {
-    size_t begin;
-    size_t end;
-    uint32_t depth;
-    uint32_t node;
-  };
-
   uint32_t NameId(std::string name);
   std::span<const LocationFrame> FramesOf(uint32_t location);
   void ExpandPaths();
@@ -65,8 +150,8 @@ class TreeBuilder {
     return path_names_[starts_[stack] + depth];
   }
   void AddToNode(uint32_t node, size_t begin, size_t end);
-  size_t EndStacksAt(const Group& group);
-  void GroupByName(size_t begin, size_t end, uint32_t depth);
+  size_t EndStacksAt(const Group& group, Scratch& scratch);
+  void GroupByName(size_t begin, size_t end, uint32_t depth, Scratch& scratch);
   size_t RunEnd(size_t run, size_t end, uint32_t depth) const;
   size_t SharedLength(size_t begin, size_t end, uint32_t depth) const;
   void CopyValue(uint32_t from, uint32_t to);
@@ -74,7 +159,8 @@ class TreeBuilder {
   uint32_t AddChild(uint32_t parent, uint32_t name, FrameKind kind, uint32_t depth);
   void Split(const Group& group, std::vector<Group>& todo);
   bool TooNarrow(uint32_t node) const;
-  size_t CountBelow(const Group& group);
+  void LeaveUnmade(const Group& group);
+  size_t CountBelow(const Group& group, Scratch& scratch);
   void Chain(const Group& group);
   void GrowTree();
   void SetDiffWidths();
@@ -108,14 +194,8 @@ class TreeBuilder {
   std::vector<FrameKind> path_kinds_;
   std::vector<size_t> starts_;
   std::vector<uint32_t> order_;     // the drawn stacks, grouped node by node
-  std::vector<uint32_t> scratch_;   // for the stable regrouping
-  // GroupByName's counting sort: per name, its rank in the group being
-  // split (valid where name_stamp_ is stamp_); per stack, its name's rank.
-  std::vector<uint32_t> name_rank_;
-  std::vector<uint32_t> name_stamp_;
-  uint32_t stamp_ = 0;
-  std::vector<uint32_t> ranks_;
-  std::vector<uint32_t> counts_;
+  Scratch scratch_;                 // the building thread's
+  NarrowCounter narrow_;            // counts below the frames too narrow to draw
   std::vector<double> own_change_;  // a diff: per node, the change of stacks ending there
 };
 
@@ -202,21 +282,21 @@ void TreeBuilder::AddToNode(uint32_t node, size_t begin, size_t end) {
 
 // Moves the group's stacks that end at its node to its front, both parts
 // in their order; returns where the others begin.
-size_t TreeBuilder::EndStacksAt(const Group& group) {
+size_t TreeBuilder::EndStacksAt(const Group& group, Scratch& scratch) {
   auto ends = [&](uint32_t stack) { return Length(stack) == group.depth; };
   const auto first = order_.begin() + static_cast<ptrdiff_t>(group.begin);
   const auto last = order_.begin() + static_cast<ptrdiff_t>(group.end);
   if (std::none_of(first, last, ends)) return group.begin;
-  scratch_.clear();
+  scratch.stacks.clear();
   auto out = first;
   for (auto it = first; it != last; ++it) {
     if (ends(*it)) {
       *out++ = *it;
     } else {
-      scratch_.push_back(*it);
+      scratch.stacks.push_back(*it);
     }
   }
-  std::copy(scratch_.begin(), scratch_.end(), out);
+  std::copy(scratch.stacks.begin(), scratch.stacks.end(), out);
   const size_t split = static_cast<size_t>(out - order_.begin());
   if (graph_.is_diff) {
     double& own = own_change_[group.node];
@@ -228,25 +308,28 @@ size_t TreeBuilder::EndStacksAt(const Group& group) {
 // Reorders stacks [begin, end) of order_ so that those with the same name
 // at `depth` are together, the groups in the order of their first stack,
 // each in its stacks' order (a counting sort by the name's rank).
-void TreeBuilder::GroupByName(size_t begin, size_t end, uint32_t depth) {
-  ++stamp_;
-  ranks_.clear();
-  counts_.clear();
+void TreeBuilder::GroupByName(size_t begin, size_t end, uint32_t depth, Scratch& scratch) {
+  ++scratch.stamp;
+  scratch.ranks.clear();
+  scratch.counts.clear();
   for (size_t i = begin; i < end; ++i) {
     const uint32_t name = NameAt(order_[i], depth);
-    if (name_stamp_[name] != stamp_) {
-      name_stamp_[name] = stamp_;
-      name_rank_[name] = static_cast<uint32_t>(counts_.size());
-      counts_.push_back(0);
+    if (scratch.name_stamp[name] != scratch.stamp) {
+      scratch.name_stamp[name] = scratch.stamp;
+      scratch.name_rank[name] = static_cast<uint32_t>(scratch.counts.size());
+      scratch.counts.push_back(0);
     }
-    ranks_.push_back(name_rank_[name]);
-    ++counts_[name_rank_[name]];
+    scratch.ranks.push_back(scratch.name_rank[name]);
+    ++scratch.counts[scratch.name_rank[name]];
   }
   uint32_t next = 0;
-  for (uint32_t& count : counts_) next += std::exchange(count, next);  // now: where each starts
-  scratch_.resize(end - begin);
-  for (size_t i = begin; i < end; ++i) scratch_[counts_[ranks_[i - begin]]++] = order_[i];
-  std::copy(scratch_.begin(), scratch_.end(), order_.begin() + static_cast<ptrdiff_t>(begin));
+  for (uint32_t& count : scratch.counts) next += std::exchange(count, next);  // where each starts
+  scratch.stacks.resize(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    scratch.stacks[scratch.counts[scratch.ranks[i - begin]]++] = order_[i];
+  }
+  std::copy(scratch.stacks.begin(), scratch.stacks.end(),
+            order_.begin() + static_cast<ptrdiff_t>(begin));
 }
 
 // A new node at `depth`, the next child of `parent`: a parent's children
@@ -272,13 +355,13 @@ uint32_t TreeBuilder::AddChild(uint32_t parent, uint32_t name, FrameKind kind, u
 // group's first stack.
 void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
   if (group.end - group.begin == 1) return Chain(group);
-  const size_t begin = EndStacksAt(group);
+  const size_t begin = EndStacksAt(group, scratch_);
   if (begin == group.end) return;
   const uint32_t depth = group.depth;
   if (const size_t shared = SharedLength(begin, group.end, depth); shared > 0) {
     return MakeShared({begin, group.end, depth, group.node}, shared, todo);
   }
-  GroupByName(begin, group.end, depth);
+  GroupByName(begin, group.end, depth, scratch_);
   for (size_t run = begin; run < group.end;) {
     const size_t run_end = RunEnd(run, group.end, depth);
     const uint32_t child = AddChild(group.node, NameAt(order_[run], depth),
@@ -286,7 +369,7 @@ void TreeBuilder::Split(const Group& group, std::vector<Group>& todo) {
     AddToNode(child, run, run_end);
     const Group next{run, run_end, depth + 1, child};
     if (TooNarrow(child)) {
-      graph_.unmade[child] = CountBelow(next);
+      LeaveUnmade(next);
     } else {
       todo.push_back(next);
     }
@@ -333,7 +416,7 @@ void TreeBuilder::MakeShared(const Group& group, size_t levels, std::vector<Grou
       CopyValue(parent, node);
     }
     if (TooNarrow(node)) {
-      graph_.unmade[node] = CountBelow({group.begin, group.end, depth + 1, node});
+      LeaveUnmade({group.begin, group.end, depth + 1, node});
       return;
     }
   }
@@ -358,7 +441,7 @@ bool TreeBuilder::TooNarrow(uint32_t node) const {
 // How many nodes Split would make below the group's node: one per distinct
 // name at each depth of each run of stacks, and a lone stack's remaining
 // frames. Reorders the group's stacks, which no other node reads.
-size_t TreeBuilder::CountBelow(const Group& group) {
+size_t TreeBuilder::CountBelow(const Group& group, Scratch& scratch) {
   size_t count = 0;
   std::vector<Group> todo = {group};
   while (!todo.empty()) {
@@ -368,14 +451,14 @@ size_t TreeBuilder::CountBelow(const Group& group) {
       count += Length(order_[next.begin]) - next.depth;
       continue;
     }
-    const size_t begin = EndStacksAt(next);
+    const size_t begin = EndStacksAt(next, scratch);
     if (begin == next.end) continue;
     if (const size_t shared = SharedLength(begin, next.end, next.depth); shared > 0) {
       count += shared;
       todo.push_back({begin, next.end, static_cast<uint32_t>(next.depth + shared), next.node});
       continue;
     }
-    GroupByName(begin, next.end, next.depth);
+    GroupByName(begin, next.end, next.depth, scratch);
     for (size_t run = begin; run < next.end;) {
       const size_t run_end = RunEnd(run, next.end, next.depth);
       ++count;
@@ -405,8 +488,7 @@ void TreeBuilder::Chain(const Group& group) {
 }
 
 void TreeBuilder::GrowTree() {
-  name_rank_.assign(graph_.names.size(), 0);
-  name_stamp_.assign(graph_.names.size(), 0);
+  scratch_.Reset(graph_.names.size());
   order_.resize(drawn_.size());
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<uint32_t>(i);
   if (graph_.is_diff) {
@@ -415,13 +497,24 @@ void TreeBuilder::GrowTree() {
   }
   AddToNode(kRootNode, 0, order_.size());
   min_value_ = graph_.root().value * min_fraction_;
+  if (min_fraction_ > 0) {
+    narrow_.Start(graph_.names.size(), [this](const Group& group, Scratch& scratch) {
+      return CountBelow(group, scratch);
+    });
+  }
   std::vector<Group> todo = {{0, order_.size(), 0, kRootNode}};
   while (!todo.empty()) {
     const Group group = todo.back();
     todo.pop_back();
     Split(group, todo);
   }
+  for (const auto& [node, count] : narrow_.Finish()) graph_.unmade[node] = count;
 }
+
+// A frame too narrow to draw: how many nodes below it were left unmade is
+// counted on the counter's thread meanwhile (its stacks are reordered
+// there, and no other node reads them).
+void TreeBuilder::LeaveUnmade(const Group& group) { narrow_.Add(group); }
 
 // Width = |own change| + the callees' widths, from the last node back:
 // a callee is always created after its caller, so it is done first.

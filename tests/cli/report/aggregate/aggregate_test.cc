@@ -154,6 +154,31 @@ TEST(AggregateTest, FunctionRowsOfTheStacksAreAggregateProfilesTable) {
   expect_same_table(testing::SharedDiffProfile(), {});
 }
 
+// Whether a row would show, told without the table where it can be: the
+// same answer as the table's for profiles with rows, with none, with only
+// frames the table ignores, and for a diff.
+TEST(AggregateTest, AnyRowShownIsWhatTheTableSays) {
+  auto table_says = [](const Aggregation& aggregation) {
+    const std::vector<FunctionRow> rows = FunctionRows(aggregation).functions;
+    return std::any_of(rows.begin(), rows.end(),
+                       [](const FunctionRow& row) { return row.shown(); });
+  };
+  FakeSymbolizer symbolizer;
+  std::vector<Aggregation> cases;
+  cases.push_back(*AggregateStacks(SharedProfile(), symbolizer, {}));
+  cases.push_back(*AggregateStacks(testing::SharedDiffProfile(), symbolizer, {}));
+  cases.push_back(*AggregateStacks(SubtractBase(SharedProfile(), SharedProfile()), symbolizer, {}));
+  cases.push_back(Aggregation{});
+  Aggregation ignored = cases.front();
+  for (Location& location : ignored.locations) location.address = 0xffffffffffff0000ULL;
+  cases.push_back(ignored);
+  EXPECT_TRUE(table_says(cases[0]));
+  EXPECT_FALSE(table_says(cases[4]));
+  for (const Aggregation& aggregation : cases) {
+    EXPECT_EQ(AnyRowShown(aggregation), table_says(aggregation));
+  }
+}
+
 TEST(AggregateTest, CutStacksKeepLeafFirstLocations) {
   Aggregation aggregation = Aggregate(SharedProfile());
   ASSERT_EQ(aggregation.stacks.size(), 5u);
