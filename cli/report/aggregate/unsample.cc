@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "cli/report/model/stack_hash.h"
 
 namespace memprof::report::aggregate {
 namespace {
@@ -31,6 +32,21 @@ uint64_t ScalingPeriod(const parse::HeapDump& dump) {
   }
   return 0;
 }
+
+// A stack in Unsample's index with its hash, made once for the lookup and
+// the insertion both.
+struct HashedStack {
+  const std::vector<uint64_t>* stack;
+  uint64_t hash;
+  struct Hash {
+    size_t operator()(const HashedStack& key) const { return static_cast<size_t>(key.hash); }
+  };
+  struct Equal {
+    bool operator()(const HashedStack& a, const HashedStack& b) const {
+      return a.hash == b.hash && *a.stack == *b.stack;
+    }
+  };
+};
 
 }  // namespace
 
@@ -61,19 +77,19 @@ HeapProfile Unsample(parse::HeapDump dump) {
   // Reserved up front, so samples never move: the keys point at their stacks,
   // which are moved (not copied) out of the dump.
   profile.samples.reserve(dump.records.size());
-  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, report::StackHasher, StackPointerEqual>
-      index;
+  absl::flat_hash_map<HashedStack, size_t, HashedStack::Hash, HashedStack::Equal> index;
   index.reserve(dump.records.size());
   for (parse::StackRecord& record : dump.records) {
     Amount inuse = UnsampleCounts(record.counts.inuse, period);
     Amount alloc = UnsampleCounts(record.counts.alloc, period);
-    if (auto it = index.find(&record.stack); it != index.end()) {
+    const uint64_t hash = report::StackHash(record.stack);
+    if (auto it = index.find(HashedStack{&record.stack, hash}); it != index.end()) {
       AddAmount(profile.samples[it->second].inuse, inuse);
       AddAmount(profile.samples[it->second].alloc, alloc);
       continue;
     }
     profile.samples.push_back({std::move(record.stack), inuse, alloc});
-    index.emplace(&profile.samples.back().stack, profile.samples.size() - 1);
+    index.emplace(HashedStack{&profile.samples.back().stack, hash}, profile.samples.size() - 1);
   }
   return profile;
 }
