@@ -81,4 +81,16 @@ Result<void> GzipWriter::Drain() {
   return {};
 }
 
+std::streamsize GzipStreamBuffer::xsputn(const char* data, std::streamsize size) {
+  if (!result_) return 0;
+  result_ = gzip_.Write(std::as_bytes(std::span(data, static_cast<size_t>(size))));
+  return result_ ? size : 0;
+}
+
+GzipStreamBuffer::int_type GzipStreamBuffer::overflow(int_type c) {
+  if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  const char byte = traits_type::to_char_type(c);
+  return xsputn(&byte, 1) == 1 ? c : traits_type::eof();
+}
+
 }  // namespace memprof::report::pprof

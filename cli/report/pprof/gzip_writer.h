@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <ostream>
 #include <span>
+#include <streambuf>
 
 #include "common/result.h"
 
@@ -36,6 +37,24 @@ class GzipWriter {
   bool initialized_ = false;
   bool finished_ = false;
   unsigned char buffer_[64 * 1024];
+};
+
+// A stream buffer that compresses whatever is written to it through a
+// GzipWriter, for code that writes to an ostream (a ChunkWriter on its own
+// thread). No buffer of its own: each write goes to zlib as it comes. The
+// first error is kept, and the stream goes bad with it.
+class GzipStreamBuffer final : public std::streambuf {
+ public:
+  explicit GzipStreamBuffer(GzipWriter& gzip) : gzip_(gzip) {}
+  const Result<void>& result() const { return result_; }
+
+ protected:
+  std::streamsize xsputn(const char* data, std::streamsize size) override;
+  int_type overflow(int_type c) override;
+
+ private:
+  GzipWriter& gzip_;
+  Result<void> result_;
 };
 
 }  // namespace memprof::report::pprof

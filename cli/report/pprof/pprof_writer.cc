@@ -11,11 +11,12 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "cli/report/pprof/gzip_thread.h"
+#include "cli/report/pprof/gzip_writer.h"
 #include "cli/report/pprof/location_table.h"
 #include "cli/report/pprof/mapping_table.h"
 #include "cli/report/pprof/string_table.h"
 #include "cli/report/symbolize/module_file.h"
+#include "common/chunk_writer.h"
 #include "pprof_proto/profile.pb.h"
 
 namespace memprof::report::pprof {
@@ -139,18 +140,20 @@ std::string SerializedElements(int field,
 }
 
 // The message is serialized as it is made, so that its compression (most
-// of the time of a pprof report) runs on another thread meanwhile: the
-// sample types, then the samples a chunk at a time, then the rest of the
-// message without them. protobuf writes a message's fields in the order of
-// their numbers, and these are fields 1 and 2, so the bytes are those of
-// serializing the whole message at the end.
+// of the time of a pprof report) runs on another thread meanwhile (a
+// ChunkWriter into a gzip stream): the sample types, then the samples a
+// chunk at a time, then the rest of the message without them. protobuf
+// writes a message's fields in the order of their numbers, and these are
+// fields 1 and 2, so the bytes are those of serializing the whole message
+// at the end; zlib's output does not depend on how its input is cut.
 class StreamedProfile {
  public:
-  StreamedProfile(pb::Profile& profile, std::ostream& out) : profile_(profile), gzip_(out) {}
+  StreamedProfile(pb::Profile& profile, std::ostream& out)
+      : profile_(profile), gzip_(out), buffer_(gzip_), stream_(&buffer_), writer_(stream_) {}
 
   void SendSampleTypes() {
-    gzip_.Write(SerializedElements(pb::Profile::kSampleTypeFieldNumber, profile_.sample_type(), 0,
-                                   profile_.sample_type_size()));
+    writer_.Write(SerializedElements(pb::Profile::kSampleTypeFieldNumber, profile_.sample_type(), 0,
+                                     profile_.sample_type_size()));
   }
   // After each sample added: sends a chunk's worth.
   void SampleAdded() {
@@ -164,7 +167,9 @@ class StreamedProfile {
     if (!profile_.SerializeToString(&rest)) {
       return Fail(ErrorCode::kInternal, "serializing the pprof profile failed");
     }
-    gzip_.Write(std::move(rest));
+    writer_.Write(std::move(rest));
+    writer_.Finish();
+    if (!buffer_.result()) return buffer_.result();
     return gzip_.Finish();
   }
 
@@ -174,12 +179,16 @@ class StreamedProfile {
 
   void SendSamples() {
     const int to = profile_.sample_size();
-    gzip_.Write(SerializedElements(pb::Profile::kSampleFieldNumber, profile_.sample(), sent_, to));
+    writer_.Write(
+        SerializedElements(pb::Profile::kSampleFieldNumber, profile_.sample(), sent_, to));
     sent_ = to;
   }
 
   pb::Profile& profile_;
-  GzipThread gzip_;
+  GzipWriter gzip_;
+  GzipStreamBuffer buffer_;
+  std::ostream stream_;
+  ChunkWriter writer_;  // last: its thread writes into the others
   int sent_ = 0;
 };
 

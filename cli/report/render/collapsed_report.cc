@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "cli/report/aggregate/frame_names.h"
-#include "cli/report/render/chunk_writer.h"
 #include "cli/report/render/report_format.h"
+#include "common/chunk_writer.h"
 
 namespace memprof::report::render {
 namespace {

@@ -2,13 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/report/pprof/gzip_thread.h"
-
 #include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
 
+#include "common/chunk_writer.h"
 #include "tests/cli/report/pprof/test_support.h"
 
 namespace memprof::report::pprof {
@@ -62,51 +61,54 @@ TEST(GzipWriterTest, WriteAfterFinishFails) {
 }
 
 // Compressible text (so deflate's choices matter) cut into pieces of every
-// size, handed to the thread: byte for byte what one GzipWriter makes of
-// the whole, whatever the cuts.
-TEST(GzipThreadTest, WritesWhatOneWriterWritesWhereverTheStreamIsCut) {
+// size and written through a ChunkWriter into a GzipStreamBuffer, as the
+// pprof writer does: byte for byte what one GzipWriter makes of the whole,
+// whatever the cuts.
+TEST(GzipStreamBufferTest, ThroughAChunkWriterWritesWhatOneWriterWrites) {
   std::mt19937 random(7);
   std::string input;
-  while (input.size() < 2000000) input += "frame " + std::to_string(random() % 5000) + "\n";
+  while (input.size() < 400000) input += "frame " + std::to_string(random() % 5000) + "\n";
   std::ostringstream whole;
   GzipWriter gzip(whole);
   ASSERT_TRUE(gzip.Write(Bytes(input)).has_value());
   ASSERT_TRUE(gzip.Finish().has_value());
-  for (size_t most : {size_t{1}, size_t{100}, size_t{70000}, size_t{3000000}}) {
+  for (size_t most : {size_t{7}, size_t{100}, size_t{70000}, size_t{3000000}}) {
     std::ostringstream out;
+    GzipWriter pieces(out);
+    GzipStreamBuffer buffer(pieces);
+    std::ostream stream(&buffer);
     {
-      GzipThread thread(out);
+      ChunkWriter writer(stream);
       for (size_t at = 0; at < input.size();) {
         const size_t size = std::min(input.size() - at, 1 + random() % most);
-        thread.Write(input.substr(at, size));
+        writer.Write(input.substr(at, size));
         at += size;
       }
-      ASSERT_TRUE(thread.Finish().has_value());
     }
-    EXPECT_TRUE(out.str() == whole.str()) << "pieces of at most " << most;
+    stream.put('!');  // one byte on its own (overflow), then the trailer
+    ASSERT_TRUE(buffer.result().has_value());
+    ASSERT_TRUE(pieces.Finish().has_value());
+    EXPECT_EQ(testing::Gunzip(out.str()), input + "!") << "pieces of at most " << most;
+    if (most == 3000000) continue;
+    std::ostringstream again;
+    GzipWriter one(again);
+    ASSERT_TRUE(one.Write(Bytes(input + "!")).has_value());
+    ASSERT_TRUE(one.Finish().has_value());
+    EXPECT_TRUE(out.str() == again.str()) << "pieces of at most " << most;
   }
 }
 
-TEST(GzipThreadTest, AFailingStreamIsAnErrorAtTheFinish) {
+// The compressed stream's failure is kept, and the stream goes bad.
+TEST(GzipStreamBufferTest, AFailingStreamIsKeptAndTheStreamGoesBad) {
   std::ostringstream out;
   out.setstate(std::ios::badbit);
-  GzipThread thread(out);
-  thread.Write(std::string(200000, 'x'));
-  thread.Write("more");
-  Result<void> finished = thread.Finish();
-  ASSERT_FALSE(finished.has_value());
-  EXPECT_EQ(finished.error().code, ErrorCode::kInternal);
-}
-
-// A caller that fails before the finish leaves: the thread stops, nothing
-// waits.
-TEST(GzipThreadTest, LeavingWithoutTheFinishStopsTheThread) {
-  std::ostringstream out;
-  {
-    GzipThread thread(out);
-    thread.Write(std::string(1 << 20, 'y'));
-  }
-  EXPECT_NE(testing::Gunzip(out.str()), std::string(1 << 20, 'y'));  // never finished
+  GzipWriter gzip(out);
+  GzipStreamBuffer buffer(gzip);
+  std::ostream stream(&buffer);
+  stream << std::string(200000, 'x');
+  ASSERT_FALSE(buffer.result().has_value());
+  EXPECT_EQ(buffer.result().error().code, ErrorCode::kInternal);
+  EXPECT_TRUE(stream.bad());
 }
 
 }  // namespace

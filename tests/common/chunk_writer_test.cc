@@ -1,11 +1,11 @@
-#include "cli/report/render/chunk_writer.h"
+#include "common/chunk_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 
-namespace memprof::report::render {
+namespace memprof {
 namespace {
 
 // Many chunks, more than can wait at once: all arrive, in order, and the
@@ -40,4 +40,4 @@ TEST(ChunkWriterTest, DestructorFinishes) {
 }
 
 }  // namespace
-}  // namespace memprof::report::render
+}  // namespace memprof

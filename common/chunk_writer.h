@@ -1,5 +1,5 @@
-#ifndef MEMPROF_CLI_REPORT_RENDER_CHUNK_WRITER_H_
-#define MEMPROF_CLI_REPORT_RENDER_CHUNK_WRITER_H_
+#ifndef MEMPROF_COMMON_CHUNK_WRITER_H_
+#define MEMPROF_COMMON_CHUNK_WRITER_H_
 
 #include <condition_variable>
 #include <deque>
@@ -8,11 +8,12 @@
 #include <string>
 #include <thread>
 
-namespace memprof::report::render {
+namespace memprof {
 
-// Writes a report's chunks to `out` on a thread of its own, so that the
-// kernel's copy of one chunk (a folded-stacks report is a hundred megabytes)
-// overlaps the building of the next. At most two chunks wait; Write blocks
+// Writes chunks to `out` on a thread of its own, so that writing one (the
+// kernel's copy of a folded-stacks report, a hundred megabytes; or the
+// compression behind a gzip stream, for pprof) overlaps the making of the
+// next. At most two chunks wait; Write blocks
 // while they do. Without a thread to spare it writes in the caller's.
 // Only the writer thread touches `out` until Finish returns.
 class ChunkWriter {
@@ -39,6 +40,6 @@ class ChunkWriter {
   std::jthread thread_;  // last: starts once the rest is set up
 };
 
-}  // namespace memprof::report::render
+}  // namespace memprof
 
-#endif  // MEMPROF_CLI_REPORT_RENDER_CHUNK_WRITER_H_
+#endif  // MEMPROF_COMMON_CHUNK_WRITER_H_

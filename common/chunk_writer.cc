@@ -1,9 +1,9 @@
-#include "cli/report/render/chunk_writer.h"
+#include "common/chunk_writer.h"
 
 #include <system_error>
 #include <utility>
 
-namespace memprof::report::render {
+namespace memprof {
 namespace {
 
 constexpr size_t kMaxWaiting = 2;
@@ -64,4 +64,4 @@ void ChunkWriter::Run() {
   }
 }
 
-}  // namespace memprof::report::render
+}  // namespace memprof
