@@ -6,15 +6,14 @@
 namespace memprof {
 namespace {
 
-constexpr size_t kMaxWaiting = 2;
-
 void WriteChunk(std::ostream& out, const std::string& chunk) {
   out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
 }
 
 }  // namespace
 
-ChunkWriter::ChunkWriter(std::ostream& out) : out_(out) {
+ChunkWriter::ChunkWriter(std::ostream& out, size_t max_waiting)
+    : out_(out), max_waiting_(max_waiting) {
   try {
     thread_ = std::jthread([this] { Run(); });
   } catch (const std::system_error&) {
@@ -31,7 +30,7 @@ std::string ChunkWriter::Write(std::string chunk) {
     return chunk;
   }
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return queue_.size() < kMaxWaiting; });
+  changed_.wait(lock, [this] { return queue_.size() < max_waiting_; });
   queue_.push_back(std::move(chunk));
   changed_.notify_all();
   std::string buffer = std::move(spare_);

@@ -149,7 +149,11 @@ std::string SerializedElements(int field,
 class StreamedProfile {
  public:
   StreamedProfile(pb::Profile& profile, std::ostream& out)
-      : profile_(profile), gzip_(out), buffer_(gzip_), stream_(&buffer_), writer_(stream_) {}
+      : profile_(profile),
+        gzip_(out),
+        buffer_(gzip_),
+        stream_(&buffer_),
+        writer_(stream_, std::numeric_limits<size_t>::max()) {}
 
   void SendSampleTypes() {
     writer_.Write(SerializedElements(pb::Profile::kSampleTypeFieldNumber, profile_.sample_type(), 0,
