@@ -184,14 +184,10 @@ SummaryContext SummaryContextFor(const ReportRequest& request,
   return context;
 }
 
-// The svg and collapsed renderers read no function table: theirs is made
-// beside the summary, only to tell whether the report is empty.
+// The svg and collapsed renderers read no function table: whether the
+// report is empty is told beside the summary, without one outside a diff.
 bool DrawsStacksOnly(Format format) {
   return format == Format::kSvg || format == Format::kCollapsed;
-}
-
-bool AnyRowShownIn(const std::vector<report::aggregate::FunctionRow>& rows) {
-  return std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.shown(); });
 }
 
 // Gives `aggregation` its function table; whether a row of it is shown.
@@ -199,7 +195,7 @@ bool AddFunctionTable(report::aggregate::Aggregation& aggregation) {
   report::aggregate::FunctionTable table = report::aggregate::FunctionRows(aggregation);
   aggregation.functions = std::move(table.functions);
   aggregation.shown_total = table.shown_total;
-  return AnyRowShownIn(aggregation.functions);
+  return report::aggregate::AnyRowShown(aggregation.functions);
 }
 
 // After the aggregation, with two threads: the second makes the

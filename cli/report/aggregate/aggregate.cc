@@ -479,12 +479,12 @@ FunctionTable FunctionRows(const Aggregation& aggregation) {
   return MakeFunctionTable(aggregation, LocationNames(aggregation.locations));
 }
 
+bool AnyRowShown(const std::vector<FunctionRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const FunctionRow& row) { return row.shown(); });
+}
+
 bool AnyRowShown(const Aggregation& aggregation) {
-  auto shown = [](const FunctionRow& row) { return row.shown(); };
-  if (aggregation.is_diff) {
-    const std::vector<FunctionRow> rows = FunctionRows(aggregation).functions;
-    return std::any_of(rows.begin(), rows.end(), shown);
-  }
+  if (aggregation.is_diff) return AnyRowShown(FunctionRows(aggregation).functions);
   return std::any_of(
       aggregation.stacks.begin(), aggregation.stacks.end(), [&](const StackSample& stack) {
         return stack.value != 0 &&

@@ -123,6 +123,8 @@ FunctionTable FunctionRows(const Aggregation& aggregation);
 // the table does not ignore; a diff's changes can cancel out, and its
 // table is made.
 bool AnyRowShown(const Aggregation& aggregation);
+// Whether a row of a made table has something in it.
+bool AnyRowShown(const std::vector<FunctionRow>& rows);
 
 // The function each sample's flat value goes to in AggregateProfile's
 // table: the innermost name of the first location left after the

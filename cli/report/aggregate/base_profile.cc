@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "cli/report/aggregate/unsample.h"
 #include "cli/report/model/stack_hash.h"
 
 namespace memprof::report::aggregate {
@@ -24,12 +25,6 @@ Amount Difference(const Amount& a, const Amount& b, bool drop_negative) {
 // jeprof writes `0 - $B->{$k}` for base-only stacks.
 Amount Negated(const Amount& b) { return {0.0 - b.objects, 0.0 - b.bytes}; }
 
-struct SameStack {
-  bool operator()(const std::vector<uint64_t>* a, const std::vector<uint64_t>* b) const {
-    return *a == *b;
-  }
-};
-
 // The base's samples by stack (pointing into `base`, not copying it); each
 // matches at most one sample of the profile.
 class BaseIndex {
@@ -38,7 +33,7 @@ class BaseIndex {
     index_.reserve(base.samples.size());
     for (size_t i = 0; i < base.samples.size(); ++i) index_.emplace(&base.samples[i].stack, i);
   }
-  // The base sample with this stack not matched before, or nullptr.
+  // The base sample with this stack not matched before, or nullopt.
   std::optional<size_t> Match(const std::vector<uint64_t>& stack) {
     auto it = index_.find(&stack);
     if (it == index_.end() || matched_[it->second] != 0) return std::nullopt;
@@ -48,7 +43,7 @@ class BaseIndex {
   bool matched(size_t base_sample) const { return matched_[base_sample] != 0; }
 
  private:
-  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackHasher, SameStack> index_;
+  absl::flat_hash_map<const std::vector<uint64_t>*, size_t, StackHasher, StackPointerEqual> index_;
   std::vector<uint8_t> matched_;
 };
 

@@ -128,13 +128,6 @@ uint64_t DeltaOf(uint64_t lookup, const std::vector<Relocation>& relocations) {
 
 }  // namespace
 
-void Relocate(std::vector<uint64_t>& stack, const std::vector<Relocation>& relocations) {
-  if (relocations.empty()) return;
-  for (size_t i = 0; i < stack.size(); ++i) {
-    stack[i] += DeltaOf(i == 0 ? stack[i] : stack[i] - 1, relocations);
-  }
-}
-
 Relocator::Relocator(std::vector<Relocation> relocations) : relocations_(std::move(relocations)) {
   if (!relocations_.empty()) cache_.resize(kCacheSize);
 }

@@ -68,15 +68,12 @@ class AddressSpace {
   std::vector<std::string> lines_;
 };
 
-// Moves every address of `stack` (raw return addresses, leaf first) that
-// falls in one of `relocations` (sorted by start). A caller's return address
-// is looked up minus one, as the symbolizer does, so a call that ends a
-// mapping still counts as inside it.
-void Relocate(std::vector<uint64_t>& stack, const std::vector<Relocation>& relocations);
-
-// Relocate for the many stacks of one dump: a direct-mapped cache of
-// lookup addresses in front of the search, as a dump's million frames
-// repeat a few thousand addresses.
+// Moves the stacks of one dump by `relocations` (sorted by start): every
+// address (raw return addresses, leaf first) that falls in one of them. A
+// caller's return address is looked up minus one, as the symbolizer does,
+// so a call that ends a mapping still counts as inside it. A direct-mapped
+// cache of lookup addresses sits in front of the search, as a dump's
+// million frames repeat a few thousand addresses.
 class Relocator {
  public:
   explicit Relocator(std::vector<Relocation> relocations);
