@@ -15,7 +15,8 @@ and reports the medians, the ratio memprof/anchor against the goal (issue
   report   `memprofctl report` in every format, and with --base, vs jeprof on
            the same dump of Debian's clang++-14 compiling a big C++ file
   report-gcc  the same on a dump of another shape: GCC 12's cc1plus
-           compiling that file
+           compiling that file; for both, each timed run follows an untimed
+           run of the same command (--no-warm: not), see same_run_first
 
   tests/bench/speed.py [--build DIR] [--runs N] [--jeprof-runs N] [WHAT...]
 
@@ -340,6 +341,18 @@ def check_totals(ctx, binary, dump, base):
                          f" for `{' '.join(os.path.basename(x) for x in ours[1:])}`: `{a}` / `{b}`")
 
 
+def same_run_first(ctx, argv):
+    """With --warm (the default), each timed run of a report comparison
+    follows an untimed run of the same command, on both sides. This VM's
+    cores run a fixed loop 2 to 3 times slower for the first 0.1 to 0.5 s of
+    work after they idled (docs/performance.md, section 4): all of an 80 ms
+    report, a sliver of a 20 s jeprof. Run after run, both are timed on
+    cores that are already running, as hyperfine's --warmup would."""
+    if not ctx.warm:
+        return None
+    return lambda: run_once(argv)
+
+
 def bench_report(ctx, table, compiler="clang"):
     binary = COMPILERS[compiler]["binary"]()
     given = ctx.dumps.get(compiler, (None, None))
@@ -354,11 +367,14 @@ def bench_report(ctx, table, compiler="clang"):
     for label, ours_args, jeprof_args in cases:
         # Both write to standard output, which run_once discards: a file
         # would add memprofctl's fsync (101 MB for collapsed) to one side only.
-        ours = Side.command(f"memprofctl report --format {label}",
-                            [ctx.ctl, "report", *ours_args, "--out", "-"])
+        ours_argv = [ctx.ctl, "report", *ours_args, "--out", "-"]
+        anchor_argv = ["jeprof", *jeprof_args]
+        ours = Side.command(f"memprofctl report --format {label}", ours_argv,
+                            prepare=same_run_first(ctx, ours_argv))
         anchor = Side.command("jeprof " + " ".join(a for a in jeprof_args if a.startswith("--")),
-                              ["jeprof", *jeprof_args])
-        interleave(ours, anchor, ctx.jeprof_runs, warmup=1)
+                              anchor_argv, prepare=same_run_first(ctx, anchor_argv))
+        # With --warm every timed run has its own untimed one before it.
+        interleave(ours, anchor, ctx.jeprof_runs, warmup=0 if ctx.warm else 1)
         table.add(f"report ({compiler}), {label}", ours, anchor, GOALS["report"],
                   ctx.jeprof_runs)
 
@@ -398,6 +414,8 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--runs", type=int, default=11, help="interleaved pairs per comparison")
     parser.add_argument("--jeprof-runs", type=int, default=3, help="pairs for report vs jeprof")
+    parser.add_argument("--no-warm", dest="warm", action="store_false",
+                        help="report: time each run cold, not right after the same run untimed")
     parser.add_argument("--dump", help="report: use this clang dump instead of making one")
     parser.add_argument("--base", help="report: the --base dump (with --dump)")
     parser.add_argument("--gcc-dump", help="report-gcc: use this cc1plus dump instead of making one")

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -54,6 +55,65 @@ TEST(ParseStackAddressesTest, MalformedTokensAreRefusedWherever) {
       std::vector<uint64_t> stack;
       auto parsed = ParseStackAddresses(line, 128, stack);
       EXPECT_FALSE(parsed.has_value()) << line;
+    }
+  }
+}
+
+// The fast path alone (ParseStackAddresses falls back to the careful parse,
+// which would hide a token the fast one refuses): every well-formed line,
+// its tokens read eight bytes at a time or, near the line's end, one by one.
+TEST(ParseWellFormedStackTest, TakesEveryWellFormedLine) {
+  std::mt19937_64 random(20261206);
+  for (int round = 0; round < 20000; ++round) {
+    std::string line;
+    std::vector<uint64_t> expected;
+    const int tokens = 1 + static_cast<int>(random() % 6);
+    for (int t = 0; t < tokens; ++t) {
+      const int digits = 1 + static_cast<int>(random() % 16);
+      const uint64_t value = digits == 16 ? random() : random() & ((uint64_t{1} << (4 * digits)) - 1);
+      line += std::string(1 + random() % 2, random() % 4 == 0 ? '\t' : ' ');
+      line += HexToken(value, digits, random() % 2 == 0, static_cast<int>(random() % 3));
+      expected.push_back(value);
+    }
+    line += std::string(random() % 3, ' ');
+    std::vector<uint64_t> stack;
+    ASSERT_TRUE(ParseWellFormedStack(line, 128, stack)) << line;
+    EXPECT_EQ(stack, expected) << line;
+  }
+}
+
+// Every byte value in every place of a token of each length, with more of
+// the line after it or not: the fast path takes the line only when the
+// careful parse does, with the same addresses.
+TEST(ParseWellFormedStackTest, AgreesWithTheCarefulParseOnEveryByte) {
+  for (int digits = 1; digits <= 17; ++digits) {
+    for (int place = 0; place < digits; ++place) {
+      for (int byte = 0; byte < 256; ++byte) {
+        std::string token = HexToken(0x0123456789abcdefULL, std::min(digits, 16), byte % 2 == 0, 0);
+        if (digits == 17) token += '7';
+        token[2 + static_cast<size_t>(place)] = static_cast<char>(byte);
+        for (const std::string& line :
+             {" " + token, " " + token + " 0x7f0000001000 0x7f0000002000 0x7f0000003000"}) {
+          std::vector<uint64_t> fast;
+          std::vector<uint64_t> careful;
+          const bool taken = ParseWellFormedStack(line, 128, fast);
+          DumpScanner scanner(line);
+          scanner.SkipBlanks();
+          bool valid = true;
+          while (valid && !scanner.AtEnd()) {
+            auto address = scanner.Address();
+            valid = address.has_value();
+            if (valid) careful.push_back(*address);
+            scanner.SkipBlanks();
+          }
+          const bool blank = byte == ' ' || byte == '\t';
+          if (blank) continue;  // splits the token: another line, checked above
+          EXPECT_EQ(taken, valid) << Excerpt(line);
+          if (taken && valid) {
+            EXPECT_EQ(fast, careful) << Excerpt(line);
+          }
+        }
+      }
     }
   }
 }
