@@ -80,10 +80,11 @@ std::vector<std::string> PeekMappedLibraries(const std::string& path) {
 }
 
 Result<report::HeapProfile> LoadProfile(const std::string& path,
-                                        const report::parse::StackObserver& observer) {
+                                        const report::parse::StackObserver& observer,
+                                        std::vector<size_t>* merged) {
   auto dump = report::parse::ParseHeapDumpFile(path, {}, observer);
   if (!dump) return Fail(dump.error());
-  return report::aggregate::Unsample(std::move(*dump));
+  return report::aggregate::Unsample(std::move(*dump), merged);
 }
 
 Result<std::vector<report::HeapProfile>> LoadProfiles(const std::vector<std::string>& paths) {

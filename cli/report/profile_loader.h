@@ -11,9 +11,11 @@
 namespace memprof::report {
 
 // Parses and unsamples one heap profile, jemalloc's or gperftools' (errors:
-// see ParseHeapDumpFile); `observer` sees each stack as it is parsed.
+// see ParseHeapDumpFile); `observer` sees each stack as it is parsed, and
+// `merged` gets the records that Unsample merged into earlier ones.
 [[nodiscard]] Result<report::HeapProfile> LoadProfile(
-    const std::string& path, const report::parse::StackObserver& observer = {});
+    const std::string& path, const report::parse::StackObserver& observer = {},
+    std::vector<size_t>* merged = nullptr);
 
 // Loads `paths` side by side on a few threads; the profiles come back in the
 // order of `paths`. On failure, the error of the first failing path in that

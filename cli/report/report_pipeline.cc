@@ -1,10 +1,14 @@
 #include "cli/report/report_pipeline.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <iterator>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <thread>
 #include <utility>
@@ -50,61 +54,115 @@ std::vector<std::string> BasePaths(const ReportRequest& request) {
   return paths;
 }
 
-// Offers the early symbolizer the lookup addresses of a dump as the parser
-// meets them, a batch at a time, so that its workers resolve the addresses
-// in the files they opened while the dump is still being read. An address
-// goes at most once, and only if no address offered before shares its bit
-// in a small filter: a million frames pass through here, and the filter
-// stays in the cache where a hash table would not. An address not offered
-// is resolved with the rest once the dump is read.
-class AddressOffer {
+// Interns a dump's stacks on a thread of its own while the parser reads on
+// (handed over 256 stacks at a time), and offers the early symbolizer each
+// lookup address the first time it is met, so that its workers resolve the
+// addresses in the files they opened while the dump is still being read.
+// What the report then aggregates is this interning: the parsing thread
+// neither filters addresses for the symbolizer nor interns afterwards.
+class BackgroundInterner {
  public:
-  explicit AddressOffer(report::pprof::ParallelSymbolizer& symbolizer)
-      : symbolizer_(symbolizer), seen_(kFilterBits / 64) {}
+  explicit BackgroundInterner(report::pprof::ParallelSymbolizer& symbolizer)
+      : symbolizer_(symbolizer), thread_([this] { Run(); }) {}
+  ~BackgroundInterner() { Stop(); }
+  BackgroundInterner(const BackgroundInterner&) = delete;
+  BackgroundInterner& operator=(const BackgroundInterner&) = delete;
+
+  // On the parsing thread; `stack` stays valid until Finish (StackObserver).
   void Observe(std::span<const uint64_t> stack) {
-    for (size_t i = 0; i < stack.size(); ++i) {
-      const uint64_t address = report::LookupAddress(stack, i);
-      const uint64_t bit = ((address * 0x9e3779b97f4a7c15u) >> 40) % kFilterBits;
-      uint64_t& word = seen_[bit / 64];
-      const uint64_t mask = uint64_t{1} << (bit % 64);
-      if ((word & mask) != 0) continue;
-      word |= mask;
-      batch_.push_back(address);
-    }
-    if (batch_.size() >= kBatch) Flush();
+    pending_.push_back(stack);
+    if (pending_.size() >= kBatch) Hand();
   }
-  void Flush() {
-    symbolizer_.Offer(batch_);
-    batch_.clear();
+  // Every stack observed, interned in order. Once.
+  report::aggregate::InternedAddresses Finish() {
+    Stop();
+    return interner_.Release();
   }
 
  private:
-  // 64 KiB: a few percent of a big profile's ten thousand distinct
-  // addresses share a bit with another.
-  static constexpr uint64_t kFilterBits = uint64_t{1} << 19;
-  // Small enough that a worker starts early, big enough that the handing
-  // over (a lock and a wake-up) costs nothing next to the resolving.
   static constexpr size_t kBatch = 256;
+  using Batch = std::vector<std::span<const uint64_t>>;
+
+  void Hand() {
+    {
+      std::lock_guard lock(mutex_);
+      batches_.push_back(std::move(pending_));
+    }
+    pending_ = Batch();
+    pending_.reserve(kBatch);
+    ready_.notify_one();
+  }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    if (!pending_.empty()) Hand();
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+  // The interning thread: each batch in turn, its new addresses offered.
+  void Run() {
+    std::vector<uint64_t> fresh;
+    for (;;) {
+      Batch batch;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return !batches_.empty() || done_; });
+        if (batches_.empty()) return;
+        batch = std::move(batches_.front());
+        batches_.pop_front();
+      }
+      for (std::span<const uint64_t> stack : batch) {
+        const std::span<const uint64_t> added = interner_.Add(stack);
+        fresh.insert(fresh.end(), added.begin(), added.end());
+      }
+      if (!fresh.empty()) symbolizer_.Offer(fresh);
+      fresh.clear();
+    }
+  }
+
   report::pprof::ParallelSymbolizer& symbolizer_;
-  std::vector<uint64_t> seen_;
-  std::vector<uint64_t> batch_;
+  report::aggregate::StackInterner interner_;  // the interning thread's until Stop
+  Batch pending_;                              // the parsing thread's
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Batch> batches_;  // guarded by mutex_
+  bool done_ = false;          // guarded by mutex_
+  std::thread thread_;         // last: starts once the rest is made
+};
+
+// A profile to report on, with its stacks interned if that was done while
+// it was read.
+struct LoadedProfile {
+  report::HeapProfile profile;
+  std::optional<report::aggregate::InternedAddresses> interned;
 };
 
 // The dumps (summed), minus the base dumps (summed) when there are any. All
 // are read side by side, then put in one address space: dumps of different
 // processes (or a base from before a restart) have their modules elsewhere.
 // A single dump's addresses go to `early` (if any) as they are read.
-Result<report::HeapProfile> LoadRequestedProfile(const ReportRequest& request,
-                                                 report::pprof::ParallelSymbolizer* early) {
+Result<LoadedProfile> LoadRequestedProfile(const ReportRequest& request,
+                                           report::pprof::ParallelSymbolizer* early) {
   std::vector<std::string> paths = DumpPaths(request);
   const size_t dump_count = paths.size();
   if (dump_count == 1 && request.base_path.empty() && request.more_base_paths.empty()) {
-    if (early == nullptr) return LoadProfile(request.dump_path);
-    AddressOffer offer(*early);
-    auto profile = LoadProfile(request.dump_path,
-                               [&offer](std::span<const uint64_t> stack) { offer.Observe(stack); });
-    offer.Flush();
-    return profile;
+    if (early == nullptr) {
+      auto profile = LoadProfile(request.dump_path);
+      if (!profile) return Fail(profile.error());
+      return LoadedProfile{std::move(*profile), std::nullopt};
+    }
+    BackgroundInterner interner(*early);
+    std::vector<size_t> merged;
+    auto profile = LoadProfile(
+        request.dump_path,
+        [&interner](std::span<const uint64_t> stack) { interner.Observe(stack); }, &merged);
+    report::aggregate::InternedAddresses interned = interner.Finish();
+    if (!profile) return Fail(profile.error());
+    report::aggregate::DropRecords(interned, merged);
+    return LoadedProfile{std::move(*profile), std::move(interned)};
   }
   const std::vector<std::string> bases = BasePaths(request);
   paths.insert(paths.end(), bases.begin(), bases.end());
@@ -117,9 +175,10 @@ Result<report::HeapProfile> LoadRequestedProfile(const ReportRequest& request,
   space.profiles.resize(dump_count);
   report::HeapProfile profile =
       report::merge::SumProfiles(std::move(space.profiles), space.mapped_libraries);
-  if (base_profiles.empty()) return profile;
+  if (base_profiles.empty()) return LoadedProfile{std::move(profile), std::nullopt};
   report::HeapProfile base = report::merge::SumProfiles(std::move(base_profiles), {});
-  return report::aggregate::SubtractBase(std::move(profile), std::move(base));
+  return LoadedProfile{report::aggregate::SubtractBase(std::move(profile), std::move(base)),
+                       std::nullopt};
 }
 
 // With --base the renderer draws a differential flame graph and adds what
@@ -289,17 +348,23 @@ Result<std::unique_ptr<report::pprof::ParallelSymbolizer>> ReadySymbolizer(
 
 // Symbolizes and writes `profile` in request.format; `allocation` when it
 // is an allocation profile. The stacks are freed as they are used
-// (TakeLookupAddresses, WritePprofReleasing).
-Result<void> RenderProfile(const ReportRequest& request, report::HeapProfile& profile,
-                           EarlySymbolizer& early, std::ostream& out,
-                           report::aggregate::SymbolizationSummary* symbolization,
-                           const report::AllocationSummary* allocation = nullptr) {
+// (TakeLookupAddresses, WritePprofReleasing). `interned`: the profile's
+// stacks interned already (as it was read), if they were.
+Result<void> RenderProfile(
+    const ReportRequest& request, report::HeapProfile& profile, EarlySymbolizer& early,
+    std::ostream& out, report::aggregate::SymbolizationSummary* symbolization,
+    const report::AllocationSummary* allocation = nullptr,
+    std::optional<report::aggregate::InternedAddresses> interned_already = {}) {
   auto map = report::symbolize::ParseMemoryMap(profile.mapped_libraries);
   auto symbolizer = ReadySymbolizer(request, profile, map, early);
   if (!symbolizer) return Fail(symbolizer.error());
   Result<void> rendered;
   if (request.format != Format::kPprof) {
-    report::aggregate::InternedAddresses interned = report::aggregate::TakeLookupAddresses(profile);
+    report::aggregate::InternedAddresses interned =
+        interned_already ? std::move(*interned_already)
+                         : report::aggregate::TakeLookupAddresses(profile);
+    // As TakeLookupAddresses leaves them: the aggregation reuses the memory.
+    for (report::Sample& sample : profile.samples) std::vector<uint64_t>().swap(sample.stack);
     (*symbolizer)->ResolveAll(interned.addresses);
     rendered = RenderAggregated(request, profile, interned, **symbolizer, out, symbolization,
                                 allocation);
@@ -367,13 +432,15 @@ Result<void> RunReportPipeline(const ReportRequest& request, std::ostream& out,
   if (request.lifetimes) return LifetimesNeedAllocationProfile(request.dump_path);
   if (request.trend) return RunTrendPipeline(request, out);
   EarlySymbolizer early = StartEarly(request);
-  auto profile = LoadRequestedProfile(request, early.symbolizer.get());
-  if (!profile) return Fail(profile.error());
-  if (auto ok = CheckMetricHasData(*profile, request.metric, request.dump_path); !ok) {
+  auto loaded = LoadRequestedProfile(request, early.symbolizer.get());
+  if (!loaded) return Fail(loaded.error());
+  report::HeapProfile& profile = loaded->profile;
+  if (auto ok = CheckMetricHasData(profile, request.metric, request.dump_path); !ok) {
     return Fail(ok.error());
   }
-  Result<void> rendered = RenderProfile(request, *profile, early, out, symbolization);
-  if (request.process_ends_after) LeaveToExit(std::move(*profile));
+  Result<void> rendered = RenderProfile(request, profile, early, out, symbolization, nullptr,
+                                        std::move(loaded->interned));
+  if (request.process_ends_after) LeaveToExit(std::move(profile));
   return rendered;
 }
 

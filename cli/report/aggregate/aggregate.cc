@@ -367,12 +367,29 @@ void SortFunctionRows(std::vector<FunctionRow>& rows, bool by_cum, bool by_chang
 
 namespace {
 
+// InternLookupAddresses; of a profile that is not const, each stack is
+// freed once interned (TakeLookupAddresses).
+template <typename Profile>
+InternedAddresses Intern(Profile& profile) {
+  StackInterner interner;
+  size_t frames = 0;
+  for (const Sample& sample : profile.samples) frames += sample.stack.size();
+  interner.Reserve(profile.samples.size(), frames);
+  for (auto& sample : profile.samples) {
+    interner.Add(sample.stack);
+    if constexpr (!std::is_const_v<Profile>) std::vector<uint64_t>().swap(sample.stack);
+  }
+  return interner.Release();
+}
+
+}  // namespace
+
 // The ids of addresses, with a direct-mapped cache in front of the map: a
 // profile's million frames repeat a few thousand addresses, and most are
 // found in the cache without hashing or probing.
-class AddressIds {
+class StackInterner::Ids {
  public:
-  explicit AddressIds(std::vector<uint64_t>& addresses) : addresses_(addresses) {}
+  explicit Ids(std::vector<uint64_t>& addresses) : addresses_(addresses) {}
 
   uint32_t IdOf(uint64_t address) {
     Slot& slot = cache_[(address ^ (address >> kCacheBits)) & (kCacheSize - 1)];
@@ -397,28 +414,50 @@ class AddressIds {
   std::vector<Slot> cache_ = std::vector<Slot>(kCacheSize);
 };
 
-// InternLookupAddresses; of a profile that is not const, each stack is
-// freed once interned (TakeLookupAddresses).
-template <typename Profile>
-InternedAddresses Intern(Profile& profile) {
-  InternedAddresses interned;
-  size_t frames = 0;
-  for (const Sample& sample : profile.samples) frames += sample.stack.size();
-  interned.ids.reserve(frames);
-  interned.starts.reserve(profile.samples.size() + 1);
-  AddressIds ids(interned.addresses);
-  for (auto& sample : profile.samples) {
-    interned.starts.push_back(interned.ids.size());
-    for (size_t i = 0; i < sample.stack.size(); ++i) {
-      interned.ids.push_back(ids.IdOf(LookupAddress(sample.stack, i)));
-    }
-    if constexpr (!std::is_const_v<Profile>) std::vector<uint64_t>().swap(sample.stack);
-  }
-  interned.starts.push_back(interned.ids.size());
-  return interned;
+StackInterner::StackInterner() : ids_(std::make_unique<Ids>(interned_.addresses)) {}
+
+StackInterner::~StackInterner() = default;
+
+void StackInterner::Reserve(size_t stacks, size_t frames) {
+  interned_.starts.reserve(stacks + 1);
+  interned_.ids.reserve(frames);
 }
 
-}  // namespace
+std::span<const uint64_t> StackInterner::Add(std::span<const uint64_t> stack) {
+  const size_t known = interned_.addresses.size();
+  interned_.starts.push_back(interned_.ids.size());
+  for (size_t i = 0; i < stack.size(); ++i) {
+    interned_.ids.push_back(ids_->IdOf(LookupAddress(stack, i)));
+  }
+  return std::span<const uint64_t>(interned_.addresses).subspan(known);
+}
+
+InternedAddresses StackInterner::Release() {
+  interned_.starts.push_back(interned_.ids.size());
+  ids_.reset();
+  return std::move(interned_);
+}
+
+void DropRecords(InternedAddresses& interned, std::span<const size_t> records) {
+  if (records.empty()) return;
+  std::vector<uint32_t> ids;
+  std::vector<size_t> starts;
+  ids.reserve(interned.ids.size());
+  starts.reserve(interned.starts.size() - records.size());
+  auto dropped = records.begin();
+  for (size_t record = 0; record + 1 < interned.starts.size(); ++record) {
+    if (dropped != records.end() && *dropped == record) {
+      ++dropped;
+      continue;
+    }
+    starts.push_back(ids.size());
+    const std::span<const uint32_t> stack = interned.StackOf(record);
+    ids.insert(ids.end(), stack.begin(), stack.end());
+  }
+  starts.push_back(ids.size());
+  interned.ids = std::move(ids);
+  interned.starts = std::move(starts);
+}
 
 InternedAddresses InternLookupAddresses(const HeapProfile& profile) { return Intern(profile); }
 

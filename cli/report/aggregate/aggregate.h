@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,6 +32,34 @@ InternedAddresses InternLookupAddresses(const HeapProfile& profile);
 // (a fresh page costs more than the work done on it in a big report).
 // `profile` keeps its samples' values, with empty stacks.
 InternedAddresses TakeLookupAddresses(HeapProfile& profile);
+
+// InternLookupAddresses a stack at a time, for a caller that meets the
+// stacks while a dump is read (and, there, on another thread than the
+// parser's): Add the stacks in order, then Release.
+class StackInterner {
+ public:
+  StackInterner();
+  ~StackInterner();
+  StackInterner(const StackInterner&) = delete;
+  StackInterner& operator=(const StackInterner&) = delete;
+
+  void Reserve(size_t stacks, size_t frames);
+  // Interns the lookup addresses of `stack`, the next stack. Returns those
+  // met for the first time, in order; valid until the next call.
+  std::span<const uint64_t> Add(std::span<const uint64_t> stack);
+  // The stacks added. Once; nothing may be added after.
+  InternedAddresses Release();
+
+ private:
+  class Ids;
+  InternedAddresses interned_;
+  std::unique_ptr<Ids> ids_;  // into interned_.addresses
+};
+
+// Takes out of `interned` (one stack per record of a dump) the stacks of
+// `records` (ascending), which Unsample merged into an earlier record's
+// sample: what is left is the interning of the profile's samples.
+void DropRecords(InternedAddresses& interned, std::span<const size_t> records);
 
 struct AggregateOptions {
   Metric metric = Metric::kInuseSpace;

@@ -66,7 +66,7 @@ Amount UnsampleCounts(const parse::RawCounts& counts, uint64_t sample_period) {
   return amount;
 }
 
-HeapProfile Unsample(parse::HeapDump dump) {
+HeapProfile Unsample(parse::HeapDump dump, std::vector<size_t>* merged) {
   HeapProfile profile;
   profile.format = dump.format;
   profile.sample_period = dump.sample_period;
@@ -79,13 +79,15 @@ HeapProfile Unsample(parse::HeapDump dump) {
   profile.samples.reserve(dump.records.size());
   absl::flat_hash_map<HashedStack, size_t, HashedStack::Hash, HashedStack::Equal> index;
   index.reserve(dump.records.size());
-  for (parse::StackRecord& record : dump.records) {
+  for (size_t i = 0; i < dump.records.size(); ++i) {
+    parse::StackRecord& record = dump.records[i];
     Amount inuse = UnsampleCounts(record.counts.inuse, period);
     Amount alloc = UnsampleCounts(record.counts.alloc, period);
     const uint64_t hash = report::StackHash(record.stack);
     if (auto it = index.find(HashedStack{&record.stack, hash}); it != index.end()) {
       AddAmount(profile.samples[it->second].inuse, inuse);
       AddAmount(profile.samples[it->second].alloc, alloc);
+      if (merged != nullptr) merged->push_back(i);
       continue;
     }
     profile.samples.push_back({std::move(record.stack), inuse, alloc});

@@ -36,7 +36,9 @@ struct StackPointerEqual {
 // by adding their unsampled values, which is what jeprof's AddEntries does
 // (unsample first, then add: merging the raw counts first would change the
 // average size and so the scale). Samples keep the order of first appearance.
-HeapProfile Unsample(parse::HeapDump dump);
+// `merged`, if given, gets the indices of the records added to an earlier
+// record's sample (ascending; usually none).
+HeapProfile Unsample(parse::HeapDump dump, std::vector<size_t>* merged = nullptr);
 
 }  // namespace memprof::report::aggregate
 

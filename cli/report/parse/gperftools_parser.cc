@@ -121,7 +121,7 @@ Result<void> GperftoolsParser::StackLine(std::string_view line) {
   if (!ok) return Here(ok.error());
   if (dump_.format == DumpFormat::kGperftoolsHeapSample) counts->alloc = {};
   dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), *counts});
-  Observe(stack_);
+  Observe(dump_.records.back().stack);
   return {};
 }
 

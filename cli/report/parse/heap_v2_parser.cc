@@ -249,7 +249,7 @@ bool HeapV2Parser::TakeWellFormedStackLine(std::string_view raw) {
 // The stack in stack_ as the next record, whose counts come next.
 void HeapV2Parser::AddRecord() {
   dump_.records.push_back({std::vector<uint64_t>(stack_.begin(), stack_.end()), {}});
-  Observe(stack_);
+  Observe(dump_.records.back().stack);
   stack_line_ = line_number_;
   state_ = State::kStackCounts;
 }

@@ -75,6 +75,8 @@ struct ParseLimits {
 // Called with each stack as the parser meets it, before the rest of the
 // dump is read (the report starts symbolizing its addresses meanwhile). A
 // dump that turns out malformed later has had some of its stacks observed.
+// The span is the record's own stack: it stays valid, unchanged, while the
+// parse goes on (another thread may read it until the parse returns).
 using StackObserver = std::function<void(std::span<const uint64_t> stack)>;
 
 // Parses a heap_v2 dump from `in`, streaming: memory beyond the result is

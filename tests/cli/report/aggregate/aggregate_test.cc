@@ -81,6 +81,41 @@ TEST(AggregateTest, SymbolizesEachAddressOnce) {
   EXPECT_EQ(aggregation->locations.size(), 10u);
 }
 
+// Stack by stack, as the report does while a dump is read: the same
+// interning as the whole profile's at once, each address returned by the
+// Add that met it first.
+TEST(AggregateTest, AStackInternerInternsAsInternLookupAddresses) {
+  const HeapProfile profile = SharedProfile();
+  const InternedAddresses whole = InternLookupAddresses(profile);
+  StackInterner interner;
+  std::vector<uint64_t> first_met;
+  for (const Sample& sample : profile.samples) {
+    const std::span<const uint64_t> added = interner.Add(sample.stack);
+    first_met.insert(first_met.end(), added.begin(), added.end());
+  }
+  const InternedAddresses one_by_one = interner.Release();
+  EXPECT_EQ(one_by_one.addresses, whole.addresses);
+  EXPECT_EQ(one_by_one.ids, whole.ids);
+  EXPECT_EQ(one_by_one.starts, whole.starts);
+  EXPECT_EQ(first_met, whole.addresses);
+}
+
+// Records merged by Unsample dropped from the records' interning: the
+// interning of the samples that are left.
+TEST(AggregateTest, DroppingRecordsLeavesTheInterningOfTheRest) {
+  HeapProfile records = SharedProfile();
+  ASSERT_GE(records.samples.size(), 3u);
+  records.samples.insert(records.samples.begin() + 1, records.samples[0]);
+  records.samples.push_back(records.samples[2]);
+  InternedAddresses interned = InternLookupAddresses(records);
+  const size_t last = records.samples.size() - 1;
+  DropRecords(interned, std::vector<size_t>{1, last});
+  const InternedAddresses expected = InternLookupAddresses(SharedProfile());
+  EXPECT_EQ(interned.addresses, expected.addresses);
+  EXPECT_EQ(interned.ids, expected.ids);
+  EXPECT_EQ(interned.starts, expected.starts);
+}
+
 // The frames as indexes into the distinct lookup addresses (a return
 // address is looked up one byte earlier, the leaf as it is), and an
 // aggregation through them the same as one through the addresses.

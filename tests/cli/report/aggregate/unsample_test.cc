@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "tests/cli/report/parse/test_util.h"
 
@@ -73,6 +74,22 @@ TEST(UnsampleTest, MergesRepeatedStacksAfterUnsamplingEach) {
   EXPECT_EQ(profile.samples[0].inuse.bytes, 524338.00158950908 + 1574364.4768370842);
   EXPECT_EQ(profile.samples[1].inuse.objects, 1574.3644768370841);
   EXPECT_FALSE(profile.has_alloc);
+}
+
+// Which records went into an earlier record's sample: what a caller that
+// met the records one by one (a StackInterner) drops to match the samples.
+TEST(UnsampleTest, SaysWhichRecordsItMerged) {
+  parse::HeapDump dump;
+  dump.sample_period = 0;
+  dump.records = {{{0x10, 0x20}, {{1, 100}, {0, 0}}},
+                  {{0x30}, {{3, 3000}, {0, 0}}},
+                  {{0x10, 0x20}, {{3, 3000}, {0, 0}}},
+                  {{0x40}, {{1, 8}, {0, 0}}},
+                  {{0x30}, {{1, 8}, {0, 0}}}};
+  std::vector<size_t> merged;
+  HeapProfile profile = Unsample(std::move(dump), &merged);
+  EXPECT_EQ(profile.samples.size(), 3u);
+  EXPECT_EQ(merged, (std::vector<size_t>{2, 4}));
 }
 
 TEST(UnsampleTest, KeepsAccumulatedCountsAndMaps) {

@@ -5,11 +5,11 @@
 
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "cli/report/report_pipeline.h"
 #include "tests/cli/report/pprof/test_support.h"
@@ -83,6 +83,39 @@ TEST_F(MergedDumpsTest, FunctionsOfTwoProcessesAddUp) {
     EXPECT_NEAR(merged_flats.at(name), flat, 1e-6) << name;
   }
   EXPECT_TRUE(merged_flats.contains("ManyStacksAllocate"));
+}
+
+// A dump that repeats a stack (one record merged into another's sample by
+// Unsample): a single dump's stacks are interned as they are read, record
+// by record, and the records merged away must leave that interning. The
+// repeat in the middle of the dump reports as the same repeat at its end,
+// in every format that aggregates.
+TEST_F(MergedDumpsTest, ARepeatedStackReportsTheSameWhereverItIs) {
+  const std::string text = test_support::ReadFile(MakeDump("a.heap", "--stacks 60 --bytes 100"));
+  std::vector<size_t> records;  // where each '@' line starts
+  for (size_t at = text.find("\n@"); at != std::string::npos; at = text.find("\n@", at + 1)) {
+    records.push_back(at + 1);
+  }
+  ASSERT_GE(records.size(), 40u);
+  const size_t end_of_records = text.find("\nMAPPED_LIBRARIES:");
+  ASSERT_NE(end_of_records, std::string::npos);
+  const std::string repeat = text.substr(records[5], records[6] - records[5]);  // '@' and counts
+  const std::string in_middle = text.substr(0, records[30]) + repeat + text.substr(records[30]);
+  // Before the blank line that ends the records.
+  const size_t last_blank = text.rfind("\n\n", end_of_records) + 1;
+  const std::string at_end = text.substr(0, last_blank) + repeat + text.substr(last_blank);
+  ASSERT_TRUE(test_support::WriteFile(dir_.File("middle.heap"), in_middle));
+  ASSERT_TRUE(test_support::WriteFile(dir_.File("end.heap"), at_end));
+  for (const report::Format format :
+       {report::Format::kText, report::Format::kCollapsed, report::Format::kJson}) {
+    report::ReportRequest request;
+    request.format = format;
+    request.dump_path = dir_.File("middle.heap");
+    const std::string middle_report = Report(request);
+    request.dump_path = dir_.File("end.heap");
+    EXPECT_EQ(middle_report, Report(request)) << static_cast<int>(format);
+    EXPECT_FALSE(middle_report.empty());
+  }
 }
 
 TEST_F(MergedDumpsTest, PprofReadsTheMergedProfile) {
