@@ -43,6 +43,7 @@ class StackInterner {
   StackInterner(const StackInterner&) = delete;
   StackInterner& operator=(const StackInterner&) = delete;
 
+  // Room for this many stacks and frames (a hint: more may be added).
   void Reserve(size_t stacks, size_t frames);
   // Interns the lookup addresses of `stack`, the next stack. Returns those
   // met for the first time, in order; valid until the next call.
