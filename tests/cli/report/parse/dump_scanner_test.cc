@@ -23,25 +23,36 @@ std::string HexToken(uint64_t value, int digits, bool upper, int prefix) {
   return text;
 }
 
-// Every token length from 1 to 16 digits, in both cases, with and without
-// "0x", separated by spaces and tabs, anywhere in lines long and short.
+// A well-formed stack line of 1 to `max_tokens` addresses: every token
+// length from 1 to 16 digits, in both cases, with and without "0x",
+// separated by spaces and tabs, a blank or two after the last or not.
+struct WellFormedLine {
+  std::string text;
+  std::vector<uint64_t> addresses;
+};
+
+WellFormedLine RandomWellFormedLine(std::mt19937_64& random, int max_tokens) {
+  WellFormedLine line;
+  const int tokens = 1 + static_cast<int>(random() % static_cast<uint64_t>(max_tokens));
+  for (int t = 0; t < tokens; ++t) {
+    const int digits = 1 + static_cast<int>(random() % 16);
+    const uint64_t value = digits == 16 ? random() : random() & ((uint64_t{1} << (4 * digits)) - 1);
+    line.text += std::string(1 + random() % 2, random() % 4 == 0 ? '\t' : ' ');
+    line.text += HexToken(value, digits, random() % 2 == 0, static_cast<int>(random() % 3));
+    line.addresses.push_back(value);
+  }
+  line.text += std::string(random() % 3, ' ');
+  return line;
+}
+
+// Anywhere in lines long and short.
 TEST(ParseStackAddressesTest, EveryDigitCountCaseAndPlaceInTheLine) {
   std::mt19937_64 random(20261128);
   for (int round = 0; round < 2000; ++round) {
-    std::string line;
-    std::vector<uint64_t> expected;
-    const int tokens = 1 + static_cast<int>(random() % 12);
-    for (int t = 0; t < tokens; ++t) {
-      const int digits = 1 + static_cast<int>(random() % 16);
-      const uint64_t value = digits == 16 ? random() : random() & ((uint64_t{1} << (4 * digits)) - 1);
-      line += std::string(1 + random() % 2, random() % 4 == 0 ? '\t' : ' ');
-      line += HexToken(value, digits, random() % 2 == 0, static_cast<int>(random() % 3));
-      expected.push_back(value);
-    }
-    if (random() % 2 == 0) line += ' ';
+    const WellFormedLine line = RandomWellFormedLine(random, 12);
     std::vector<uint64_t> stack;
-    ASSERT_TRUE(ParseStackAddresses(line, 128, stack).has_value()) << line;
-    EXPECT_EQ(stack, expected) << line;
+    ASSERT_TRUE(ParseStackAddresses(line.text, 128, stack).has_value()) << line.text;
+    EXPECT_EQ(stack, line.addresses) << line.text;
   }
 }
 
@@ -60,25 +71,14 @@ TEST(ParseStackAddressesTest, MalformedTokensAreRefusedWherever) {
 }
 
 // The fast path alone (ParseStackAddresses falls back to the careful parse,
-// which would hide a token the fast one refuses): every well-formed line,
-// its tokens read eight bytes at a time or, near the line's end, one by one.
+// which would hide a token the fast one refuses): every well-formed line.
 TEST(ParseWellFormedStackTest, TakesEveryWellFormedLine) {
   std::mt19937_64 random(20261206);
   for (int round = 0; round < 20000; ++round) {
-    std::string line;
-    std::vector<uint64_t> expected;
-    const int tokens = 1 + static_cast<int>(random() % 6);
-    for (int t = 0; t < tokens; ++t) {
-      const int digits = 1 + static_cast<int>(random() % 16);
-      const uint64_t value = digits == 16 ? random() : random() & ((uint64_t{1} << (4 * digits)) - 1);
-      line += std::string(1 + random() % 2, random() % 4 == 0 ? '\t' : ' ');
-      line += HexToken(value, digits, random() % 2 == 0, static_cast<int>(random() % 3));
-      expected.push_back(value);
-    }
-    line += std::string(random() % 3, ' ');
+    const WellFormedLine line = RandomWellFormedLine(random, 6);
     std::vector<uint64_t> stack;
-    ASSERT_TRUE(ParseWellFormedStack(line, 128, stack)) << line;
-    EXPECT_EQ(stack, expected) << line;
+    ASSERT_TRUE(ParseWellFormedStack(line.text, 128, stack)) << line.text;
+    EXPECT_EQ(stack, line.addresses) << line.text;
   }
 }
 
