@@ -384,7 +384,11 @@ Result<void> RenderProfile(
                                 allocation);
     if (request.process_ends_after) LeaveToExit(std::move(interned));
   } else {
-    (*symbolizer)->ResolveAll(report::pprof::DistinctLookupAddresses(profile));
+    // The interned addresses are DistinctLookupAddresses' list: first met,
+    // in sample order (the records merged away bring no address of their own).
+    (*symbolizer)
+        ->ResolveAll(interned_already ? interned_already->addresses
+                                      : report::pprof::DistinctLookupAddresses(profile));
     if (symbolization != nullptr) symbolization->sampler = profile.sampler;
     report::pprof::PprofOptions pprof_options;
     pprof_options.sysroot = SymbolizerOptionsFor(request).sysroot;

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/report/aggregate/aggregate.h"
 #include "cli/report/pprof/dwfl_address_symbolizer.h"
 #include "cli/report/pprof/file_work_queue.h"
 
@@ -192,6 +193,17 @@ TEST(ParallelSymbolizerTest, DistinctLookupAddressesOfAProfile) {
   std::sort(addresses.begin(), addresses.end());
   // The leaf as is, callers minus one (report::LookupAddress).
   EXPECT_EQ(addresses, (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40}));
+}
+
+// The report resolves a pprof's addresses from the stacks interned while
+// the dump was read, in place of this list: they are the same, in order.
+TEST(ParallelSymbolizerTest, DistinctLookupAddressesAreTheInternedOnes) {
+  report::HeapProfile profile;
+  profile.samples.push_back({{0x10, 0x21, 0x31}, {}, {}});
+  profile.samples.push_back({{0x20, 0x21, 0x41}, {}, {}});
+  profile.samples.push_back({{0x41, 0x10}, {}, {}});
+  EXPECT_EQ(DistinctLookupAddresses(profile),
+            report::aggregate::InternLookupAddresses(profile).addresses);
 }
 
 // Offers before the addresses are all in: a worker is given, once, the
