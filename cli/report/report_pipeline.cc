@@ -86,6 +86,8 @@ class BackgroundInterner {
   }
 
  private:
+  // Small enough that the interning starts early, big enough that the
+  // handing over (a lock and a wake-up) costs nothing next to it.
   static constexpr size_t kBatch = 256;
   // Room for as many stacks and frames as a dump of so many bytes holds in
   // practice: jemalloc writes a frame in 9 to 19 bytes (" 0x" and the
@@ -155,7 +157,8 @@ struct LoadedProfile {
 // The dumps (summed), minus the base dumps (summed) when there are any. All
 // are read side by side, then put in one address space: dumps of different
 // processes (or a base from before a restart) have their modules elsewhere.
-// A single dump's addresses go to `early` (if any) as they are read.
+// A single dump's stacks are interned, and its addresses go to `early`,
+// as they are read (when there is an `early`).
 Result<LoadedProfile> LoadRequestedProfile(const ReportRequest& request,
                                            report::pprof::ParallelSymbolizer* early) {
   std::vector<std::string> paths = DumpPaths(request);
@@ -374,11 +377,14 @@ Result<void> RenderProfile(
   if (!symbolizer) return Fail(symbolizer.error());
   Result<void> rendered;
   if (request.format != Format::kPprof) {
-    report::aggregate::InternedAddresses interned =
-        interned_already ? std::move(*interned_already)
-                         : report::aggregate::TakeLookupAddresses(profile);
-    // As TakeLookupAddresses leaves them: the aggregation reuses the memory.
-    for (report::Sample& sample : profile.samples) std::vector<uint64_t>().swap(sample.stack);
+    report::aggregate::InternedAddresses interned;
+    if (interned_already) {
+      interned = std::move(*interned_already);
+      // As TakeLookupAddresses leaves them: the aggregation reuses the memory.
+      for (report::Sample& sample : profile.samples) std::vector<uint64_t>().swap(sample.stack);
+    } else {
+      interned = report::aggregate::TakeLookupAddresses(profile);
+    }
     (*symbolizer)->ResolveAll(interned.addresses);
     rendered = RenderAggregated(request, profile, interned, **symbolizer, out, symbolization,
                                 allocation);

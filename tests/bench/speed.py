@@ -342,7 +342,7 @@ def check_totals(ctx, binary, dump, base):
 
 
 def same_run_first(ctx, argv):
-    """With --warm (the default), each timed run of a report comparison
+    """Unless --no-warm is given, each timed run of a report comparison
     follows an untimed run of the same command, on both sides. This VM's
     cores run a fixed loop 2 to 3 times slower for the first 0.1 to 0.5 s of
     work after they idled (docs/performance.md, section 4): all of an 80 ms
