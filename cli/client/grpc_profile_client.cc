@@ -64,16 +64,25 @@ Error ConnectError(const Error& error, const Target& target) {
   }
 }
 
-// gRPC shuts down when its last channel goes: it joins its threads (a few
-// milliseconds, the longest part of a one-shot command's end). One more
-// reference, never given back, leaves that to the process's exit, which
-// main() makes without running static destructors (cli/main.cc). The
-// sanitizer builds give nothing up: their memprofctl shuts gRPC down as
-// before, so that LeakSanitizer still sees everything freed.
+// gRPC shuts down when its last user goes, and its event engine (the
+// threads that poll and run callbacks) with the last channel: each joins
+// threads, and the engine's first wait for them has abseil time the CPU's
+// clock with two sleeps, some 5 ms in all at the end of a dump, before its
+// file is in place. One more reference to the library, and a channel that
+// is never used (it holds the engine, and connects nowhere until a call,
+// which never comes), leave all of that to the process's exit, which main()
+// makes without running static destructors (cli/main.cc). The sanitizer
+// builds give nothing up: their memprofctl shuts gRPC down as before, so
+// that LeakSanitizer still sees everything freed.
 void KeepGrpcUntilExit() {
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   static std::once_flag once;
-  std::call_once(once, [] { grpc_init(); });
+  std::call_once(once, [] {
+    grpc_init();
+    static auto* const idle = new std::shared_ptr<grpc::Channel>(
+        grpc::CreateChannel("unix:/nonexistent", grpc::InsecureChannelCredentials()));
+    (void)idle;
+  });
 #endif
 }
 
