@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -21,7 +22,9 @@ namespace memprof::agent {
 // Whoever lets go of the file last has the kernel free all its pages (8 ms
 // for a 134 MiB profile): better here, off the client's path, than in the
 // client before it can finish. The dump keeps its slot meanwhile, so the
-// bound on the memory dumps hold stays as it is.
+// bound on the memory dumps hold stays as it is; a request that finds every
+// slot taken makes room (MakeRoom), so that back-to-back dumps never wait
+// out the grace.
 //
 // Each dump waits on a gRPC alarm, and counts as a call in flight (`calls`)
 // so that the server does not stop for idleness meanwhile. Destroying the
@@ -38,6 +41,12 @@ class DumpLinger {
 
   // Frees `dump` after the grace period (on one of gRPC's threads).
   void Hold(std::unique_ptr<HeapDump> dump);
+  // A request waits for a slot: the dump held longest is freed now rather
+  // than at the end of its grace (on one of gRPC's threads, soon after this
+  // returns), with its slot; true. False when none is held (or all are
+  // already being freed): then the next dump handed to Hold is freed at once
+  // instead, as the stream that has it may end only after the request came.
+  bool MakeRoom();
   // Frees every dump held now, and returns once their alarms are done (or
   // after a second, should gRPC no longer run them: their callbacks then
   // touch nothing of this object).
@@ -56,6 +65,8 @@ class DumpLinger {
     mutable std::mutex mu;
     std::condition_variable emptied;
     std::unordered_map<const Held*, std::unique_ptr<Held>> held;  // guarded by mu
+    std::deque<const Held*> waiting;  // guarded by mu: held, oldest first, not yet let go
+    size_t owed = 0;     // guarded by mu: dumps to free at once, for requests that came first
     size_t pending = 0;  // guarded by mu: held, or being freed by a callback
     CallTracker* calls;  // guarded by mu; null once the linger gave up waiting
   };
