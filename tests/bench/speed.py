@@ -101,6 +101,11 @@ def interleave(ours, anchor, runs, warmup=1):
             side.take(keep=i >= warmup)
 
 
+def rss_text(side):
+    mib = side.peak_rss_mib()
+    return f"{mib:.0f} MiB" if mib else "—"
+
+
 def seconds_text(seconds):
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
@@ -108,10 +113,14 @@ def seconds_text(seconds):
 class Table:
     def __init__(self):
         self.rows = []
+        self.notes = []
 
     def add(self, what, ours, anchor, goal, runs):
         ratio = ours.median() / anchor.median()
-        if goal < 1:
+        if goal is None:  # a row that explains another: no goal of its own
+            verdict = f"{ratio:.3f}x"
+            met = None
+        elif goal < 1:
             verdict = f"{1 / ratio:.0f}x faster (goal {1 / goal:.0f}x)"
             met = ratio <= goal
         else:
@@ -119,8 +128,9 @@ class Table:
             met = ratio <= goal
         self.rows.append(
             f"| {what} | `{ours.name}` | `{anchor.name}` | {seconds_text(ours.median())} | "
-            f"{seconds_text(anchor.median())} | {verdict} | {'yes' if met else '**no**'} | "
-            f"{ours.peak_rss_mib():.0f} MiB | {anchor.peak_rss_mib():.0f} MiB | {runs} |")
+            f"{seconds_text(anchor.median())} | {verdict} | "
+            f"{'—' if met is None else 'yes' if met else '**no**'} | "
+            f"{rss_text(ours)} | {rss_text(anchor)} | {runs} |")
         print(self.rows[-1], file=sys.stderr, flush=True)
 
     def print(self):
@@ -129,6 +139,12 @@ class Table:
         print("|---|---|---|---|---|---|---|---|---|---|")
         for row in self.rows:
             print(row)
+        for note in self.notes:
+            print(f"\n{note}")
+
+    def note(self, text):
+        self.notes.append(text)
+        print(text, file=sys.stderr, flush=True)
 
 
 def wait_until(what, predicate, timeout=60.0):
@@ -224,13 +240,33 @@ def bench_stats(ctx, table):
 
 # --- dump ----------------------------------------------------------------------
 
+class TargetLog:
+    """The dump target's stderr, read as needed: its own prof.dump's times
+    (many_stacks_target --dump-requests) and its agent's, jemalloc's own time
+    for each dump memprofctl asked for (MEMPROF_LOG_LEVEL=info)."""
+
+    SELF = re.compile(r"prof\.dump wrote (\d+) bytes to \S+ in ([0-9.]+) s")
+    AGENT = re.compile(r"heap profile #\d+: \d+ bytes in (\d+) ms")
+
+    def __init__(self, proc):
+        self.proc = proc
+
+    def next_seconds(self, pattern, scale):
+        """The time in the next line that matches; every line before it is skipped."""
+        while True:
+            line = self.proc.stderr.readline().decode()
+            if not line:
+                sys.exit("speed.py: the dump target ended")
+            match = pattern.search(line)
+            if match:
+                return float(match.group(match.lastindex)) * scale
+
+
 class SelfDump:
     """The anchor: the target's own prof.dump, timed inside it (many_stacks_target)."""
 
-    LINE = re.compile(r"prof\.dump wrote (\d+) bytes to \S+ in ([0-9.]+) s")
-
-    def __init__(self, proc, fifo, path):
-        self.proc, self.path = proc, path
+    def __init__(self, proc, log, fifo, path):
+        self.proc, self.log, self.path = proc, log, path
         self.requests = open(fifo, "w")
 
     def __call__(self):
@@ -238,13 +274,22 @@ class SelfDump:
             os.unlink(self.path)
         self.requests.write(self.path + "\n")
         self.requests.flush()
-        while True:
-            line = self.proc.stderr.readline().decode()
-            if not line:
-                sys.exit("speed.py: the dump target ended")
-            match = self.LINE.search(line)
-            if match:
-                return Sample(float(match.group(2)), vm_hwm_kib(self.proc.pid))
+        return Sample(self.log.next_seconds(TargetLog.SELF, 1.0), vm_hwm_kib(self.proc.pid))
+
+
+class AgentDump:
+    """memprof's side: `memprofctl dump` end to end, and jemalloc's own time
+    for the same dump inside the agent (its log line, written before the
+    stream ends, so it is there once memprofctl has exited)."""
+
+    def __init__(self, argv, env, log):
+        self.argv, self.env, self.log = argv, env, log
+        self.jemalloc = []
+
+    def __call__(self):
+        sample = run_once(self.argv, self.env)
+        self.jemalloc.append(self.log.next_seconds(TargetLog.AGENT, 1e-3))
+        return sample
 
 
 def vm_hwm_kib(pid):
@@ -264,7 +309,7 @@ def bench_dump(ctx, table):
         read_fd, write_fd = os.pipe()
         env = dict(os.environ, LD_PRELOAD=ctx.agent, MEMPROF_SOCKET_DIR=ctx.work,
                    MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:0",
-                   MEMPROF_TEST_READY_FD=str(write_fd))
+                   MEMPROF_LOG_LEVEL="info", MEMPROF_TEST_READY_FD=str(write_fd))
         proc = procs.start([ctx.stacks_target, "--stacks", "100000", "--pad-frames", "64",
                             "--self-dump", os.path.join(shm, "first.heap"),
                             "--dump-requests", fifo],
@@ -273,7 +318,9 @@ def bench_dump(ctx, table):
         with os.fdopen(read_fd) as ready:
             if not ready.readline():
                 sys.exit("speed.py: many_stacks_target did not get ready")
-        anchor = Side("target's own prof.dump", SelfDump(proc, fifo, os.path.join(shm, "self.heap")))
+        log = TargetLog(proc)
+        anchor = Side("target's own prof.dump",
+                      SelfDump(proc, log, fifo, os.path.join(shm, "self.heap")))
         out = os.path.join(shm, "ctl.heap")
 
         def fresh_out():
@@ -282,12 +329,24 @@ def bench_dump(ctx, table):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(out)
 
-        ours = Side.command("memprofctl dump --out /dev/shm/…",
-                            [ctx.ctl, "dump", "--pid", str(proc.pid), "--out", out, "--force"],
-                            dict(os.environ, MEMPROF_SOCKET_DIR=ctx.work), prepare=fresh_out)
+        agent_dump = AgentDump([ctx.ctl, "dump", "--pid", str(proc.pid), "--out", out, "--force"],
+                               dict(os.environ, MEMPROF_SOCKET_DIR=ctx.work), log)
+        ours = Side("memprofctl dump --out /dev/shm/…", agent_dump, prepare=fresh_out)
         interleave(ours, anchor, ctx.runs, warmup=1)
         size = os.path.getsize(out) / 2**20
         table.add(f"dump of {size:.0f} MiB", ours, anchor, GOALS["dump"], ctx.runs)
+        # What the dump's time is made of: jemalloc's own prof.dump in the
+        # agent (the same code as the anchor's) and memprofctl beyond it.
+        jemalloc = agent_dump.jemalloc[1:]  # the warm-up run's dropped, as its sample is
+        inside = Side("jemalloc's prof.dump in the agent", None)
+        inside.samples = [Sample(s, 0) for s in jemalloc]
+        table.add(f"dump of {size:.0f} MiB: jemalloc's own time in the agent", inside, anchor,
+                  None, ctx.runs)
+        beyond = [o.seconds - j for o, j in zip(ours.samples, jemalloc)]
+        table.note(f"memprofctl beyond jemalloc's own time in the agent, the same dump: median "
+                   f"{statistics.median(beyond) * 1e3:.1f} ms (from {min(beyond) * 1e3:.1f} to "
+                   f"{max(beyond) * 1e3:.1f} ms, {len(beyond)} dumps): its start, the request, "
+                   f"the last copy and its exit.")
     finally:
         procs.close()
         shutil.rmtree(shm, ignore_errors=True)
