@@ -12,12 +12,12 @@ void DumpLinger::Hold(std::unique_ptr<HeapDump> dump) {
   held->dump = std::move(dump);
   const Held* key = held.get();
   std::unique_lock lock(state_->mu);
-  if (state_->owed > 0) {
-    // A request waits for a slot (MakeRoom found none held): this dump's
-    // goes to it now, with the file.
-    --state_->owed;
+  // Looked at under the lock that MakeRoom takes after its request is
+  // queued: either that request is seen waiting here, or MakeRoom finds
+  // this dump held.
+  if (queue_.waiting() > 0) {
     lock.unlock();
-    held.reset();
+    held.reset();  // its slot goes to the first waiter, on this thread
     return;
   }
   if (state_->calls != nullptr) state_->calls->Begin();
@@ -51,10 +51,7 @@ void DumpLinger::OnAlarm(const std::shared_ptr<State>& state, const Held* key) {
 
 bool DumpLinger::MakeRoom() {
   std::lock_guard lock(state_->mu);
-  if (state_->waiting.empty()) {
-    ++state_->owed;
-    return false;
-  }
+  if (state_->waiting.empty()) return false;
   const Held* oldest = state_->waiting.front();
   state_->waiting.pop_front();
   state_->held.at(oldest)->alarm.Cancel();  // its callback frees it (never inline)

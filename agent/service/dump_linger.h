@@ -33,19 +33,21 @@ namespace memprof::agent {
 // once its calls are over and before it shuts gRPC down.
 class DumpLinger {
  public:
-  DumpLinger(CallTracker& calls, std::chrono::milliseconds grace)
-      : grace_(grace), state_(std::make_shared<State>(&calls)) {}
+  // `queue` is that of the dumps held here, and outlives the linger.
+  DumpLinger(CallTracker& calls, const DumpQueue& queue, std::chrono::milliseconds grace)
+      : queue_(queue), grace_(grace), state_(std::make_shared<State>(&calls)) {}
   ~DumpLinger() { ReleaseAll(); }
   DumpLinger(const DumpLinger&) = delete;
   DumpLinger& operator=(const DumpLinger&) = delete;
 
-  // Frees `dump` after the grace period (on one of gRPC's threads).
+  // Frees `dump` after the grace period (on one of gRPC's threads), or at
+  // once when a request waits for a slot (it may have come, and found
+  // nothing to make room with, before this dump's stream ended).
   void Hold(std::unique_ptr<HeapDump> dump);
   // A request waits for a slot: the dump held longest is freed now rather
   // than at the end of its grace (on one of gRPC's threads, soon after this
-  // returns), with its slot; true. False when none is held (or all are
-  // already being freed): then the next dump handed to Hold is freed at once
-  // instead, as the stream that has it may end only after the request came.
+  // returns), with its slot. False when none is held (or all are already
+  // being freed).
   bool MakeRoom();
   // Frees every dump held now, and returns once their alarms are done (or
   // after a second, should gRPC no longer run them: their callbacks then
@@ -66,13 +68,13 @@ class DumpLinger {
     std::condition_variable emptied;
     std::unordered_map<const Held*, std::unique_ptr<Held>> held;  // guarded by mu
     std::deque<const Held*> waiting;  // guarded by mu: held, oldest first, not yet let go
-    size_t owed = 0;     // guarded by mu: dumps to free at once, for requests that came first
     size_t pending = 0;  // guarded by mu: held, or being freed by a callback
     CallTracker* calls;  // guarded by mu; null once the linger gave up waiting
   };
 
   static void OnAlarm(const std::shared_ptr<State>& state, const Held* key);
 
+  const DumpQueue& queue_;
   const std::chrono::milliseconds grace_;
   std::shared_ptr<State> state_;
 };

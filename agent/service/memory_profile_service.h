@@ -65,7 +65,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
         allocations_(engine.allocations()),
         changes_(engine.changes()),
         authorizer_(std::move(authorizer)),
-        linger_(calls_, local_copy_grace) {}
+        linger_(calls_, dumps_.queue(), local_copy_grace) {}
 
   // Every call is counted from its start until it has finished.
   CallTracker& calls() { return calls_; }

@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -357,7 +358,8 @@ TEST_F(MemoryProfileServiceTest, BackToBackLocalCopiesDoNotWaitForTheGrace) {
 // by ReleaseAll, and counts as a call in flight until then.
 TEST(DumpLingerTest, FreesAfterTheGraceOrAtOnceWhenReleased) {
   CallTracker calls;
-  DumpLinger linger(calls, std::chrono::milliseconds(100));
+  auto queue = DumpQueue::Create(2, 4);
+  DumpLinger linger(calls, *queue, std::chrono::milliseconds(100));
   auto dump_file = [] {
     Fd file(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
     EXPECT_TRUE(file);
@@ -370,7 +372,7 @@ TEST(DumpLingerTest, FreesAfterTheGraceOrAtOnceWhenReleased) {
   EXPECT_EQ(DumpFilesOpen(), 0);
   EXPECT_EQ(calls.in_flight(), 0);
 
-  DumpLinger slow(calls, std::chrono::hours(1));
+  DumpLinger slow(calls, *queue, std::chrono::hours(1));
   slow.Hold(dump_file());
   slow.Hold(dump_file());
   EXPECT_EQ(DumpFilesOpen(), 2);
@@ -383,7 +385,8 @@ TEST(DumpLingerTest, FreesAfterTheGraceOrAtOnceWhenReleased) {
 // MakeRoom frees one dump, the one held longest, soon, and only once.
 TEST(DumpLingerTest, MakingRoomFreesTheOldestAtOnce) {
   CallTracker calls;
-  DumpLinger linger(calls, std::chrono::hours(1));
+  auto queue = DumpQueue::Create(2, 4);
+  DumpLinger linger(calls, *queue, std::chrono::hours(1));
   Fd first(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
   ASSERT_TRUE(first);
   struct stat oldest {};
@@ -403,27 +406,40 @@ TEST(DumpLingerTest, MakingRoomFreesTheOldestAtOnce) {
   EXPECT_EQ(calls.in_flight(), 0);
 }
 
-// Room asked for before a dump reaches the linger (its stream ended after
-// the request that waits came): that dump is freed at once, not held, and
-// only that one.
-TEST(DumpLingerTest, RoomAskedForEarlierFreesTheNextDumpAtOnce) {
+// A dump whose stream ends while a request waits for a slot (the request
+// came first, and MakeRoom found nothing held) is freed at once, with its
+// slot, which the request gets; with nobody waiting, the next is held.
+TEST(DumpLingerTest, ADumpEndingWhileARequestWaitsIsFreedAtOnce) {
+  struct Waiter final : DumpQueue::Waiter {
+    void OnSlot(DumpSlot s) override { slot = std::move(s); }
+    DumpSlot slot;
+  };
   CallTracker calls;
-  DumpLinger linger(calls, std::chrono::hours(1));
-  auto dump_file = [] {
+  auto queue = DumpQueue::Create(1, 4);
+  DumpLinger linger(calls, *queue, std::chrono::hours(1));
+  auto dump_file = [](DumpSlot slot) {
     Fd file(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
     EXPECT_TRUE(file);
-    return std::make_unique<HeapDump>(std::move(file), 0, 1, 0);
+    return std::make_unique<HeapDump>(std::move(file), 0, 1, std::move(slot));
   };
+  std::optional<DumpSlot> only = queue->TryAcquire();
+  ASSERT_TRUE(only);
+  Waiter waiter;
+  auto queued = queue->Acquire(waiter);
+  ASSERT_TRUE(queued && !*queued);
   EXPECT_FALSE(linger.MakeRoom()) << "nothing held";
-  linger.Hold(dump_file());
+  linger.Hold(dump_file(std::move(*only)));
   EXPECT_EQ(linger.held(), 0u);
   EXPECT_EQ(DumpFilesOpen(), 0) << "freed at once, for the request that waits";
   EXPECT_EQ(calls.in_flight(), 0);
-  linger.Hold(dump_file());
-  EXPECT_EQ(linger.held(), 1u) << "the room was made once";
+  ASSERT_TRUE(waiter.slot.held()) << "the waiter has the slot";
+  EXPECT_EQ(queue->waiting(), 0);
+  linger.Hold(dump_file(std::move(waiter.slot)));
+  EXPECT_EQ(linger.held(), 1u) << "nobody waits: held";
   EXPECT_EQ(DumpFilesOpen(), 1);
   linger.ReleaseAll();
   EXPECT_EQ(DumpFilesOpen(), 0);
+  EXPECT_EQ(queue->active(), 0);
 }
 
 // Reads a whole Dump stream: its status and the data bytes.
