@@ -1,6 +1,5 @@
 #include "agent/service/dump_linger.h"
 
-#include <deque>
 #include <utility>
 
 #include "agent/logging/agent_logger.h"
@@ -11,19 +10,10 @@ void DumpLinger::Hold(std::unique_ptr<HeapDump> dump) {
   auto held = std::make_unique<Held>();
   held->dump = std::move(dump);
   const Held* key = held.get();
-  std::unique_lock lock(state_->mu);
-  // Looked at under the lock that MakeRoom takes after its request is
-  // queued: either that request is seen waiting here, or MakeRoom finds
-  // this dump held.
-  if (queue_.waiting() > 0) {
-    lock.unlock();
-    held.reset();  // its slot goes to the first waiter, on this thread
-    return;
-  }
+  std::lock_guard lock(state_->mu);
   if (state_->calls != nullptr) state_->calls->Begin();
   ++state_->pending;
   Held& entry = *state_->held.emplace(key, std::move(held)).first->second;
-  state_->waiting.push_back(key);
   // Set under the lock: ReleaseAll must not find an alarm that is not set.
   // The callback never runs inline here (gRPC hands it to its executor).
   entry.alarm.Set(std::chrono::system_clock::now() + grace_,
@@ -38,7 +28,6 @@ void DumpLinger::OnAlarm(const std::shared_ptr<State>& state, const Held* key) {
     if (it == state->held.end()) return;
     mine = std::move(it->second);
     state->held.erase(it);
-    std::erase(state->waiting, key);
   }
   // Fired or cancelled, the dump goes now: its file, then its slot. gRPC
   // keeps the alarm's state alive while this runs, so the alarm may go too.
@@ -47,15 +36,6 @@ void DumpLinger::OnAlarm(const std::shared_ptr<State>& state, const Held* key) {
   if (state->calls != nullptr) state->calls->End();
   --state->pending;
   state->emptied.notify_all();
-}
-
-bool DumpLinger::MakeRoom() {
-  std::lock_guard lock(state_->mu);
-  if (state_->waiting.empty()) return false;
-  const Held* oldest = state_->waiting.front();
-  state_->waiting.pop_front();
-  state_->held.at(oldest)->alarm.Cancel();  // its callback frees it (never inline)
-  return true;
 }
 
 void DumpLinger::ReleaseAll() {

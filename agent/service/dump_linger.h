@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -22,9 +21,7 @@ namespace memprof::agent {
 // Whoever lets go of the file last has the kernel free all its pages (8 ms
 // for a 134 MiB profile): better here, off the client's path, than in the
 // client before it can finish. The dump keeps its slot meanwhile, so the
-// bound on the memory dumps hold stays as it is; a request that finds every
-// slot taken makes room (MakeRoom), so that back-to-back dumps never wait
-// out the grace.
+// bound on the memory dumps hold stays as it is.
 //
 // Each dump waits on a gRPC alarm, and counts as a call in flight (`calls`)
 // so that the server does not stop for idleness meanwhile. Destroying the
@@ -33,22 +30,14 @@ namespace memprof::agent {
 // once its calls are over and before it shuts gRPC down.
 class DumpLinger {
  public:
-  // `queue` is that of the dumps held here, and outlives the linger.
-  DumpLinger(CallTracker& calls, const DumpQueue& queue, std::chrono::milliseconds grace)
-      : queue_(queue), grace_(grace), state_(std::make_shared<State>(&calls)) {}
+  DumpLinger(CallTracker& calls, std::chrono::milliseconds grace)
+      : grace_(grace), state_(std::make_shared<State>(&calls)) {}
   ~DumpLinger() { ReleaseAll(); }
   DumpLinger(const DumpLinger&) = delete;
   DumpLinger& operator=(const DumpLinger&) = delete;
 
-  // Frees `dump` after the grace period (on one of gRPC's threads), or at
-  // once when a request waits for a slot (it may have come, and found
-  // nothing to make room with, before this dump's stream ended).
+  // Frees `dump` after the grace period (on one of gRPC's threads).
   void Hold(std::unique_ptr<HeapDump> dump);
-  // A request waits for a slot: the dump held longest is freed now rather
-  // than at the end of its grace (on one of gRPC's threads, soon after this
-  // returns), with its slot. False when none is held (or all are already
-  // being freed).
-  bool MakeRoom();
   // Frees every dump held now, and returns once their alarms are done (or
   // after a second, should gRPC no longer run them: their callbacks then
   // touch nothing of this object).
@@ -67,14 +56,12 @@ class DumpLinger {
     mutable std::mutex mu;
     std::condition_variable emptied;
     std::unordered_map<const Held*, std::unique_ptr<Held>> held;  // guarded by mu
-    std::deque<const Held*> waiting;  // guarded by mu: held, oldest first, not yet let go
     size_t pending = 0;  // guarded by mu: held, or being freed by a callback
     CallTracker* calls;  // guarded by mu; null once the linger gave up waiting
   };
 
   static void OnAlarm(const std::shared_ptr<State>& state, const Held* key);
 
-  const DumpQueue& queue_;
   const std::chrono::milliseconds grace_;
   std::shared_ptr<State> state_;
 };

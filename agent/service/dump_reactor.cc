@@ -46,7 +46,6 @@ DumpReactor::DumpReactor(CallTracker& calls, grpc::CallbackServerContext* contex
 }
 
 void DumpReactor::Start() {
-  DumpLinger* const linger = header_.linger;  // this reactor is not touched once queued
   Result<std::optional<DumpSlot>> slot = std::optional<DumpSlot>();
   try {
     slot = dumps_->Reserve(*this);
@@ -63,12 +62,7 @@ void DumpReactor::Start() {
     return;
   }
   // Queued: OnSlot may already be running on another thread, so nothing of
-  // this reactor is touched here any more. A slot held only for a dump's
-  // grace after its stream (DumpLinger) is given up for this request.
-  if (linger != nullptr && linger->MakeRoom()) {
-    Logger().debug("dump request queued: a finished dump lets go of its slot for it");
-    return;
-  }
+  // this reactor is touched here any more.
   Logger().debug("dump request queued: the agent is busy with other dumps");
 }
 

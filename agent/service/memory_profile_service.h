@@ -50,13 +50,8 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   // nullopt: serve the peer; a message: refuse it.
   using Authorizer = std::function<std::optional<std::string>(const CallPeer& peer)>;
 
-  // How long a dump a local client copied out of the agent's file is kept
-  // after its stream (DumpLinger).
-  static constexpr std::chrono::milliseconds kLocalCopyGrace{200};
-
   // Serves `engine`, which outlives the service.
-  explicit MemoryProfileService(HeapEngine& engine, Authorizer authorizer = {},
-                                std::chrono::milliseconds local_copy_grace = kLocalCopyGrace)
+  explicit MemoryProfileService(HeapEngine& engine, Authorizer authorizer = {})
       : identity_(engine.identity()),
         allocator_(engine.allocator()),
         profiling_(engine.profiling()),
@@ -64,14 +59,16 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
         captures_(engine.captures()),
         allocations_(engine.allocations()),
         changes_(engine.changes()),
-        authorizer_(std::move(authorizer)),
-        linger_(calls_, dumps_.queue(), local_copy_grace) {}
+        authorizer_(std::move(authorizer)) {}
 
   // Every call is counted from its start until it has finished.
   CallTracker& calls() { return calls_; }
 
-  // Frees the dumps kept after their stream: the server calls it once its
-  // calls are over, before it shuts gRPC down.
+  // How long a dump a local client copied out of the agent's file is kept
+  // after its stream (DumpLinger).
+  static constexpr std::chrono::milliseconds kLocalCopyGrace{200};
+  // Frees the dumps kept so: the server calls it once its calls are over,
+  // before it shuts gRPC down.
   void ReleaseLingeringDumps() { linger_.ReleaseAll(); }
 
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
@@ -123,7 +120,7 @@ class MemoryProfileService final : public memprof::v1::MemoryProfile::CallbackSe
   StateChanges& changes_;
   Authorizer authorizer_;
   CallTracker calls_;
-  DumpLinger linger_;  // after calls_: its alarms count as calls
+  DumpLinger linger_{calls_, kLocalCopyGrace};  // after calls_: its alarms count as calls
 };
 
 }  // namespace memprof::agent

@@ -12,7 +12,6 @@
 
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -40,19 +39,10 @@ class MemoryProfileServiceTest : public ::testing::Test {
     allocator_ = &engine_->allocator();
     profiling_ = &engine_->profiling();
     dumps_ = &engine_->dumps();
-    Serve(MemoryProfileService::kLocalCopyGrace);
-  }
-
-  // A service (with the dumps of local copies kept `local_copy_grace` after
-  // their stream) and a connection to it, replacing any before.
-  void Serve(std::chrono::milliseconds local_copy_grace) {
-    stub_.reset();
-    server_.reset();
     // The agent's own authorization path: the peer registry, filled in
     // Connect() with the credentials of the test's end of the socketpair.
     service_ = std::make_unique<MemoryProfileService>(
-        *engine_, [this](const CallPeer& peer) { return peers_.Refusal(peer.address); },
-        local_copy_grace);
+        *engine_, [this](const CallPeer& peer) { return peers_.Refusal(peer.address); });
     server_ = std::make_unique<OnDemandServer>(*service_, service_->calls(),
                                                std::chrono::milliseconds(200),
                                                [this] { service_->ReleaseLingeringDumps(); });
@@ -265,20 +255,6 @@ int DumpFilesOpen() {
   return count;
 }
 
-// Whether a descriptor of this process is the dump file with inode `inode`.
-bool DumpFileOpen(ino_t inode) {
-  std::error_code ec;
-  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
-    struct stat st {};
-    if (::stat(fd.path().c_str(), &st) == 0 && st.st_ino == inode &&
-        std::filesystem::read_symlink(fd.path(), ec).string().find("memprof-heap-dump") !=
-            std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // A client on the same host asks to copy the file itself: the metadata names
 // it, progress replaces data, the trailer has no checksum, and the agent
 // keeps the file a moment after the stream, then lets it go.
@@ -328,38 +304,11 @@ TEST_F(MemoryProfileServiceTest, ALocalClientIsToldWhereTheFileIsAndHowFarItIsWr
   EXPECT_TRUE(WaitUntil([] { return DumpFilesOpen() == 0; }, std::chrono::seconds(5)));
 }
 
-// Local copies back to back, more than there are slots, with a grace longer
-// than the test's deadline: each request that finds the slots held by
-// finished dumps has the oldest let go, instead of waiting out its grace.
-TEST_F(MemoryProfileServiceTest, BackToBackLocalCopiesDoNotWaitForTheGrace) {
-  Serve(std::chrono::hours(1));
-  ASSERT_TRUE(profiling_->Activate(std::nullopt));
-  UseUpSampleCountdown();
-  auto blocks = AllocateForProfile(16, 4096);
-  for (int i = 0; i < 5; ++i) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-    v1::DumpRequest req;
-    req.set_local_file(true);
-    auto reader = stub_->Dump(&ctx, req);
-    v1::DumpChunk chunk;
-    bool trailer = false;
-    while (reader->Read(&chunk)) trailer = trailer || chunk.has_trailer();
-    const grpc::Status status = reader->Finish();
-    ASSERT_TRUE(status.ok()) << "dump " << i << ": " << status.error_message();
-    EXPECT_TRUE(trailer) << "dump " << i;
-  }
-  FreeAll(blocks);
-  EXPECT_EQ(dumps_->DumpsServed(), 5u);
-  EXPECT_LE(DumpFilesOpen(), 2) << "no more dumps held than there are slots";
-}
-
 // The linger on its own: a dump is freed after the grace period, or at once
 // by ReleaseAll, and counts as a call in flight until then.
 TEST(DumpLingerTest, FreesAfterTheGraceOrAtOnceWhenReleased) {
   CallTracker calls;
-  auto queue = DumpQueue::Create(2, 4);
-  DumpLinger linger(calls, *queue, std::chrono::milliseconds(100));
+  DumpLinger linger(calls, std::chrono::milliseconds(100));
   auto dump_file = [] {
     Fd file(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
     EXPECT_TRUE(file);
@@ -372,7 +321,7 @@ TEST(DumpLingerTest, FreesAfterTheGraceOrAtOnceWhenReleased) {
   EXPECT_EQ(DumpFilesOpen(), 0);
   EXPECT_EQ(calls.in_flight(), 0);
 
-  DumpLinger slow(calls, *queue, std::chrono::hours(1));
+  DumpLinger slow(calls, std::chrono::hours(1));
   slow.Hold(dump_file());
   slow.Hold(dump_file());
   EXPECT_EQ(DumpFilesOpen(), 2);
@@ -380,66 +329,6 @@ TEST(DumpLingerTest, FreesAfterTheGraceOrAtOnceWhenReleased) {
   EXPECT_EQ(slow.held(), 0u);
   EXPECT_EQ(DumpFilesOpen(), 0);
   EXPECT_EQ(calls.in_flight(), 0);
-}
-
-// MakeRoom frees one dump, the one held longest, soon, and only once.
-TEST(DumpLingerTest, MakingRoomFreesTheOldestAtOnce) {
-  CallTracker calls;
-  auto queue = DumpQueue::Create(2, 4);
-  DumpLinger linger(calls, *queue, std::chrono::hours(1));
-  Fd first(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
-  ASSERT_TRUE(first);
-  struct stat oldest {};
-  ASSERT_EQ(::fstat(first.get(), &oldest), 0);
-  linger.Hold(std::make_unique<HeapDump>(std::move(first), 0, 1, 0));
-  linger.Hold(
-      std::make_unique<HeapDump>(Fd(::memfd_create("memprof-heap-dump", MFD_CLOEXEC)), 0, 2, 0));
-  ASSERT_EQ(DumpFilesOpen(), 2);
-  EXPECT_TRUE(linger.MakeRoom());
-  EXPECT_TRUE(WaitUntil([&] { return linger.held() == 1; }, std::chrono::seconds(5)));
-  EXPECT_EQ(DumpFilesOpen(), 1);
-  EXPECT_FALSE(DumpFileOpen(oldest.st_ino)) << "the younger dump went first";
-  EXPECT_EQ(calls.in_flight(), 1);
-  EXPECT_TRUE(linger.MakeRoom());
-  EXPECT_TRUE(WaitUntil([&] { return linger.held() == 0; }, std::chrono::seconds(5)));
-  EXPECT_EQ(DumpFilesOpen(), 0);
-  EXPECT_EQ(calls.in_flight(), 0);
-}
-
-// A dump whose stream ends while a request waits for a slot (the request
-// came first, and MakeRoom found nothing held) is freed at once, with its
-// slot, which the request gets; with nobody waiting, the next is held.
-TEST(DumpLingerTest, ADumpEndingWhileARequestWaitsIsFreedAtOnce) {
-  struct Waiter final : DumpQueue::Waiter {
-    void OnSlot(DumpSlot s) override { slot = std::move(s); }
-    DumpSlot slot;
-  };
-  CallTracker calls;
-  auto queue = DumpQueue::Create(1, 4);
-  DumpLinger linger(calls, *queue, std::chrono::hours(1));
-  auto dump_file = [](DumpSlot slot) {
-    Fd file(::memfd_create("memprof-heap-dump", MFD_CLOEXEC));
-    EXPECT_TRUE(file);
-    return std::make_unique<HeapDump>(std::move(file), 0, 1, std::move(slot));
-  };
-  std::optional<DumpSlot> only = queue->TryAcquire();
-  ASSERT_TRUE(only);
-  Waiter waiter;
-  auto queued = queue->Acquire(waiter);
-  ASSERT_TRUE(queued && !*queued);
-  EXPECT_FALSE(linger.MakeRoom()) << "nothing held";
-  linger.Hold(dump_file(std::move(*only)));
-  EXPECT_EQ(linger.held(), 0u);
-  EXPECT_EQ(DumpFilesOpen(), 0) << "freed at once, for the request that waits";
-  EXPECT_EQ(calls.in_flight(), 0);
-  ASSERT_TRUE(waiter.slot.held()) << "the waiter has the slot";
-  EXPECT_EQ(queue->waiting(), 0);
-  linger.Hold(dump_file(std::move(waiter.slot)));
-  EXPECT_EQ(linger.held(), 1u) << "nobody waits: held";
-  EXPECT_EQ(DumpFilesOpen(), 1);
-  linger.ReleaseAll();
-  EXPECT_EQ(DumpFilesOpen(), 0);
-  EXPECT_EQ(queue->active(), 0);
 }
 
 // Reads a whole Dump stream: its status and the data bytes.
