@@ -81,6 +81,13 @@ class Side:
     def command(cls, name, argv, env=None, prepare=None):
         return cls(name, lambda: run_once(argv, env), prepare)
 
+    @classmethod
+    def measured(cls, name, seconds):
+        """A side whose times were taken elsewhere (no peak RSS of its own)."""
+        side = cls(name, None)
+        side.samples = [Sample(s, 0) for s in seconds]
+        return side
+
     def take(self, keep):
         self.prepare()
         sample = self.sample()
@@ -338,8 +345,7 @@ def bench_dump(ctx, table):
         # What the dump's time is made of: jemalloc's own prof.dump in the
         # agent (the same code as the anchor's) and memprofctl beyond it.
         jemalloc = agent_dump.jemalloc[1:]  # the warm-up run's dropped, as its sample is
-        inside = Side("jemalloc's prof.dump in the agent", None)
-        inside.samples = [Sample(s, 0) for s in jemalloc]
+        inside = Side.measured("jemalloc's prof.dump in the agent", jemalloc)
         table.add(f"dump of {size:.0f} MiB: jemalloc's own time in the agent", inside, anchor,
                   None, ctx.runs)
         beyond = [o.seconds - j for o, j in zip(ours.samples, jemalloc)]
